@@ -1,0 +1,47 @@
+# Shared by tests/run.sh and samples/demo.sh (sourced, not executed):
+# installs the Debian packages topolens needs when missing, then configures and builds.
+
+TOPOLENS_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOPOLENS_BUILD="${TOPOLENS_BUILD:-$TOPOLENS_ROOT/build}"
+
+# Everything the build, the samples and the tests use. Named explicitly because
+# --no-install-recommends leaves out what is only recommended.
+TOPOLENS_PACKAGES=(
+    build-essential cmake pkg-config gfortran
+    libopenmpi-dev openmpi-bin
+    libotf2-trace-dev otf2-tools
+    libpugixml-dev
+    libgtest-dev libgmock-dev
+    xvfb xauth
+)
+
+topolens_install_missing() {
+    local missing=()
+    local pkg
+    for pkg in "${TOPOLENS_PACKAGES[@]}"; do
+        if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$pkg")
+        fi
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        return 0
+    fi
+    echo "topolens: installing missing packages: ${missing[*]}"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        sudo="sudo"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    $sudo apt-get update -qq
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+topolens_build() {
+    cmake -S "$TOPOLENS_ROOT" -B "$TOPOLENS_BUILD" -DCMAKE_BUILD_TYPE="${TOPOLENS_BUILD_TYPE:-RelWithDebInfo}" "$@"
+    cmake --build "$TOPOLENS_BUILD" -j "$(nproc)"
+}
+
+# mpirun as root on small machines needs these (see README, "Running MPI as root").
+export OMPI_ALLOW_RUN_AS_ROOT=1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
