@@ -1,0 +1,286 @@
+// Sweep3D-like pipelined wavefront on a 2D process grid (see README.md).
+//
+// Each iteration sweeps the grid from the four corners in turn (SW, NE, NW, SE). In a
+// sweep every process receives one block face from its upstream neighbour along x and
+// one along y, computes, and sends its faces downstream, `blocks` times; the wave of
+// blocks travels diagonally from the origin corner to the opposite corner.
+#include <mpi.h>
+
+#include "topolens.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// Weak references: the plain binary runs with or without libtopolens-measure (LD_PRELOAD);
+// the API is then reached only when the library is present. The linked binary resolves
+// them at link time.
+extern "C" {
+int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[])
+    __attribute__((weak));
+int topolens_cart_coords(int topology, const int coords[]) __attribute__((weak));
+}
+
+namespace {
+
+const char* const kUsage =
+    "usage: wavefront2d [--px P --py Q] [--blocks K] [--iterations N] [--work-us US]\n"
+    "                   [--face DOUBLES] [--no-cart [--user-topology]] [--expect FILE]\n";
+
+struct Options {
+    int px = 0, py = 0; // 0: chosen by MPI_Dims_create
+    int blocks = 10;
+    int iterations = 2;
+    int work_us = 200;
+    int face = 64; // doubles per block face message
+    bool no_cart = false;
+    bool user_topology = false;
+    std::string expect;
+};
+
+// Sweep directions in Sweep3D order; (sx, sy) is the direction the wave travels.
+struct Direction {
+    const char* origin;
+    int sx, sy;
+};
+constexpr Direction kDirections[4] = {
+    {"SW", +1, +1}, {"NE", -1, -1}, {"NW", +1, -1}, {"SE", -1, +1}};
+constexpr int kTagBase = 100; // tag = kTagBase + direction index
+
+// Returns an error message, empty when the options are valid.
+std::string parse_options(int argc, char** argv, Options& o) {
+    auto number = [&](int& i, int& out, int min) -> std::string {
+        if (i + 1 >= argc) return std::string(argv[i]) + " needs a value";
+        char* end = nullptr;
+        long v = std::strtol(argv[i + 1], &end, 10);
+        if (*argv[i + 1] == '\0' || *end != '\0' || v < min || v > 1000000000)
+            return std::string(argv[i]) + ": bad value '" + argv[i + 1] + "'";
+        out = static_cast<int>(v);
+        ++i;
+        return {};
+    };
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i], err;
+        if (a == "--px")
+            err = number(i, o.px, 1);
+        else if (a == "--py")
+            err = number(i, o.py, 1);
+        else if (a == "--blocks")
+            err = number(i, o.blocks, 1);
+        else if (a == "--iterations")
+            err = number(i, o.iterations, 1);
+        else if (a == "--work-us")
+            err = number(i, o.work_us, 0);
+        else if (a == "--face")
+            err = number(i, o.face, 1);
+        else if (a == "--no-cart")
+            o.no_cart = true;
+        else if (a == "--user-topology")
+            o.user_topology = true;
+        else if (a == "--expect") {
+            if (i + 1 >= argc) return "--expect needs a file name";
+            o.expect = argv[++i];
+        } else if (a == "--help" || a == "-h")
+            return "help";
+        else
+            return "unknown option '" + a + "'";
+        if (!err.empty()) return err;
+    }
+    if (o.user_topology && !o.no_cart) return "--user-topology needs --no-cart";
+    return {};
+}
+
+// Busy computation for `us` microseconds of wall-clock time: a real loop, not a sleep, so
+// the process is busy as in a transport sweep. Relaxes the outgoing faces towards the
+// mean of the incoming ones; returns the largest change of the first pass, i.e. how far
+// the new inflow moved the block (the quantity the convergence check watches).
+double compute_block(int us, const std::vector<double>& in_x, const std::vector<double>& in_y,
+                     std::vector<double>& out_x, std::vector<double>& out_y) {
+    using clock = std::chrono::steady_clock;
+    const auto until = clock::now() + std::chrono::microseconds(us);
+    double first_change = -1.0;
+    do {
+        double change = 0.0;
+        for (size_t k = 0; k < out_x.size(); ++k) {
+            const double target = 0.5 * (in_x[k] + in_y[k]) + 1.0;
+            const double nx = 0.5 * (out_x[k] + target);
+            const double ny = 0.5 * (out_y[k] + target);
+            change = std::max(change, std::abs(nx - out_x[k]) + std::abs(ny - out_y[k]));
+            out_x[k] = nx;
+            out_y[k] = ny;
+        }
+        if (first_change < 0.0) first_change = change;
+    } while (clock::now() < until);
+    return first_change;
+}
+
+struct Grid {
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int dims[2] = {0, 0};
+    int periods[2] = {0, 0};
+    int coords[2] = {0, 0};
+    int topo_rank = 0; // rank in the topology's communicator
+    std::string topology = "none";
+
+    // Rank of the process at (x, y) in `comm`, MPI_PROC_NULL outside the (non-periodic) grid.
+    int rank_of(int x, int y, bool cart) const {
+        if (x < 0 || y < 0 || x >= dims[0] || y >= dims[1]) return MPI_PROC_NULL;
+        if (!cart) return x + dims[0] * y; // Sweep3D's numbering
+        int c[2] = {x, y}, r = MPI_PROC_NULL;
+        MPI_Cart_rank(comm, c, &r);
+        return r;
+    }
+};
+
+struct Counts {
+    int sends = 0, recvs = 0, collectives = 0;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int world_rank = 0, world_size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+
+    // Every rank parses the same arguments, so every rank reaches the same verdict.
+    Options opt;
+    std::string err = parse_options(argc, argv, opt);
+    Grid g;
+    if (err.empty()) {
+        g.dims[0] = opt.px;
+        g.dims[1] = opt.py;
+        if ((opt.px && world_size % opt.px) || (opt.py && world_size % opt.py) ||
+            (opt.px && opt.py && opt.px * opt.py != world_size))
+            err = "--px/--py do not fit " + std::to_string(world_size) + " processes";
+        else
+            MPI_Dims_create(world_size, 2, g.dims);
+    }
+    if (!err.empty()) {
+        if (world_rank == 0) {
+            if (err != "help") std::fprintf(stderr, "wavefront2d: %s\n", err.c_str());
+            std::fputs(kUsage, err == "help" ? stdout : stderr);
+        }
+        MPI_Finalize();
+        return err == "help" ? 0 : 2;
+    }
+
+    const bool cart = !opt.no_cart;
+    if (cart) {
+        MPI_Cart_create(MPI_COMM_WORLD, 2, g.dims, g.periods, /*reorder=*/1, &g.comm);
+        MPI_Comm_rank(g.comm, &g.topo_rank);
+        MPI_Cart_coords(g.comm, g.topo_rank, 2, g.coords);
+        g.topology = "MPI_Cart_create 1"; // the measurement library's name for it
+    } else {
+        g.topo_rank = world_rank;
+        g.coords[0] = world_rank % g.dims[0];
+        g.coords[1] = world_rank / g.dims[0];
+        if (opt.user_topology) {
+            // Like KOJAK's elg_cart_create/elg_cart_coords in a hand-made grid code.
+            int topo = 0;
+            if (topolens_cart_create && topolens_cart_coords) {
+                topo = topolens_cart_create("wavefront2d", 2, g.dims, g.periods);
+                if (topo > 0) topolens_cart_coords(topo, g.coords);
+            }
+            if (topo > 0)
+                g.topology = "wavefront2d";
+            else if (world_rank == 0)
+                std::fprintf(stderr, "wavefront2d: measurement inactive, topology not recorded\n");
+        }
+    }
+    const int x = g.coords[0], y = g.coords[1];
+
+    Counts n;
+    std::vector<double> in_x(opt.face, 0.0), in_y(opt.face, 0.0);
+    std::vector<double> out_x(opt.face, 0.0), out_y(opt.face, 0.0);
+    double residual = 0.0;
+    const double t0 = MPI_Wtime();
+    for (int it = 0; it < opt.iterations; ++it) {
+        double local_change = 0.0;
+        for (int d = 0; d < 4; ++d) {
+            const Direction& dir = kDirections[d];
+            const int x_up = g.rank_of(x - dir.sx, y, cart);
+            const int y_up = g.rank_of(x, y - dir.sy, cart);
+            const int x_down = g.rank_of(x + dir.sx, y, cart);
+            const int y_down = g.rank_of(x, y + dir.sy, cart);
+            const int tag = kTagBase + d;
+            for (int b = 0; b < opt.blocks; ++b) {
+                // Boundary faces (no upstream neighbour) carry the inflow condition 0.
+                if (x_up != MPI_PROC_NULL) {
+                    MPI_Recv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm,
+                             MPI_STATUS_IGNORE);
+                    ++n.recvs;
+                } else
+                    std::fill(in_x.begin(), in_x.end(), 0.0);
+                if (y_up != MPI_PROC_NULL) {
+                    MPI_Recv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm,
+                             MPI_STATUS_IGNORE);
+                    ++n.recvs;
+                } else
+                    std::fill(in_y.begin(), in_y.end(), 0.0);
+                local_change =
+                    std::max(local_change, compute_block(opt.work_us, in_x, in_y, out_x, out_y));
+                if (x_down != MPI_PROC_NULL) {
+                    MPI_Send(out_x.data(), opt.face, MPI_DOUBLE, x_down, tag, g.comm);
+                    ++n.sends;
+                }
+                if (y_down != MPI_PROC_NULL) {
+                    MPI_Send(out_y.data(), opt.face, MPI_DOUBLE, y_down, tag, g.comm);
+                    ++n.sends;
+                }
+            }
+        }
+        // Convergence check, as after each Sweep3D iteration.
+        MPI_Allreduce(&local_change, &residual, 1, MPI_DOUBLE, MPI_MAX, g.comm);
+        ++n.collectives;
+    }
+    const double elapsed = MPI_Wtime() - t0;
+
+    if (!opt.expect.empty()) {
+        // The gather is itself a traced collective: count it before sending the counts.
+        ++n.collectives;
+        constexpr int kFields = 7;
+        const int mine[kFields] = {world_rank,    g.topo_rank, n.sends,    n.recvs,
+                                   n.collectives, g.coords[0], g.coords[1]};
+        std::vector<int> all(world_rank == 0 ? kFields * world_size : 0);
+        MPI_Gather(mine, kFields, MPI_INT, all.data(), kFields, MPI_INT, 0, MPI_COMM_WORLD);
+        if (world_rank == 0) {
+            FILE* f = std::fopen(opt.expect.c_str(), "w");
+            if (!f) {
+                std::perror(opt.expect.c_str());
+            } else {
+                std::fprintf(f, "# topolens expected trace content\n");
+                std::fprintf(f, "sample wavefront2d\nranks %d\n", world_size);
+                std::fprintf(f, "topology %s\n", g.topology.c_str());
+                if (g.topology != "none")
+                    std::fprintf(f, "ndims 2\ndims %d %d\nperiods %d %d\n", g.dims[0], g.dims[1],
+                                 g.periods[0], g.periods[1]);
+                for (int r = 0; r < world_size; ++r) {
+                    const int* v = &all[kFields * r];
+                    std::fprintf(f, "rank %d topo_rank %d sends %d recvs %d collectives %d", v[0],
+                                 v[1], v[2], v[3], v[4]);
+                    if (g.topology != "none") std::fprintf(f, " coords %d %d", v[5], v[6]);
+                    std::fputc('\n', f);
+                }
+                std::fclose(f);
+            }
+        }
+    }
+
+    if (world_rank == 0)
+        std::printf("wavefront2d: %dx%d grid (%s), %d iterations x 4 sweeps x %d blocks, "
+                    "%d us/block, residual %.3g, %.3f s\n",
+                    g.dims[0], g.dims[1],
+                    cart ? "MPI_Cart_create"
+                         : (opt.user_topology ? "user topology" : "no topology"),
+                    opt.iterations, opt.blocks, opt.work_us, residual, elapsed);
+    if (cart) MPI_Comm_free(&g.comm);
+    MPI_Finalize();
+    return 0;
+}
