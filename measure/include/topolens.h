@@ -21,6 +21,12 @@
 #ifndef TOPOLENS_H
 #define TOPOLENS_H
 
+#if defined(__GNUC__)
+#define TOPOLENS_API __attribute__((visibility("default")))
+#else
+#define TOPOLENS_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,7 +34,7 @@ extern "C" {
 /* ---------------------------------------------------------------- state */
 
 /* 1 while events are being recorded on this process, else 0. */
-int topolens_is_active(void);
+TOPOLENS_API int topolens_is_active(void);
 
 /* ---------------------------------------------------------------- regions */
 
@@ -36,8 +42,8 @@ int topolens_is_active(void);
  * region). Calls must nest properly with each other and with MPI calls.
  * Returns 0 on success, -1 if nothing was recorded (measurement off, MPI not initialised,
  * NULL name). */
-int topolens_region_enter(const char* name);
-int topolens_region_leave(const char* name);
+TOPOLENS_API int topolens_region_enter(const char* name);
+TOPOLENS_API int topolens_region_leave(const char* name);
 
 /* ---------------------------------------------------------------- Cartesian topologies */
 
@@ -47,12 +53,12 @@ int topolens_region_leave(const char* name);
  * same dims/periods (the topology is identified by `name`; NULL means "grid").
  * Returns a topology handle > 0, or 0 if nothing was recorded or the arguments are bad
  * (a message is printed once). */
-int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[]);
+TOPOLENS_API int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[]);
 
 /* Records the calling process's coordinates in topology `topology` (a handle from
  * topolens_cart_create); `coords` has ndims entries, coords[i] in [0, dims[i]).
  * Returns 0 on success, -1 otherwise. */
-int topolens_cart_coords(int topology, const int coords[]);
+TOPOLENS_API int topolens_cart_coords(int topology, const int coords[]);
 
 /* ---------------------------------------------------------------- autotuners */
 
@@ -65,22 +71,22 @@ typedef enum topolens_tuning_phase {
 
 /* Declares a tuned operation (e.g. "halo3d") and returns its handle (> 0), or 0 if
  * nothing is recorded. Calling it again with the same name returns the same handle. */
-int topolens_tuned_op_define(const char* name);
+TOPOLENS_API int topolens_tuned_op_define(const char* name);
 
 /* The tuner switches operation `op` to codelet number `index` (>= 0) named `name`.
  * Subsequent executions of `op` run this codelet until the next switch. */
-int topolens_codelet_switch(int op, int index, const char* name);
+TOPOLENS_API int topolens_codelet_switch(int op, int index, const char* name);
 
 /* The tuner enters phase `phase` for operation `op`. */
-int topolens_tuned_phase(int op, topolens_tuning_phase phase);
+TOPOLENS_API int topolens_tuned_phase(int op, topolens_tuning_phase phase);
 
 /* The tuner's final decision for `op`: codelet `index` named `name` won. */
-int topolens_tuned_decision(int op, int index, const char* name);
+TOPOLENS_API int topolens_tuned_decision(int op, int index, const char* name);
 
 /* One execution of `op` with the current codelet: begin before the first MPI call of
  * the operation, end after its last. Executions must not nest within the same op. */
-int topolens_tuned_begin(int op);
-int topolens_tuned_end(int op);
+TOPOLENS_API int topolens_tuned_begin(int op);
+TOPOLENS_API int topolens_tuned_end(int op);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,248 @@
+#include "archive.h"
+
+#define OTF2_MPI_USE_PMPI // our own collectives must not be recorded
+#include <otf2/OTF2_MPI_Collectives.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace topolens::measure {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------- directory
+
+namespace {
+
+std::string program_name() {
+    std::ifstream comm("/proc/self/comm");
+    std::string name;
+    std::getline(comm, name);
+    return name.empty() ? "program" : name;
+}
+
+std::string default_directory_name() {
+    char stamp[32];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", std::localtime(&t));
+    return "topolens-" + program_name() + "-" + stamp;
+}
+
+bool is_trace_archive(const fs::path& dir) {
+    std::error_code ec;
+    return fs::exists(dir / "traces.otf2", ec);
+}
+
+// A free name beside `base`: base.1, base.2, ...
+fs::path free_sibling(const fs::path& base) {
+    for (int n = 1;; ++n) {
+        fs::path candidate = base.string() + "." + std::to_string(n);
+        std::error_code ec;
+        if (!fs::exists(candidate, ec)) return candidate;
+    }
+}
+
+} // namespace
+
+std::string prepare_trace_directory(const std::string& requested, std::string& error,
+                                    std::vector<std::string>& notes) {
+    std::error_code ec;
+    fs::path dir = requested.empty() ? fs::path(default_directory_name()) : fs::path(requested);
+    dir = fs::absolute(dir, ec).lexically_normal();
+    if (ec) {
+        error = "cannot resolve trace directory '" + requested + "': " + ec.message();
+        return {};
+    }
+    if (!dir.has_filename()) dir = dir.parent_path(); // "out/" -> "out"
+
+    if (fs::exists(dir, ec)) {
+        if (requested.empty()) {
+            dir = free_sibling(dir);
+        } else if (is_trace_archive(dir)) {
+            // Never overwrite an earlier trace: keep it under a new name.
+            const fs::path kept = free_sibling(dir);
+            fs::rename(dir, kept, ec);
+            if (ec) {
+                error = "trace directory '" + dir.string() +
+                        "' holds an earlier trace that cannot be moved aside: " + ec.message();
+                return {};
+            }
+            notes.push_back("kept the earlier trace in '" + dir.string() + "' as '" +
+                            kept.string() + "'");
+        } else if (fs::is_directory(dir, ec) && fs::is_empty(dir, ec)) {
+            fs::remove(dir, ec); // OTF2 wants to create the archive directory itself
+        } else {
+            error = "trace directory '" + dir.string() +
+                    "' exists and is not a topolens trace; choose another TOPOLENS_TRACE_DIR";
+            return {};
+        }
+    }
+    const fs::path parent = dir.parent_path();
+    fs::create_directories(parent, ec);
+    if (ec) {
+        error = "cannot create '" + parent.string() + "' for the trace: " + ec.message();
+        return {};
+    }
+    if (access(parent.c_str(), W_OK | X_OK) != 0) {
+        error = "cannot write the trace into '" + parent.string() + "': " + std::strerror(errno);
+        return {};
+    }
+    return dir.string();
+}
+
+// ---------------------------------------------------------------- bounded event buffer
+
+namespace {
+
+// Chunks handed to OTF2's event buffers come from a fixed pool; when it is empty OTF2
+// flushes the buffer to disk and frees its chunks, so memory stays bounded and no event is
+// lost. Other buffers (definitions) are small and use plain allocation.
+struct ChunkPool {
+    uint64_t chunk_size = 0;
+    size_t max_chunks = 0;
+    size_t allocated = 0;
+    std::vector<void*> spare;
+    uint64_t flushes = 0;
+};
+
+struct BufferChunks {
+    std::vector<void*> chunks;
+};
+
+ChunkPool pool;
+
+void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
+                     uint64_t chunk_size) {
+    auto*& owned = reinterpret_cast<BufferChunks*&>(*per_buffer);
+    if (!owned) owned = new BufferChunks;
+    void* chunk = nullptr;
+    if (type != OTF2_FILETYPE_EVENTS || chunk_size != pool.chunk_size) {
+        chunk = std::malloc(chunk_size);
+    } else if (!pool.spare.empty()) {
+        chunk = pool.spare.back();
+        pool.spare.pop_back();
+    } else if (pool.allocated < pool.max_chunks) {
+        chunk = std::malloc(chunk_size);
+        if (chunk) ++pool.allocated;
+    }
+    if (chunk) owned->chunks.push_back(chunk);
+    return chunk; // nullptr: pool exhausted, OTF2 flushes and asks again
+}
+
+void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer, bool final) {
+    auto*& owned = reinterpret_cast<BufferChunks*&>(*per_buffer);
+    if (!owned) return;
+    for (void* chunk : owned->chunks) {
+        if (type == OTF2_FILETYPE_EVENTS && !final)
+            pool.spare.push_back(chunk);
+        else
+            std::free(chunk);
+    }
+    if (type == OTF2_FILETYPE_EVENTS && final) pool.allocated -= std::min(pool.allocated, owned->chunks.size());
+    owned->chunks.clear();
+    if (final) {
+        delete owned;
+        owned = nullptr;
+    }
+}
+
+OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, bool final) {
+    if (type == OTF2_FILETYPE_EVENTS && !final) ++pool.flushes;
+    return OTF2_FLUSH;
+}
+
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return now(); }
+
+const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, post_flush};
+const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
+
+} // namespace
+
+// ---------------------------------------------------------------- archive
+
+bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm comm, int rank,
+                   std::string& error) {
+    // Chunks between OTF2's limits; at least one chunk, more when the buffer allows.
+    pool.chunk_size = std::clamp<uint64_t>(buffer_bytes / 8, OTF2_CHUNK_SIZE_MIN, 1 << 20);
+    pool.max_chunks = std::max<uint64_t>(1, buffer_bytes / pool.chunk_size);
+    pool.flushes = 0;
+
+    archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE,
+                                 pool.chunk_size, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
+                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    int ok = archive_ != nullptr;
+    if (ok) {
+        ok = OTF2_Archive_SetFlushCallbacks(archive_, &kFlushCallbacks, nullptr) == OTF2_SUCCESS &&
+             OTF2_Archive_SetMemoryCallbacks(archive_, &kMemoryCallbacks, nullptr) == OTF2_SUCCESS &&
+             OTF2_MPI_Archive_SetCollectiveCallbacks(archive_, comm, MPI_COMM_NULL) ==
+                 OTF2_SUCCESS &&
+             OTF2_Archive_SetCreator(archive_, "topolens measure 0.1") == OTF2_SUCCESS &&
+             OTF2_Archive_OpenEvtFiles(archive_) == OTF2_SUCCESS;
+    }
+    if (ok) {
+        events_ = OTF2_Archive_GetEvtWriter(archive_, static_cast<OTF2_LocationRef>(rank));
+        ok = events_ != nullptr;
+    }
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        error = "OTF2 could not open the archive in '" + directory + "'" +
+                (ok ? " on another process" : "");
+        if (archive_) OTF2_Archive_Close(archive_);
+        archive_ = nullptr;
+        events_ = nullptr;
+        return false;
+    }
+    return true;
+}
+
+uint64_t Archive::flushes() const { return pool.flushes; }
+
+uint64_t Archive::close_events() {
+    uint64_t count = 0;
+    if (events_) {
+        OTF2_EvtWriter_GetNumberOfEvents(events_, &count);
+        OTF2_Archive_CloseEvtWriter(archive_, events_);
+        events_ = nullptr;
+    }
+    OTF2_Archive_CloseEvtFiles(archive_);
+    return count;
+}
+
+OTF2_GlobalDefWriter* Archive::global_definitions() {
+    return OTF2_Archive_GetGlobalDefWriter(archive_);
+}
+
+void Archive::write_local_definitions(int rank, const IdMappings& mappings,
+                                      const std::vector<ClockSample>& clock) {
+    OTF2_Archive_OpenDefFiles(archive_);
+    OTF2_DefWriter* writer = OTF2_Archive_GetDefWriter(archive_, static_cast<OTF2_LocationRef>(rank));
+    const std::pair<OTF2_MappingType, const std::vector<uint64_t>*> tables[] = {
+        {OTF2_MAPPING_STRING, &mappings.strings},
+        {OTF2_MAPPING_REGION, &mappings.regions},
+        {OTF2_MAPPING_PARAMETER, &mappings.parameters},
+        {OTF2_MAPPING_COMM, &mappings.comms}};
+    for (const auto& [type, ids] : tables) {
+        if (ids->empty()) continue;
+        OTF2_IdMap* map = OTF2_IdMap_CreateFromUint64Array(ids->size(), ids->data(), false);
+        OTF2_DefWriter_WriteMappingTable(writer, type, map);
+        OTF2_IdMap_Free(map);
+    }
+    for (const ClockSample& sample : clock)
+        OTF2_DefWriter_WriteClockOffset(writer, sample.local_time, sample.offset, sample.deviation);
+    OTF2_Archive_CloseDefWriter(archive_, writer);
+    OTF2_Archive_CloseDefFiles(archive_);
+}
+
+void Archive::close() {
+    if (archive_) OTF2_Archive_Close(archive_);
+    archive_ = nullptr;
+}
+
+} // namespace topolens::measure

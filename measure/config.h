@@ -1,0 +1,28 @@
+// Measurement configuration from environment variables (documented in the README).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topolens::measure {
+
+struct Config {
+    bool enabled = true;
+    std::string trace_dir;           // empty: a default name is chosen by rank 0
+    uint64_t buffer_bytes = 16 << 20; // per-process event buffer
+    std::string report_path_file;    // where rank 0 writes the final archive path
+    bool verbose = false;
+};
+
+inline constexpr uint64_t kMinBufferBytes = 256 << 10; // one OTF2 chunk
+inline constexpr uint64_t kMaxBufferBytes = 64ULL << 30;
+
+// Reads TOPOLENS_* variables. Bad values fall back to defaults (or switch measurement
+// off, for TOPOLENS_ENABLE) and add a message to `problems`.
+Config read_config(std::vector<std::string>& problems);
+
+// "16M", "512K", "1G", "1048576" -> bytes; nullopt-like: returns false on bad input.
+bool parse_size(const std::string& text, uint64_t& bytes);
+
+} // namespace topolens::measure

@@ -1,0 +1,62 @@
+// State shared by the recorder's parts (recorder.cpp, user_api.cpp). One per process.
+#pragma once
+
+#include "archive.h"
+#include "clock_sync.h"
+#include "communicators.h"
+#include "config.h"
+#include "definitions.h"
+#include "mpi_functions.h"
+#include "requests.h"
+
+#include <mpi.h>
+#include <otf2/otf2.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace topolens::measure {
+
+struct TunedOperation {
+    std::string name;
+    uint32_t region = 0;
+    uint32_t codelet_parameter = 0;
+    uint32_t phase_parameter = 0;
+    uint32_t decision_parameter = 0;
+    int current_codelet = -1;
+    std::map<int, uint32_t> codelet_regions; // codelet index -> region
+    bool executing = false;
+    int executing_codelet = -1;
+};
+
+struct RecorderState {
+    Config config;
+    bool started = false; // start_measurement ran (whether or not it succeeded)
+    bool active = false;  // events are being recorded
+    bool in_mpi = false;  // inside a recorded MPI call: nested calls are not recorded
+    int rank = 0;
+    int size = 1;
+    MPI_Comm tool_comm = MPI_COMM_NULL; // our own communication, apart from the program's
+    std::string directory;
+    Archive archive;
+    OTF2_EvtWriter* events = nullptr;
+    LocalDefinitions definitions;
+    uint32_t mpi_regions[static_cast<size_t>(MpiFn::Count)] = {};
+    Communicators communicators;
+    Requests requests;
+    std::vector<TopologyRecord> topologies;
+    std::vector<ClockSample> clock;
+    Timestamp first_time = 0;
+    std::vector<std::string> user_region_stack;
+    std::vector<TunedOperation> tuned; // handle = index + 1
+    std::set<std::string> warned;      // messages shown once
+};
+
+RecorderState& state();
+
+// Prints "topolens: <message>" on stderr once per distinct message on this process.
+void warn_once(const std::string& message);
+
+} // namespace topolens::measure

@@ -1,0 +1,234 @@
+// The C user API of include/topolens.h: user regions, Cartesian topologies, autotuners.
+// Encoding in the trace: measure/TRACE_FORMAT.md.
+#include "topolens.h"
+
+#include "recorder.h"
+#include "recorder_state.h"
+
+#include <cstring>
+#include <string>
+
+using namespace topolens::measure;
+
+namespace {
+
+constexpr int kMaxDimensions = 16;
+
+// Recording is possible: measurement on, MPI initialised and not finalised. User calls
+// made from inside an MPI call (e.g. a callback) are not recorded.
+bool can_record() { return recording(); }
+
+TunedOperation* tuned_operation(int handle) {
+    RecorderState& s = state();
+    if (handle <= 0 || static_cast<size_t>(handle) > s.tuned.size()) {
+        warn_once("unknown tuned operation handle " + std::to_string(handle));
+        return nullptr;
+    }
+    return &s.tuned[static_cast<size_t>(handle - 1)];
+}
+
+uint32_t codelet_region(TunedOperation& op, int index, const char* name) {
+    if (auto found = op.codelet_regions.find(index); found != op.codelet_regions.end())
+        return found->second;
+    RegionDefinition region;
+    region.name = name && *name ? name : "codelet " + std::to_string(index);
+    region.canonical_name =
+        "topolens.codelet:" + op.name + ":" + std::to_string(index) + ":" + region.name;
+    region.description = "codelet " + std::to_string(index) + " of tuned operation " + op.name;
+    const uint32_t id = state().definitions.region(region);
+    op.codelet_regions[index] = id;
+    return id;
+}
+
+} // namespace
+
+extern "C" {
+
+int topolens_is_active(void) { return state().active ? 1 : 0; }
+
+// ---------------------------------------------------------------- regions
+
+int topolens_region_enter(const char* name) {
+    if (!can_record() || !name) return -1;
+    RecorderState& s = state();
+    const uint32_t region = s.definitions.user_region(name);
+    s.user_region_stack.emplace_back(name);
+    OTF2_EvtWriter_Enter(s.events, nullptr, now(), region);
+    return 0;
+}
+
+int topolens_region_leave(const char* name) {
+    if (!can_record() || !name) return -1;
+    RecorderState& s = state();
+    if (s.user_region_stack.empty() || s.user_region_stack.back() != name) {
+        // Leaving anything but the innermost open region would unbalance the trace.
+        warn_once(std::string("topolens_region_leave(\"") + name +
+                  "\") does not match the innermost open region; ignored");
+        return -1;
+    }
+    s.user_region_stack.pop_back();
+    OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.definitions.user_region(name));
+    return 0;
+}
+
+// ---------------------------------------------------------------- Cartesian topologies
+
+int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[]) {
+    if (!can_record()) return 0;
+    if (ndims < 1 || ndims > kMaxDimensions || !dims) {
+        warn_once("topolens_cart_create: ndims must be 1.." + std::to_string(kMaxDimensions) +
+                  " with a dims array; topology not recorded");
+        return 0;
+    }
+    TopologyRecord record;
+    record.user_defined = true;
+    record.name = name && *name ? name : "grid";
+    for (int d = 0; d < ndims; ++d) {
+        if (dims[d] < 1) {
+            warn_once("topolens_cart_create(\"" + record.name + "\"): dimension " +
+                      std::to_string(d) + " has size " + std::to_string(dims[d]) +
+                      "; topology not recorded");
+            return 0;
+        }
+        record.dims.push_back(dims[d]);
+        record.periods.push_back(periods && periods[d] ? 1 : 0);
+    }
+    RecorderState& s = state();
+    record.comm_key = kWorldKey;
+    record.rank = s.rank;
+    record.creation = s.topologies.size();
+    record.how = "user";
+    for (size_t i = 0; i < s.topologies.size(); ++i)
+        if (s.topologies[i].user_defined && s.topologies[i].name == record.name) {
+            if (s.topologies[i].dims != record.dims || s.topologies[i].periods != record.periods)
+                warn_once("topolens_cart_create(\"" + record.name +
+                          "\") called again with other dims or periods; keeping the first");
+            return static_cast<int>(i + 1);
+        }
+    s.topologies.push_back(std::move(record));
+    return static_cast<int>(s.topologies.size());
+}
+
+int topolens_cart_coords(int topology, const int coords[]) {
+    if (!can_record() || !coords) return -1;
+    RecorderState& s = state();
+    if (topology <= 0 || static_cast<size_t>(topology) > s.topologies.size() ||
+        !s.topologies[static_cast<size_t>(topology - 1)].user_defined) {
+        warn_once("topolens_cart_coords: " + std::to_string(topology) +
+                  " is not a handle from topolens_cart_create");
+        return -1;
+    }
+    TopologyRecord& record = s.topologies[static_cast<size_t>(topology - 1)];
+    std::vector<int32_t> given;
+    for (size_t d = 0; d < record.dims.size(); ++d) {
+        if (coords[d] < 0 || coords[d] >= record.dims[d]) {
+            warn_once("topolens_cart_coords(\"" + record.name + "\"): coordinate " +
+                      std::to_string(coords[d]) + " of dimension " + std::to_string(d) +
+                      " is outside 0.." + std::to_string(record.dims[d] - 1) + "; ignored");
+            return -1;
+        }
+        given.push_back(coords[d]);
+    }
+    record.coords = std::move(given);
+    return 0;
+}
+
+// ---------------------------------------------------------------- autotuners
+
+int topolens_tuned_op_define(const char* name) {
+    if (!can_record() || !name || !*name) return 0;
+    RecorderState& s = state();
+    for (size_t i = 0; i < s.tuned.size(); ++i)
+        if (s.tuned[i].name == name) return static_cast<int>(i + 1);
+    TunedOperation op;
+    op.name = name;
+    RegionDefinition region;
+    region.name = name;
+    region.canonical_name = std::string("topolens.tuned:") + name;
+    region.description = std::string("tuned operation ") + name;
+    op.region = s.definitions.region(region);
+    op.codelet_parameter =
+        s.definitions.parameter(std::string("topolens.codelet:") + name, OTF2_PARAMETER_TYPE_INT64);
+    op.phase_parameter =
+        s.definitions.parameter(std::string("topolens.phase:") + name, OTF2_PARAMETER_TYPE_STRING);
+    op.decision_parameter = s.definitions.parameter(std::string("topolens.decision:") + name,
+                                                    OTF2_PARAMETER_TYPE_INT64);
+    s.tuned.push_back(std::move(op));
+    return static_cast<int>(s.tuned.size());
+}
+
+int topolens_codelet_switch(int handle, int index, const char* name) {
+    if (!can_record()) return -1;
+    TunedOperation* op = tuned_operation(handle);
+    if (!op || index < 0) return -1;
+    codelet_region(*op, index, name);
+    op->current_codelet = index;
+    OTF2_EvtWriter_ParameterInt(state().events, nullptr, now(), op->codelet_parameter, index);
+    return 0;
+}
+
+int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
+    if (!can_record()) return -1;
+    TunedOperation* op = tuned_operation(handle);
+    if (!op) return -1;
+    const char* word = nullptr;
+    switch (phase) {
+    case TOPOLENS_PHASE_SEARCH: word = "search"; break;
+    case TOPOLENS_PHASE_DECISION: word = "decision"; break;
+    case TOPOLENS_PHASE_PRODUCTION: word = "production"; break;
+    }
+    if (!word) {
+        warn_once("topolens_tuned_phase: unknown phase " + std::to_string(static_cast<int>(phase)));
+        return -1;
+    }
+    RecorderState& s = state();
+    OTF2_EvtWriter_ParameterString(s.events, nullptr, now(), op->phase_parameter,
+                                   s.definitions.string(word));
+    return 0;
+}
+
+int topolens_tuned_decision(int handle, int index, const char* name) {
+    if (!can_record()) return -1;
+    TunedOperation* op = tuned_operation(handle);
+    if (!op || index < 0) return -1;
+    codelet_region(*op, index, name);
+    OTF2_EvtWriter_ParameterInt(state().events, nullptr, now(), op->decision_parameter, index);
+    return 0;
+}
+
+int topolens_tuned_begin(int handle) {
+    if (!can_record()) return -1;
+    TunedOperation* op = tuned_operation(handle);
+    if (!op) return -1;
+    if (op->executing) {
+        warn_once("topolens_tuned_begin(\"" + op->name + "\") while an execution is open; ignored");
+        return -1;
+    }
+    RecorderState& s = state();
+    const Timestamp time = now();
+    OTF2_EvtWriter_Enter(s.events, nullptr, time, op->region);
+    op->executing = true;
+    op->executing_codelet = op->current_codelet;
+    if (op->executing_codelet >= 0)
+        OTF2_EvtWriter_Enter(s.events, nullptr, time, op->codelet_regions[op->executing_codelet]);
+    return 0;
+}
+
+int topolens_tuned_end(int handle) {
+    if (!can_record()) return -1;
+    TunedOperation* op = tuned_operation(handle);
+    if (!op) return -1;
+    if (!op->executing) {
+        warn_once("topolens_tuned_end(\"" + op->name + "\") without topolens_tuned_begin; ignored");
+        return -1;
+    }
+    RecorderState& s = state();
+    const Timestamp time = now();
+    if (op->executing_codelet >= 0)
+        OTF2_EvtWriter_Leave(s.events, nullptr, time, op->codelet_regions[op->executing_codelet]);
+    OTF2_EvtWriter_Leave(s.events, nullptr, time, op->region);
+    op->executing = false;
+    return 0;
+}
+
+} // extern "C"
