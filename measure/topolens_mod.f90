@@ -30,6 +30,10 @@ module topolens
     ! topolens_cart_coords can refuse a coords array shorter than its topology.
     integer, allocatable, save :: handle_ndims(:)
 
+    ! Argument problems are reported once per process, as the C API does.
+    integer, parameter :: SHORT_DIMS = 1, SHORT_COORDS = 2
+    logical, save :: warned(2) = .false.
+
     ! The C functions.
     interface
         function c_is_active() bind(C, name="topolens_is_active") result(r)
@@ -116,6 +120,14 @@ contains
         r = trim(s)//c_null_char
     end function c_string
 
+    subroutine warn_once(which, message)
+        integer, intent(in) :: which
+        character(len=*), intent(in) :: message
+        if (warned(which)) return
+        warned(which) = .true.
+        write (error_unit, '(a)') 'topolens: '//message
+    end subroutine warn_once
+
     integer function topolens_is_active()
         topolens_is_active = c_is_active()
     end function topolens_is_active
@@ -138,8 +150,8 @@ contains
         integer, intent(in) :: dims(:), periods(:)
         topology = 0
         if (ndims > size(dims) .or. ndims > size(periods)) then
-            write (error_unit, '(a)') 'topolens: topolens_cart_create: dims or periods '// &
-                'has fewer than ndims entries; nothing recorded'
+            call warn_once(SHORT_DIMS, 'topolens_cart_create: dims or periods has fewer '// &
+                           'than ndims entries; topology not recorded')
             return
         end if
         topology = c_cart_create(c_string(name), int(ndims, c_int), &
@@ -178,8 +190,8 @@ contains
         if (allocated(handle_ndims)) then
             if (topology >= 1 .and. topology <= size(handle_ndims)) then
                 if (size(coords) < handle_ndims(topology)) then
-                    write (error_unit, '(a)') 'topolens: topolens_cart_coords: coords has '// &
-                        'fewer entries than the topology has dimensions; ignored'
+                    call warn_once(SHORT_COORDS, 'topolens_cart_coords: coords has fewer '// &
+                                   'entries than the topology has dimensions; ignored')
                     return
                 end if
             end if
