@@ -94,6 +94,8 @@ class StatusArg {
   public:
     StatusArg(F status, bool recording)
         : status_(recording && status == MPI_F_STATUS_IGNORE ? scratch_ : status) {}
+    StatusArg(const StatusArg&) = delete; // may point into itself
+    StatusArg& operator=(const StatusArg&) = delete;
     F get() { return status_; }
     MPI_Status c() const {
         MPI_Status s;
@@ -115,6 +117,8 @@ class StatusArray {
             statuses_ = scratch_.data();
         }
     }
+    StatusArray(const StatusArray&) = delete; // may point into itself
+    StatusArray& operator=(const StatusArray&) = delete;
     F get() { return statuses_; }
     MPI_Status c(int i) const {
         MPI_Status s;
