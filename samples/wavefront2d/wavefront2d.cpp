@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
                     "%d us/block, residual %.3g, %.3f s\n",
                     g.dims[0], g.dims[1],
                     cart ? "MPI_Cart_create"
-                         : (opt.user_topology ? "user topology" : "no topology"),
+                         : (g.topology != "none" ? "user topology" : "no topology"),
                     opt.iterations, opt.blocks, opt.work_us, residual, elapsed);
     if (cart) MPI_Comm_free(&g.comm);
     MPI_Finalize();
