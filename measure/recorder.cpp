@@ -101,7 +101,7 @@ void close_open_user_activity(RecorderState& s, Timestamp time) {
 
 void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     RecorderState& s = state();
-    if (s.started) return; // MPI_Init seen twice (Fortran entry calling the C one)
+    if (s.started) return; // MPI_Init and MPI_Init_thread are allowed once per process
     s.started = true;
     PMPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &s.size);

@@ -29,6 +29,11 @@ struct Completion {
     void all_completed() {
         for (size_t i = 0; i < before.size(); ++i) completed(static_cast<int>(i));
     }
+    // MPI_ERR_IN_STATUS: only the requests whose own status reports success completed.
+    void successful_completed() {
+        for (size_t i = 0; i < before.size(); ++i)
+            if (statuses[i].MPI_ERROR == MPI_SUCCESS) completed(static_cast<int>(i));
+    }
     void none_completed() {
         for (MPI_Request request : before) request_tested(request);
     }
@@ -59,7 +64,10 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     if (!region.active()) return PMPI_Waitall(count, requests, statuses);
     Completion completion(count, requests, statuses);
     const int rc = PMPI_Waitall(count, requests, completion.statuses);
-    if (rc == MPI_SUCCESS) completion.all_completed();
+    if (rc == MPI_SUCCESS)
+        completion.all_completed();
+    else if (rc == MPI_ERR_IN_STATUS)
+        completion.successful_completed();
     return rc;
 }
 
