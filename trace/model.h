@@ -49,6 +49,8 @@ struct Communicator {
     std::string name;
     std::vector<uint32_t> members;
     Ref parent = kNone;
+    // MPI_COMM_SELF-like (OTF2 COMM_SELF group): members is empty, rank 0 is the calling location.
+    bool is_self = false;
 };
 
 struct CartDimension {
@@ -65,10 +67,19 @@ struct CartTopology {
     std::vector<std::vector<uint32_t>> coords_by_rank;
 };
 
+struct ClockOffset {
+    uint64_t time = 0;  // local timestamp when measured
+    int64_t offset = 0; // global = local + offset
+    double stddev = 0.0;
+};
+
 struct Location {
     std::string name;
     uint32_t rank = 0; // MPI world rank (location group id)
     std::string host;
+    uint64_t otf2_id = 0; // OTF2 location id: names the event file traces/<id>.evt
+    // As recorded (local times); event times are already corrected with them.
+    std::vector<ClockOffset> clock_offsets;
 };
 
 enum class ParameterType : uint8_t { String, Int, UnsignedInt };
@@ -76,12 +87,6 @@ enum class ParameterType : uint8_t { String, Int, UnsignedInt };
 struct Parameter {
     std::string name;
     ParameterType type = ParameterType::String;
-};
-
-struct ClockOffset {
-    uint64_t time = 0; // local timestamp when measured
-    int64_t offset = 0; // global = local + offset
-    double stddev = 0.0;
 };
 
 struct Definitions {
@@ -109,7 +114,8 @@ enum class EventKind : uint8_t {
     MpiRequestTest,      // request
     MpiRequestCancelled, // request
     MpiCollectiveBegin,
-    MpiCollectiveEnd, // a=root (comm rank or kNone) b=comm c=collective op, bytes=sent, request=received
+    MpiCollectiveEnd, // a=root (comm rank or kNone) b=comm c=collective op, bytes=sent,
+                      // request=received
     ParameterString,  // a=parameter b=string
     ParameterInt,     // a=parameter, value in `value`
     BufferFlush,      // value = stop time

@@ -1,0 +1,530 @@
+#include "trace/reader.h"
+
+#include "trace/clock.h"
+#include "trace/global_defs.h"
+#include "trace/names.h"
+#include "trace/otf2_error.h"
+
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+namespace topolens::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using detail::Otf2ErrorCapture;
+using detail::RawDefinitions;
+using detail::RefMaps;
+
+struct ReaderCloser {
+    void operator()(OTF2_Reader* reader) const { OTF2_Reader_Close(reader); }
+};
+using ReaderHandle = std::unique_ptr<OTF2_Reader, ReaderCloser>;
+
+std::string with_cause(const std::string& what, const Otf2ErrorCapture& capture,
+                       OTF2_ErrorCode code) {
+    std::string cause = capture.first();
+    if (cause.empty()) cause = detail::otf2_status_text(code);
+    return what + " (" + cause + ")";
+}
+
+// State of one location's event read: the callbacks append to `out` and stop at the first
+// inconsistency, leaving its description in `error` (exceptions must not cross OTF2's C).
+struct EventContext {
+    const Definitions* defs = nullptr;
+    const RefMaps* maps = nullptr;
+    LocationEvents* out = nullptr;
+    std::string file;
+    std::string error;
+};
+
+EventContext& ctx_of(void* u) {
+    return *static_cast<EventContext*>(u);
+}
+
+OTF2_CallbackCode fail(EventContext& ctx, uint64_t position, EventKind kind, OTF2_TimeStamp time,
+                       const std::string& what) {
+    ctx.error = ctx.file + ": record " + std::to_string(position) + " (" +
+                std::string(event_kind_name(kind)) + " at tick " + std::to_string(time) + ") " +
+                what;
+    return OTF2_CALLBACK_INTERRUPT;
+}
+
+Event& push(EventContext& ctx, EventKind kind, OTF2_TimeStamp time) {
+    Event& e = ctx.out->events.emplace_back();
+    e.kind = kind;
+    e.time = time;
+    return e;
+}
+
+void push_request(EventContext& ctx, uint64_t request) {
+    ctx.out->requests.push_back({static_cast<uint32_t>(ctx.out->events.size() - 1), request});
+}
+
+bool lookup(const std::unordered_map<uint64_t, uint32_t>& map, uint64_t ref, uint32_t& index) {
+    auto it = map.find(ref);
+    if (it == map.end()) return false;
+    index = it->second;
+    return true;
+}
+
+OTF2_CallbackCode region_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp time,
+                               uint64_t position, OTF2_RegionRef region) {
+    uint32_t index;
+    if (!lookup(ctx.maps->regions, region, index))
+        return fail(ctx, position, kind, time,
+                    "refers to undefined region " + std::to_string(region));
+    push(ctx, kind, time).a = index;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+// Resolves the communicator and checks that `rank` (peer or root; kNone allowed when
+// `optional`) is a rank of it; records carrying world ranks are translated.
+OTF2_CallbackCode message_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp time,
+                                uint64_t position, OTF2_CommRef comm, uint32_t rank, bool optional,
+                                Event*& out) {
+    uint32_t index;
+    if (!lookup(ctx.maps->comms, comm, index))
+        return fail(ctx, position, kind, time,
+                    "refers to undefined communicator " + std::to_string(comm));
+    const Communicator& c = ctx.defs->communicators[index];
+    if (!(optional && rank == kNone)) {
+        if (ctx.maps->world_ranks_in_records[index]) {
+            auto it = std::find(c.members.begin(), c.members.end(), rank);
+            if (it == c.members.end())
+                return fail(ctx, position, kind, time,
+                            "names world rank " + std::to_string(rank) + ", not a member of " +
+                                c.name);
+            rank = static_cast<uint32_t>(it - c.members.begin());
+        }
+        const std::size_t size = c.is_self ? 1 : c.members.size();
+        if (rank >= size)
+            return fail(ctx, position, kind, time,
+                        "names rank " + std::to_string(rank) + " of communicator " + c.name +
+                            " of size " + std::to_string(size));
+    }
+    out = &push(ctx, kind, time);
+    out->a = rank;
+    out->b = index;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                           OTF2_AttributeList*, OTF2_RegionRef region) {
+    return region_event(ctx_of(u), EventKind::Enter, t, pos, region);
+}
+
+OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                           OTF2_AttributeList*, OTF2_RegionRef region) {
+    return region_event(ctx_of(u), EventKind::Leave, t, pos, region);
+}
+
+OTF2_CallbackCode p2p(void* u, EventKind kind, OTF2_TimeStamp t, uint64_t pos, uint32_t peer,
+                      OTF2_CommRef comm, uint32_t tag, uint64_t bytes, const uint64_t* request) {
+    EventContext& ctx = ctx_of(u);
+    Event* e = nullptr;
+    OTF2_CallbackCode code = message_event(ctx, kind, t, pos, comm, peer, false, e);
+    if (code != OTF2_CALLBACK_SUCCESS) return code;
+    e->c = tag;
+    e->bytes = bytes;
+    if (request) push_request(ctx, *request);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                          OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t bytes) {
+    return p2p(u, EventKind::MpiSend, t, pos, peer, comm, tag, bytes, nullptr);
+}
+
+OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                           OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t bytes, uint64_t request) {
+    return p2p(u, EventKind::MpiIsend, t, pos, peer, comm, tag, bytes, &request);
+}
+
+OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                          OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                          uint64_t bytes) {
+    return p2p(u, EventKind::MpiRecv, t, pos, peer, comm, tag, bytes, nullptr);
+}
+
+OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                           OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
+                           uint64_t bytes, uint64_t request) {
+    return p2p(u, EventKind::MpiIrecv, t, pos, peer, comm, tag, bytes, &request);
+}
+
+OTF2_CallbackCode request_event(void* u, EventKind kind, OTF2_TimeStamp t, uint64_t request) {
+    EventContext& ctx = ctx_of(u);
+    push(ctx, kind, t);
+    push_request(ctx, request);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                    OTF2_AttributeList*, uint64_t request) {
+    return request_event(u, EventKind::MpiIsendComplete, t, request);
+}
+
+OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                   OTF2_AttributeList*, uint64_t request) {
+    return request_event(u, EventKind::MpiIrecvRequest, t, request);
+}
+
+OTF2_CallbackCode on_request_test(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList*, uint64_t request) {
+    return request_event(u, EventKind::MpiRequestTest, t, request);
+}
+
+OTF2_CallbackCode on_request_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                       OTF2_AttributeList*, uint64_t request) {
+    return request_event(u, EventKind::MpiRequestCancelled, t, request);
+}
+
+OTF2_CallbackCode on_collective_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                      OTF2_AttributeList*) {
+    push(ctx_of(u), EventKind::MpiCollectiveBegin, t);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+CollectiveOp collective_op_of(OTF2_CollectiveOp op) {
+    return op <= OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK ? static_cast<CollectiveOp>(op)
+                                                         : CollectiveOp::Other;
+}
+
+OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                                    OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
+                                    uint32_t root, uint64_t sent, uint64_t received) {
+    EventContext& ctx = ctx_of(u);
+    Event* e = nullptr;
+    OTF2_CallbackCode code =
+        message_event(ctx, EventKind::MpiCollectiveEnd, t, pos, comm, root, true, e);
+    if (code != OTF2_CALLBACK_SUCCESS) return code;
+    e->c = static_cast<uint32_t>(collective_op_of(op));
+    e->bytes = sent;
+    push_request(ctx, received); // the model keeps received bytes beside the event
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode parameter_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp t, uint64_t pos,
+                                  OTF2_ParameterRef parameter, Event*& out) {
+    uint32_t index;
+    if (!lookup(ctx.maps->parameters, parameter, index))
+        return fail(ctx, pos, kind, t,
+                    "refers to undefined parameter " + std::to_string(parameter));
+    out = &push(ctx, kind, t);
+    out->a = index;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_parameter_string(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                                      OTF2_AttributeList*, OTF2_ParameterRef parameter,
+                                      OTF2_StringRef string) {
+    EventContext& ctx = ctx_of(u);
+    uint32_t index;
+    if (!lookup(ctx.maps->strings, string, index))
+        return fail(ctx, pos, EventKind::ParameterString, t,
+                    "refers to undefined string " + std::to_string(string));
+    Event* e = nullptr;
+    OTF2_CallbackCode code = parameter_event(ctx, EventKind::ParameterString, t, pos, parameter, e);
+    if (code == OTF2_CALLBACK_SUCCESS) e->b = index;
+    return code;
+}
+
+OTF2_CallbackCode on_parameter_int(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                                   OTF2_AttributeList*, OTF2_ParameterRef parameter,
+                                   int64_t value) {
+    Event* e = nullptr;
+    OTF2_CallbackCode code =
+        parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
+    if (code == OTF2_CALLBACK_SUCCESS) e->value = value;
+    return code;
+}
+
+// The model has one integer parameter event; unsigned values keep their bits.
+OTF2_CallbackCode on_parameter_uint(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                                    OTF2_AttributeList*, OTF2_ParameterRef parameter,
+                                    uint64_t value) {
+    Event* e = nullptr;
+    OTF2_CallbackCode code =
+        parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
+    if (code == OTF2_CALLBACK_SUCCESS) e->value = static_cast<int64_t>(value);
+    return code;
+}
+
+OTF2_CallbackCode on_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                  OTF2_AttributeList*, OTF2_TimeStamp stop) {
+    push(ctx_of(u), EventKind::BufferFlush, t).value = static_cast<int64_t>(stop);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+// Records the model does not distinguish (metrics, RMA, threads, ...) only keep their time.
+OTF2_CallbackCode on_other(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                           OTF2_AttributeList*) {
+    push(ctx_of(u), EventKind::Other, t);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_EvtReaderCallbacks* make_event_callbacks() {
+    OTF2_EvtReaderCallbacks* cb = OTF2_EvtReaderCallbacks_New();
+    if (!cb) return nullptr;
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_enter);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, on_leave);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, on_send);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, on_isend);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, on_isend_complete);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, on_irecv_request);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, on_recv);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, on_irecv);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, on_request_test);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, on_request_cancelled);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, on_collective_begin);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_collective_end);
+    OTF2_EvtReaderCallbacks_SetParameterStringCallback(cb, on_parameter_string);
+    OTF2_EvtReaderCallbacks_SetParameterIntCallback(cb, on_parameter_int);
+    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, on_parameter_uint);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, on_buffer_flush);
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other);
+    return cb;
+}
+
+OTF2_CallbackCode on_clock_offset(void* u, OTF2_TimeStamp time, int64_t offset, double stddev) {
+    static_cast<std::vector<ClockOffset>*>(u)->push_back({time, offset, stddev});
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+class ArchiveReader {
+  public:
+    explicit ArchiveReader(std::string anchor) : anchor_(std::move(anchor)) {
+        fs::path a(anchor_);
+        stem_ = (a.parent_path() / a.stem()).string();
+    }
+
+    Trace read() {
+        reader_.reset(OTF2_Reader_Open(anchor_.c_str()));
+        if (!reader_)
+            throw TraceError(with_cause(anchor_ + ": not a readable OTF2 anchor file", capture_,
+                                        OTF2_ERROR_INVALID));
+        OTF2_Reader* r = reader_.get();
+        check(OTF2_Reader_SetSerialCollectiveCallbacks(r), anchor_, "cannot set up the reader");
+        check_layout();
+
+        Trace trace;
+        trace.path = anchor_;
+        trace.defs = read_global_definitions();
+        char* creator = nullptr;
+        if (OTF2_Reader_GetCreator(r, &creator) == OTF2_SUCCESS && creator) {
+            trace.defs.creator = creator;
+            std::free(creator);
+        }
+        trace.locations.resize(trace.defs.locations.size());
+        read_locations(trace);
+        return trace;
+    }
+
+  private:
+    void check(OTF2_ErrorCode code, const std::string& file, const std::string& what) const {
+        if (code != OTF2_SUCCESS) throw TraceError(with_cause(file + ": " + what, capture_, code));
+    }
+
+    std::string location_file(uint64_t id, const char* ext) const {
+        return stem_ + "/" + std::to_string(id) + ext;
+    }
+
+    // With the POSIX substrate every file has a known name, so a missing one is named
+    // instead of being reported by OTF2 as a generic failure.
+    void check_layout() {
+        OTF2_FileSubstrate substrate = OTF2_SUBSTRATE_UNDEFINED;
+        OTF2_Compression compression = OTF2_COMPRESSION_UNDEFINED;
+        OTF2_Reader_GetFileSubstrate(reader_.get(), &substrate);
+        OTF2_Reader_GetCompression(reader_.get(), &compression);
+        posix_layout_ = substrate == OTF2_SUBSTRATE_POSIX && compression == OTF2_COMPRESSION_NONE;
+        if (posix_layout_ && !fs::is_regular_file(stem_ + ".def"))
+            throw TraceError(stem_ + ".def: global definitions file is missing");
+    }
+
+    Definitions read_global_definitions() {
+        const std::string file = stem_ + ".def";
+        OTF2_Reader* r = reader_.get();
+        OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(r);
+        if (!gdr)
+            throw TraceError(with_cause(file + ": cannot open global definitions", capture_,
+                                        OTF2_ERROR_INVALID));
+        RawDefinitions raw;
+        OTF2_GlobalDefReaderCallbacks* cb = OTF2_GlobalDefReaderCallbacks_New();
+        if (!cb) throw TraceError(file + ": out of memory");
+        detail::set_global_definition_callbacks(cb);
+        OTF2_ErrorCode status = OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, cb, &raw);
+        OTF2_GlobalDefReaderCallbacks_Delete(cb);
+        check(status, file, "cannot register definition callbacks");
+        uint64_t count = 0;
+        check(OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &count), file,
+              "damaged global definitions");
+        OTF2_Reader_CloseGlobalDefReader(r, gdr);
+        // A file cut between two records reads without error: the anchor file's count tells.
+        uint64_t declared = 0;
+        if (OTF2_Reader_GetNumberOfGlobalDefinitions(r, &declared) == OTF2_SUCCESS &&
+            count < declared)
+            throw TraceError(file + ": truncated: " + std::to_string(count) + " of " +
+                             std::to_string(declared) + " definitions");
+        for (const auto& [id, loc] : raw.locations) declared_[id] = loc.events;
+        return detail::resolve_definitions(raw, maps_, file);
+    }
+
+    void read_locations(Trace& trace) {
+        OTF2_Reader* r = reader_.get();
+        const std::vector<Location>& locs = trace.defs.locations;
+        for (const Location& l : locs)
+            check(OTF2_Reader_SelectLocation(r, l.otf2_id), anchor_, "cannot select location");
+        const bool have_defs = !posix_layout_ || fs::is_directory(stem_);
+        if (have_defs) check(OTF2_Reader_OpenDefFiles(r), stem_, "cannot open local definitions");
+        check(OTF2_Reader_OpenEvtFiles(r), stem_, "cannot open event files");
+
+        // Event readers first: OTF2 attaches the mapping tables of the local definitions
+        // to them. Our clock correction replaces OTF2's, so OTF2 must not apply offsets.
+        std::vector<OTF2_EvtReader*> readers(locs.size(), nullptr);
+        for (std::size_t i = 0; i < locs.size(); ++i) {
+            const uint64_t id = locs[i].otf2_id;
+            if (posix_layout_ && !fs::exists(location_file(id, ".evt"))) {
+                if (declared_events(id) > 0)
+                    throw TraceError(location_file(id, ".evt") + ": event file is missing");
+                continue; // a location without events may have no file
+            }
+            readers[i] = OTF2_Reader_GetEvtReader(r, id);
+            if (!readers[i])
+                throw TraceError(with_cause(location_file(id, ".evt") + ": cannot open", capture_,
+                                            OTF2_ERROR_INVALID));
+            check(OTF2_EvtReader_ApplyClockOffsets(readers[i], false), location_file(id, ".evt"),
+                  "cannot configure reader");
+        }
+        for (std::size_t i = 0; i < locs.size(); ++i)
+            trace.defs.locations[i].clock_offsets = read_local_definitions(locs[i].otf2_id);
+        if (have_defs) OTF2_Reader_CloseDefFiles(r);
+
+        OTF2_EvtReaderCallbacks* cb = make_event_callbacks();
+        if (!cb) throw TraceError(anchor_ + ": out of memory");
+        std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cb_owner(
+            cb, OTF2_EvtReaderCallbacks_Delete);
+        for (std::size_t i = 0; i < locs.size(); ++i) {
+            if (!readers[i]) continue;
+            read_events(readers[i], trace, i, cb);
+            OTF2_Reader_CloseEvtReader(r, readers[i]);
+            readers[i] = nullptr;
+        }
+        OTF2_Reader_CloseEvtFiles(r);
+    }
+
+    uint64_t declared_events(uint64_t id) const {
+        return declared_.count(id) ? declared_.at(id) : 0;
+    }
+
+    std::vector<ClockOffset> read_local_definitions(uint64_t id) {
+        std::vector<ClockOffset> offsets;
+        const std::string file = location_file(id, ".def");
+        // Local definitions are optional in OTF2 (no mapping tables, no clock offsets).
+        if (posix_layout_ && !fs::exists(file)) return offsets;
+        OTF2_Reader* r = reader_.get();
+        OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, id);
+        if (!dr) throw TraceError(with_cause(file + ": cannot open", capture_, OTF2_ERROR_INVALID));
+        OTF2_DefReaderCallbacks* cb = OTF2_DefReaderCallbacks_New();
+        if (!cb) throw TraceError(file + ": out of memory");
+        OTF2_DefReaderCallbacks_SetClockOffsetCallback(cb, on_clock_offset);
+        OTF2_ErrorCode status = OTF2_Reader_RegisterDefCallbacks(r, dr, cb, &offsets);
+        OTF2_DefReaderCallbacks_Delete(cb);
+        check(status, file, "cannot register definition callbacks");
+        uint64_t count = 0;
+        check(OTF2_Reader_ReadAllLocalDefinitions(r, dr, &count), file,
+              "damaged local definitions");
+        OTF2_Reader_CloseDefReader(r, dr);
+        return offsets;
+    }
+
+    void read_events(OTF2_EvtReader* evt, Trace& trace, std::size_t index,
+                     const OTF2_EvtReaderCallbacks* cb) {
+        const Location& loc = trace.defs.locations[index];
+        EventContext ctx;
+        ctx.defs = &trace.defs;
+        ctx.maps = &maps_;
+        ctx.out = &trace.locations[index];
+        ctx.file = location_file(loc.otf2_id, ".evt");
+        const uint64_t declared = declared_events(loc.otf2_id);
+        // The declared count comes from the (possibly damaged) definitions; a record takes
+        // at least two bytes of the file, which bounds the reservation.
+        std::error_code ec;
+        const uint64_t file_size = posix_layout_ ? fs::file_size(ctx.file, ec) : 0;
+        ctx.out->events.reserve(std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
+        OTF2_Reader* r = reader_.get();
+        check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
+              "cannot register event callbacks");
+        uint64_t count = 0;
+        OTF2_ErrorCode status = OTF2_Reader_ReadAllLocalEvents(r, evt, &count);
+        if (!ctx.error.empty()) throw TraceError(ctx.error);
+        check(status, ctx.file, "damaged event file after " + std::to_string(count) + " records");
+        if (count < declared)
+            throw TraceError(ctx.file + ": truncated: " + std::to_string(count) + " of " +
+                             std::to_string(declared) + " events");
+        correct_clock(loc, *ctx.out, ctx.file);
+    }
+
+    static void correct_clock(const Location& loc, LocationEvents& le, const std::string& file) {
+        if (loc.clock_offsets.empty()) return;
+        ClockCorrection clock(loc.clock_offsets);
+        auto global = [&](uint64_t local) {
+            std::optional<Time> t = clock.to_global(local);
+            if (!t)
+                throw TraceError(file + ": clock offset moves tick " + std::to_string(local) +
+                                 " outside the time range");
+            return *t;
+        };
+        for (Event& e : le.events) {
+            e.time = global(e.time);
+            if (e.kind == EventKind::BufferFlush)
+                e.value = static_cast<int64_t>(global(static_cast<uint64_t>(e.value)));
+        }
+    }
+
+    std::string anchor_;
+    std::string stem_; // anchor without .otf2: <stem>.def, <stem>/<id>.evt
+    bool posix_layout_ = false;
+    Otf2ErrorCapture capture_;
+    ReaderHandle reader_;
+    RefMaps maps_;
+    std::unordered_map<uint64_t, uint64_t> declared_; // numberOfEvents of each location
+};
+
+} // namespace
+
+std::string find_anchor(const std::string& path) {
+    std::error_code ec;
+    fs::file_status st = fs::status(path, ec);
+    if (!fs::exists(st)) throw TraceError(path + ": no such file or directory");
+    if (fs::is_regular_file(st)) return path;
+    if (!fs::is_directory(st)) throw TraceError(path + ": not a file or directory");
+    const fs::path dir(path);
+    if (fs::is_regular_file(dir / "traces.otf2", ec)) return (dir / "traces.otf2").string();
+    std::vector<std::string> anchors;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path().extension() == ".otf2" && it->is_regular_file(ec))
+            anchors.push_back(it->path().string());
+    if (ec) throw TraceError(path + ": cannot list directory: " + ec.message());
+    if (anchors.empty())
+        throw TraceError(path + ": not an OTF2 archive (no .otf2 anchor file in the directory)");
+    if (anchors.size() > 1) {
+        std::sort(anchors.begin(), anchors.end());
+        throw TraceError(path + ": several OTF2 anchor files (" + anchors[0] + ", " + anchors[1] +
+                         ", ...): name one");
+    }
+    return anchors.front();
+}
+
+Trace read_trace(const std::string& path) {
+    ArchiveReader reader(find_anchor(path));
+    return reader.read();
+}
+
+} // namespace topolens::trace

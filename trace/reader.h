@@ -1,0 +1,20 @@
+// Reads an OTF2 archive (ours or any MPI trace following Score-P's layout) into a Trace.
+#pragma once
+
+#include "trace/model.h"
+
+#include <string>
+
+namespace topolens::trace {
+
+// `path` is the archive directory or its .otf2 anchor file. Event times are corrected by
+// each location's ClockOffset definitions (see ClockCorrection); OTF2's mapping tables
+// translate local ids. Throws TraceError naming the file and the problem for anything
+// missing, damaged or inconsistent (undefined region, communicator, rank, ...).
+Trace read_trace(const std::string& path);
+
+// The anchor file of `path`: the file itself, or in a directory `traces.otf2`, else its only
+// `*.otf2` file. Throws TraceError when there is none (or several).
+std::string find_anchor(const std::string& path);
+
+} // namespace topolens::trace
