@@ -1,0 +1,31 @@
+// The subcommands of the topolens command line. Each returns the process exit status:
+// 0 success, 1 failure (reported as "topolens: error: ..."), 2 bad usage.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace topolens::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+struct Command {
+    const char* name;
+    const char* summary;                              // one line for `topolens help`
+    int (*run)(const std::vector<std::string>& args); // arguments after the subcommand
+    void (*usage)(std::ostream& out);
+};
+
+int info_main(const std::vector<std::string>& args);
+void info_usage(std::ostream& out);
+
+int run_main(const std::vector<std::string>& args);
+void run_usage(std::ostream& out);
+
+// "topolens: error: <message>" on stderr.
+void print_error(const std::string& message);
+
+} // namespace topolens::cli
