@@ -1,0 +1,200 @@
+// Reconstruction of autotuner activity (TRACE_FORMAT.md "Tuned operations and codelets").
+#include "sample_trace.h"
+#include "test_util.h"
+
+#include "trace/reader.h"
+#include "trace/tuned.h"
+
+#include <gtest/gtest.h>
+
+namespace topolens::test {
+namespace {
+
+using namespace topolens::trace;
+
+std::string describe(const CodeletExecution& x) {
+    return "loc " + std::to_string(x.location) + " codelet " + std::to_string(x.codelet) + " " +
+           std::string(tuning_phase_name(x.phase)) + " [" + std::to_string(x.start) + "," +
+           std::to_string(x.end) + "]";
+}
+
+std::vector<std::string> describe(const std::vector<CodeletExecution>& xs) {
+    std::vector<std::string> out;
+    for (const auto& x : xs) out.push_back(describe(x));
+    return out;
+}
+
+// Rank 0 runs once before any switch, searches over codelets 0 and 1, decides for 1 and
+// runs it in production; rank 1 never decides.
+TraceBuilder tuner_trace() {
+    TraceBuilder b(2);
+    const auto op = b.tuned_op("halo3d");
+    const Ref send = b.mpi_region("MPI_Send");
+    b.tuned_begin(0, 10, op); // before any switch and any phase: no codelet, search
+    b.tuned_end(0, 20, op);
+    b.tuning_phase(0, 30, op, TuningPhase::Search);
+    b.codelet_switch(0, 40, op, 0, "pack");
+    b.tuned_begin(0, 50, op);
+    b.enter(0, 55, send); // MPI inside the execution does not change its codelet
+    b.send(0, 55, 1, b.world(), 0, 8);
+    b.leave(0, 58, send);
+    b.tuned_end(0, 60, op);
+    b.codelet_switch(0, 70, op, 1, "derived");
+    b.tuned_begin(0, 80, op);
+    b.tuned_end(0, 95, op);
+    b.tuning_phase(0, 100, op, TuningPhase::Decision);
+    b.tuning_decision(0, 110, op, 1, "derived");
+    b.tuning_phase(0, 120, op, TuningPhase::Production);
+    b.tuned_begin(0, 130, op);
+    b.tuned_end(0, 135, op);
+
+    b.tuning_phase(1, 30, op, TuningPhase::Search);
+    b.codelet_switch(1, 41, op, 1, "derived");
+    b.tuned_begin(1, 51, op);
+    b.tuned_end(1, 61, op);
+    return b;
+}
+
+void expect_tuner_trace(const std::vector<TunedOperation>& ops) {
+    ASSERT_EQ(ops.size(), 1u);
+    const TunedOperation& op = ops[0];
+    EXPECT_EQ(op.name, "halo3d");
+    EXPECT_NE(op.region, kNone);
+    EXPECT_EQ(op.codelets, (std::map<int64_t, std::string>{{0, "pack"}, {1, "derived"}}));
+    ASSERT_EQ(op.locations.size(), 2u);
+
+    const TunedLocation& r0 = op.locations[0];
+    ASSERT_EQ(r0.switches.size(), 2u);
+    EXPECT_EQ(r0.switches[0].time, 40u);
+    EXPECT_EQ(r0.switches[0].index, 0);
+    EXPECT_EQ(r0.switches[1].time, 70u);
+    EXPECT_EQ(r0.switches[1].index, 1);
+    ASSERT_EQ(r0.phases.size(), 3u);
+    EXPECT_EQ(r0.phases[0].phase, TuningPhase::Search);
+    EXPECT_EQ(r0.phases[1].phase, TuningPhase::Decision);
+    EXPECT_EQ(r0.phases[1].time, 100u);
+    EXPECT_EQ(r0.phases[2].phase, TuningPhase::Production);
+    EXPECT_EQ(r0.phases[2].name, "production");
+    ASSERT_TRUE(r0.decision.has_value());
+    EXPECT_EQ(r0.decision->time, 110u);
+    EXPECT_EQ(r0.decision->index, 1);
+
+    const TunedLocation& r1 = op.locations[1];
+    EXPECT_FALSE(r1.decision.has_value());
+    ASSERT_EQ(r1.switches.size(), 1u);
+    EXPECT_EQ(r1.switches[0].index, 1);
+
+    EXPECT_EQ(describe(op.executions), (std::vector<std::string>{
+                                           "loc 0 codelet -1 search [10,20]",
+                                           "loc 0 codelet 0 search [50,60]",
+                                           "loc 0 codelet 1 search [80,95]",
+                                           "loc 0 codelet 1 production [130,135]",
+                                           "loc 1 codelet 1 search [51,61]",
+                                       }));
+    EXPECT_EQ(op.unfinished_executions, 0u);
+    EXPECT_EQ(op.decided_indices(), std::vector<int64_t>{1});
+    EXPECT_EQ(op.decided_locations(), 1u);
+}
+
+TEST(Tuned, ReconstructsSwitchesPhasesDecisionAndExecutions) {
+    const TraceBuilder b = tuner_trace();
+    expect_tuner_trace(reconstruct_tuned_operations(b.trace()));
+}
+
+// The same from the OTF2 archive: the encoding survives writing and reading.
+TEST(Tuned, ReconstructsFromTheArchive) {
+    ScratchDir dir;
+    TraceBuilder b = tuner_trace();
+    b.write(dir.path().string());
+    expect_tuner_trace(reconstruct_tuned_operations(read_trace(dir.path().string())));
+}
+
+TEST(Tuned, SampleTraceDecidesEverywhere) {
+    const TraceBuilder b = sample_trace();
+    const auto ops = reconstruct_tuned_operations(b.trace());
+    ASSERT_EQ(ops.size(), 1u);
+    EXPECT_EQ(ops[0].executions.size(), 12u);
+    EXPECT_EQ(ops[0].decided_locations(), 4u);
+    EXPECT_EQ(ops[0].decided_indices(), std::vector<int64_t>{1});
+}
+
+TEST(Tuned, NoTunedOperations) {
+    TraceBuilder b(2);
+    b.mpi_init(0, 0, 1);
+    EXPECT_TRUE(reconstruct_tuned_operations(b.trace()).empty());
+}
+
+TEST(Tuned, NamesWithColonsAndUnknownPhases) {
+    TraceBuilder b(1);
+    const auto op = b.tuned_op("solver:halo");
+    b.codelet_switch(0, 1, op, 12, "pack:v2");
+    b.parameter_string(
+        0, 2, b.parameter(phase_parameter_name("solver:halo"), ParameterType::String), "warmup");
+    b.tuned_begin(0, 3, op);
+    b.tuned_end(0, 4, op);
+    const auto ops = reconstruct_tuned_operations(b.trace());
+    ASSERT_EQ(ops.size(), 1u);
+    EXPECT_EQ(ops[0].name, "solver:halo");
+    EXPECT_EQ(ops[0].codelets, (std::map<int64_t, std::string>{{12, "pack:v2"}}));
+    ASSERT_EQ(ops[0].locations[0].phases.size(), 1u);
+    EXPECT_EQ(ops[0].locations[0].phases[0].phase, TuningPhase::Unknown);
+    EXPECT_EQ(ops[0].locations[0].phases[0].name, "warmup");
+    EXPECT_EQ(describe(ops[0].executions),
+              std::vector<std::string>{"loc 0 codelet 12 unknown [3,4]"});
+    EXPECT_TRUE(ops[0].decided_indices().empty());
+}
+
+// Only the codelet nested directly in the operation counts, and only one of this operation.
+TEST(Tuned, CodeletMustBeDirectlyNestedAndOfThisOperation) {
+    TraceBuilder b(1);
+    const auto a = b.tuned_op("a");
+    const auto other = b.tuned_op("b");
+    const Ref a0 = b.codelet(a, 0, "a0");
+    const Ref b0 = b.codelet(other, 0, "b0");
+    const Ref wrapper = b.region("wrapper");
+    const Ref a_region = b.operation_region(a);
+    // a: wrapper then a0 two levels down -> no codelet
+    b.enter(0, 1, a_region);
+    b.enter(0, 2, wrapper);
+    b.enter(0, 3, a0);
+    b.leave(0, 4, a0);
+    b.leave(0, 5, wrapper);
+    b.leave(0, 6, a_region);
+    // a: b's codelet nested directly -> no codelet
+    b.enter(0, 7, a_region);
+    b.enter(0, 8, b0);
+    b.leave(0, 9, b0);
+    b.leave(0, 10, a_region);
+    const auto ops = reconstruct_tuned_operations(b.trace());
+    ASSERT_EQ(ops.size(), 2u);
+    EXPECT_EQ(ops[0].name, "a");
+    EXPECT_EQ(describe(ops[0].executions), (std::vector<std::string>{
+                                               "loc 0 codelet -1 search [1,6]",
+                                               "loc 0 codelet -1 search [7,10]",
+                                           }));
+    EXPECT_TRUE(ops[1].executions.empty());
+}
+
+TEST(Tuned, UnfinishedExecutionsAreCountedNotInvented) {
+    TraceBuilder b(1);
+    const auto op = b.tuned_op("x");
+    b.codelet_switch(0, 1, op, 0, "c");
+    b.tuned_begin(0, 2, op); // the trace ends inside the execution
+    const auto ops = reconstruct_tuned_operations(b.trace());
+    ASSERT_EQ(ops.size(), 1u);
+    EXPECT_TRUE(ops[0].executions.empty());
+    EXPECT_EQ(ops[0].unfinished_executions, 1u);
+}
+
+TEST(Tuned, PhaseNames) {
+    EXPECT_EQ(parse_tuning_phase("search"), TuningPhase::Search);
+    EXPECT_EQ(parse_tuning_phase("decision"), TuningPhase::Decision);
+    EXPECT_EQ(parse_tuning_phase("production"), TuningPhase::Production);
+    EXPECT_EQ(parse_tuning_phase("Search"), TuningPhase::Unknown);
+    EXPECT_EQ(codelet_canonical_name("op", 3, "c"), "topolens.codelet:op:3:c");
+    EXPECT_EQ(tuned_op_canonical_name("op"), "topolens.tuned:op");
+    EXPECT_EQ(decision_parameter_name("op"), "topolens.decision:op");
+}
+
+} // namespace
+} // namespace topolens::test
