@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace topolens::measure {
@@ -89,10 +90,13 @@ std::string prepare_trace_directory(const std::string& requested, std::string& e
         error = "cannot create '" + parent.string() + "' for the trace: " + ec.message();
         return {};
     }
-    if (access(parent.c_str(), W_OK | X_OK) != 0) {
-        error = "cannot write the trace into '" + parent.string() + "': " + std::strerror(errno);
+    // Create the directory once to prove it can be (root passes access() checks even where
+    // nothing can be created, e.g. under /proc), then leave its creation to OTF2.
+    if (access(parent.c_str(), W_OK | X_OK) != 0 || mkdir(dir.c_str(), 0755) != 0) {
+        error = "cannot write the trace into '" + dir.string() + "': " + std::strerror(errno);
         return {};
     }
+    rmdir(dir.c_str());
     return dir.string();
 }
 
@@ -194,7 +198,8 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
     if (!all_ok) {
         error = "OTF2 could not open the archive in '" + directory + "'" +
                 (ok ? " on another process" : "");
-        if (archive_) OTF2_Archive_Close(archive_);
+        // A half-opened archive is abandoned, not closed: OTF2 3.0 can crash closing it,
+        // and the application must run on.
         archive_ = nullptr;
         events_ = nullptr;
         return false;
