@@ -3,6 +3,7 @@
 #include "serialize.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 #include <map>
 #include <set>
@@ -38,14 +39,22 @@ uint32_t LocalDefinitions::region(const RegionDefinition& region) {
     return id;
 }
 
-uint32_t LocalDefinitions::user_region(std::string_view name) {
-    if (auto found = user_region_index_.find(name); found != user_region_index_.end())
-        return found->second;
-    RegionDefinition region;
-    region.name = std::string(name);
-    region.canonical_name = region.name;
-    const uint32_t id = this->region(region);
-    user_region_index_.emplace(std::string(name), id);
+uint32_t LocalDefinitions::user_region(const char* name) {
+    CachedName& cached = name_cache_[(reinterpret_cast<uintptr_t>(name) >> 4) % 64];
+    if (cached.pointer == name && std::strcmp(regions_[cached.region].name.c_str(), name) == 0)
+        return cached.region;
+    uint32_t id = 0;
+    if (auto found = user_region_index_.find(std::string_view(name));
+        found != user_region_index_.end()) {
+        id = found->second;
+    } else {
+        RegionDefinition region;
+        region.name = name;
+        region.canonical_name = region.name;
+        id = this->region(region);
+        user_region_index_.emplace(std::string(name), id);
+    }
+    cached = {name, id};
     return id;
 }
 

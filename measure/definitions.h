@@ -58,8 +58,9 @@ class LocalDefinitions {
   public:
     uint32_t string(std::string_view text);
     uint32_t region(const RegionDefinition& region);
-    // Fast path for user regions identified by name only.
-    uint32_t user_region(std::string_view name);
+    // User regions identified by name only. Programs pass the same string literal again
+    // and again, so a small cache keyed by the pointer (checked with strcmp) avoids hashing.
+    uint32_t user_region(const char* name);
     uint32_t parameter(std::string_view name, OTF2_ParameterType type);
 
     const std::vector<std::string>& strings() const { return strings_; }
@@ -72,6 +73,11 @@ class LocalDefinitions {
         size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
     };
     using Index = std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>>;
+    struct CachedName {
+        const char* pointer = nullptr;
+        uint32_t region = 0;
+    };
+    CachedName name_cache_[64];
     std::vector<std::string> strings_;
     Index string_index_;
     std::vector<RegionDefinition> regions_;

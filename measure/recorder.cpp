@@ -90,9 +90,10 @@ void close_open_user_activity(RecorderState& s, Timestamp time) {
             op.executing = false;
         }
     while (!s.user_region_stack.empty()) {
-        warn_once("region '" + s.user_region_stack.back() + "' was still open at MPI_Finalize");
-        OTF2_EvtWriter_Leave(s.events, nullptr, time,
-                             s.definitions.user_region(s.user_region_stack.back()));
+        const uint32_t region = s.user_region_stack.back();
+        warn_once("region '" + s.definitions.regions()[region].name +
+                  "' was still open at MPI_Finalize");
+        OTF2_EvtWriter_Leave(s.events, nullptr, time, region);
         s.user_region_stack.pop_back();
     }
 }

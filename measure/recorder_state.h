@@ -49,7 +49,7 @@ struct RecorderState {
     std::vector<TopologyRecord> topologies;
     std::vector<ClockSample> clock;
     Timestamp first_time = 0;
-    std::vector<std::string> user_region_stack;
+    std::vector<uint32_t> user_region_stack; // open user regions, innermost last
     std::vector<TunedOperation> tuned; // handle = index + 1
     std::set<std::string> warned;      // messages shown once
 };

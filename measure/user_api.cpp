@@ -52,7 +52,7 @@ int topolens_region_enter(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
     const uint32_t region = s.definitions.user_region(name);
-    s.user_region_stack.emplace_back(name);
+    s.user_region_stack.push_back(region);
     OTF2_EvtWriter_Enter(s.events, nullptr, now(), region);
     return 0;
 }
@@ -60,14 +60,15 @@ int topolens_region_enter(const char* name) {
 int topolens_region_leave(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
-    if (s.user_region_stack.empty() || s.user_region_stack.back() != name) {
+    const uint32_t region = s.definitions.user_region(name);
+    if (s.user_region_stack.empty() || s.user_region_stack.back() != region) {
         // Leaving anything but the innermost open region would unbalance the trace.
         warn_once(std::string("topolens_region_leave(\"") + name +
                   "\") does not match the innermost open region; ignored");
         return -1;
     }
     s.user_region_stack.pop_back();
-    OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.definitions.user_region(name));
+    OTF2_EvtWriter_Leave(s.events, nullptr, now(), region);
     return 0;
 }
 
