@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A bad measurement setting must never break the program: it still runs to the end and
-# exits 0. A bad variable value is reported exactly once, by rank 0, naming the variable.
+# exits 0. A bad setting is reported exactly once, by rank 0, naming the variable (or the
+# unwritable directory).
 #
-# usage: check_bad_env.sh NAME NP VAR=VALUE [--message VAR] [--trace-complete]
-#   --message VAR     stderr must hold exactly one line naming VAR, from rank 0
+# usage: check_bad_env.sh NAME NP VAR=VALUE [--message TEXT] [--trace-complete]
+#   --message TEXT    the output must hold exactly one line with TEXT, on rank 0's stderr
 #   --trace-complete  the trace must still be complete (a fallback to the default);
 #                     checked with trace_check against the program's expect file
 #   --no-trace        measurement must be off: no archive written
@@ -45,10 +46,10 @@ grep -q "wavefront2d: .* grid" "$work/stdout" || tl_fail "wavefront2d did not ru
 
 if [ -n "$message_var" ]; then
     # stdout and stderr both: a message must be on stderr, not lost on stdout
-    mentions="$(cat "$work/stdout" "$work/stderr" | grep -c -- "$message_var" || true)"
+    mentions="$(cat "$work/stdout" "$work/stderr" | grep -cF -- "$message_var" || true)"
     [ "$mentions" = 1 ] ||
         tl_fail "expected exactly one message naming $message_var, got $mentions"
-    grep -- "$message_var" "$work/stderr" | grep -Eq '^\[[0-9]+,0\]<stderr>:' ||
+    grep -F -- "$message_var" "$work/stderr" | grep -Eq '^\[[0-9]+,0\]<stderr>:' ||
         tl_fail "the message naming $message_var is not on rank 0's stderr"
 fi
 
