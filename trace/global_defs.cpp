@@ -10,107 +10,132 @@ RawDefinitions& raw_of(void* user_data) {
     return *static_cast<RawDefinitions*>(user_data);
 }
 
-// Keeps the first definition of an id and notes the repetition.
+// Runs one callback's work. Nothing may be thrown through OTF2's C code: failures are kept
+// in raw.error and stop the reading.
+template <class Work> OTF2_CallbackCode guarded(void* u, Work&& work) {
+    RawDefinitions& raw = raw_of(u);
+    try {
+        if (++raw.records > raw.record_limit)
+            raw.error = "more definitions than the anchor file declares (" +
+                        std::to_string(raw.record_limit) + ")";
+        else
+            work(raw);
+    } catch (const std::exception& e) {
+        raw.error = std::string("cannot hold the definitions: ") + e.what();
+    }
+    return raw.error.empty() ? OTF2_CALLBACK_SUCCESS : OTF2_CALLBACK_INTERRUPT;
+}
+
 template <class Map, class Value>
 void define(RawDefinitions& raw, Map& map, typename Map::key_type id, Value&& value,
             const char* kind) {
     if (!map.emplace(id, std::forward<Value>(value)).second)
-        raw.duplicates.push_back(std::string(kind) + " " + std::to_string(id));
+        raw.error = std::string("defines ") + kind + " " + std::to_string(id) + " twice";
 }
 
 OTF2_CallbackCode on_clock(void* u, uint64_t resolution, uint64_t offset, uint64_t length,
                            uint64_t) {
-    RawDefinitions& raw = raw_of(u);
-    raw.have_clock = true;
-    raw.timer_resolution = resolution;
-    raw.global_offset = offset;
-    raw.trace_length = length;
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        raw.have_clock = true;
+        raw.timer_resolution = resolution;
+        raw.global_offset = offset;
+        raw.trace_length = length;
+    });
 }
 
 OTF2_CallbackCode on_string(void* u, OTF2_StringRef self, const char* s) {
-    define(raw_of(u), raw_of(u).strings, self, std::string(s ? s : ""), "string");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.strings, self, std::string(s ? s : ""), "string");
+    });
 }
 
 OTF2_CallbackCode on_node(void* u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
                           OTF2_StringRef class_name, OTF2_SystemTreeNodeRef parent) {
-    define(raw_of(u), raw_of(u).nodes, self, RawDefinitions::Node{name, class_name, parent},
-           "system tree node");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.nodes, self, RawDefinitions::Node{name, class_name, parent},
+               "system tree node");
+    });
 }
 
 OTF2_CallbackCode on_location_group(void* u, OTF2_LocationGroupRef self, OTF2_StringRef name,
                                     OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
                                     OTF2_LocationGroupRef creator) {
-    define(raw_of(u), raw_of(u).location_groups, self,
-           RawDefinitions::LocationGroup{name, type, parent, creator}, "location group");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.location_groups, self,
+               RawDefinitions::LocationGroup{name, type, parent, creator}, "location group");
+    });
 }
 
 OTF2_CallbackCode on_location(void* u, OTF2_LocationRef self, OTF2_StringRef name,
                               OTF2_LocationType type, uint64_t events,
                               OTF2_LocationGroupRef group) {
-    define(raw_of(u), raw_of(u).locations, self,
-           RawDefinitions::Location{name, type, events, group}, "location");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.locations, self, RawDefinitions::Location{name, type, events, group},
+               "location");
+    });
 }
 
 OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name,
                             OTF2_StringRef canonical_name, OTF2_StringRef description,
                             OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag,
                             OTF2_StringRef source_file, uint32_t, uint32_t) {
-    define(raw_of(u), raw_of(u).regions, self,
-           RawDefinitions::Region{name, canonical_name, description, source_file, role, paradigm},
-           "region");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(
+            raw, raw.regions, self,
+            RawDefinitions::Region{name, canonical_name, description, source_file, role, paradigm},
+            "region");
+    });
 }
 
 OTF2_CallbackCode on_group(void* u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                            OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t count,
                            const uint64_t* members) {
-    RawDefinitions::Group g{name, type, paradigm, flags, {}};
-    if (members) g.members.assign(members, members + count);
-    define(raw_of(u), raw_of(u).groups, self, std::move(g), "group");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        RawDefinitions::Group g{name, type, paradigm, flags, {}};
+        if (members) g.members.assign(members, members + count);
+        define(raw, raw.groups, self, std::move(g), "group");
+    });
 }
 
 OTF2_CallbackCode on_comm(void* u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
                           OTF2_CommRef parent, OTF2_CommFlag) {
-    define(raw_of(u), raw_of(u).comms, self, RawDefinitions::Comm{name, group, parent},
-           "communicator");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.comms, self, RawDefinitions::Comm{name, group, parent}, "communicator");
+    });
 }
 
 OTF2_CallbackCode on_parameter(void* u, OTF2_ParameterRef self, OTF2_StringRef name,
                                OTF2_ParameterType type) {
-    define(raw_of(u), raw_of(u).parameters, self, RawDefinitions::Parameter{name, type},
-           "parameter");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.parameters, self, RawDefinitions::Parameter{name, type}, "parameter");
+    });
 }
 
 OTF2_CallbackCode on_cart_dimension(void* u, OTF2_CartDimensionRef self, OTF2_StringRef name,
                                     uint32_t size, OTF2_CartPeriodicity periodicity) {
-    define(raw_of(u), raw_of(u).cart_dimensions, self,
-           RawDefinitions::CartDimension{name, size, periodicity}, "cart dimension");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        define(raw, raw.cart_dimensions, self,
+               RawDefinitions::CartDimension{name, size, periodicity}, "cart dimension");
+    });
 }
 
 OTF2_CallbackCode on_cart_topology(void* u, OTF2_CartTopologyRef self, OTF2_StringRef name,
                                    OTF2_CommRef comm, uint8_t ndims,
                                    const OTF2_CartDimensionRef* dims) {
-    RawDefinitions::CartTopology t{name, comm, {}};
-    if (dims) t.dims.assign(dims, dims + ndims);
-    define(raw_of(u), raw_of(u).cart_topologies, self, std::move(t), "cart topology");
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        RawDefinitions::CartTopology t{name, comm, {}};
+        if (dims) t.dims.assign(dims, dims + ndims);
+        define(raw, raw.cart_topologies, self, std::move(t), "cart topology");
+    });
 }
 
 OTF2_CallbackCode on_cart_coordinate(void* u, OTF2_CartTopologyRef topology, uint32_t rank,
                                      uint8_t ndims, const uint32_t* coords) {
-    RawDefinitions::CartCoordinate c{topology, rank, {}};
-    if (coords) c.coords.assign(coords, coords + ndims);
-    raw_of(u).cart_coordinates.push_back(std::move(c));
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&](RawDefinitions& raw) {
+        RawDefinitions::CartCoordinate c{topology, rank, {}};
+        if (coords) c.coords.assign(coords, coords + ndims);
+        raw.cart_coordinates.push_back(std::move(c));
+    });
 }
 
 Paradigm paradigm_of(OTF2_Paradigm p) {
@@ -163,7 +188,6 @@ class Resolver {
         : raw_(raw), maps_(maps), file_(file) {}
 
     Definitions run() {
-        if (!raw_.duplicates.empty()) fail("defines " + raw_.duplicates.front() + " twice");
         if (!raw_.have_clock) fail("no ClockProperties definition");
         if (raw_.timer_resolution == 0) fail("ClockProperties with timer resolution 0");
         defs_.timer_resolution = raw_.timer_resolution;
@@ -369,6 +393,8 @@ class Resolver {
             index.emplace(ref, static_cast<uint32_t>(defs_.topologies.size()));
             defs_.topologies.push_back(std::move(topo));
         }
+        std::size_t ranks = 0;
+        for (const Location& l : defs_.locations) ranks = std::max<std::size_t>(ranks, l.rank + 1);
         for (const RawDefinitions::CartCoordinate& c : raw_.cart_coordinates) {
             auto t = index.find(c.topology);
             if (t == index.end())
@@ -384,14 +410,15 @@ class Resolver {
                 if (c.coords[d] >= topo.dims[d].size)
                     fail(owner + " lies outside dimension " + std::to_string(d) + " (size " +
                          std::to_string(topo.dims[d].size) + ")");
-            const bool sized =
-                topo.communicator != kNone && !defs_.communicators[topo.communicator].is_self;
-            if (c.rank >= topo.coords_by_rank.size()) {
-                if (sized)
-                    fail(owner + " is outside its communicator of size " +
-                         std::to_string(topo.coords_by_rank.size()));
-                topo.coords_by_rank.resize(c.rank + 1);
-            }
+            // Without a communicator's size, ranks are still bounded by the processes.
+            std::size_t size = topo.coords_by_rank.size();
+            if (topo.communicator == kNone)
+                size = ranks;
+            else if (defs_.communicators[topo.communicator].is_self)
+                size = 1;
+            if (c.rank >= size)
+                fail(owner + " is outside its communicator of size " + std::to_string(size));
+            if (c.rank >= topo.coords_by_rank.size()) topo.coords_by_rank.resize(c.rank + 1);
             topo.coords_by_rank[c.rank] = c.coords;
         }
     }

@@ -79,7 +79,12 @@ struct RawDefinitions {
         std::vector<uint32_t> coords;
     };
     std::vector<CartCoordinate> cart_coordinates;
-    std::vector<std::string> duplicates; // "region 3", ...: OTF2 ids defined twice
+
+    // Reading stops at the first problem (an id defined twice, more records than the anchor
+    // file declares, no memory): damaged files can make OTF2 deliver records endlessly.
+    std::string error;
+    uint64_t records = 0;
+    uint64_t record_limit = UINT64_MAX;
 };
 
 // Registers callbacks that fill the RawDefinitions passed as user data.

@@ -40,10 +40,28 @@ struct EventContext {
     LocationEvents* out = nullptr;
     std::string file;
     std::string error;
+    // A record takes at least one byte of the file: more events than that means OTF2 is
+    // going round in circles on damaged data.
+    uint64_t max_events = UINT64_MAX;
 };
 
 EventContext& ctx_of(void* u) {
     return *static_cast<EventContext*>(u);
+}
+
+// Runs one callback's work; nothing may be thrown through OTF2's C code.
+template <class Work> OTF2_CallbackCode guarded(void* u, Work&& work) {
+    EventContext& ctx = ctx_of(u);
+    try {
+        if (ctx.out->events.size() >= ctx.max_events) {
+            ctx.error = ctx.file + ": more records than the file can hold (damaged file)";
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        return work();
+    } catch (const std::exception& e) {
+        ctx.error = ctx.file + ": cannot hold the events: " + e.what();
+        return OTF2_CALLBACK_INTERRUPT;
+    }
 }
 
 OTF2_CallbackCode fail(EventContext& ctx, uint64_t position, EventKind kind, OTF2_TimeStamp time,
@@ -115,12 +133,16 @@ OTF2_CallbackCode message_event(EventContext& ctx, EventKind kind, OTF2_TimeStam
 
 OTF2_CallbackCode on_enter(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                            OTF2_AttributeList*, OTF2_RegionRef region) {
-    return region_event(ctx_of(u), EventKind::Enter, t, pos, region);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return region_event(ctx_of(u), EventKind::Enter, t, pos, region);
+    });
 }
 
 OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                            OTF2_AttributeList*, OTF2_RegionRef region) {
-    return region_event(ctx_of(u), EventKind::Leave, t, pos, region);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return region_event(ctx_of(u), EventKind::Leave, t, pos, region);
+    });
 }
 
 OTF2_CallbackCode p2p(void* u, EventKind kind, OTF2_TimeStamp t, uint64_t pos, uint32_t peer,
@@ -138,25 +160,33 @@ OTF2_CallbackCode p2p(void* u, EventKind kind, OTF2_TimeStamp t, uint64_t pos, u
 OTF2_CallbackCode on_send(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                           OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
                           uint64_t bytes) {
-    return p2p(u, EventKind::MpiSend, t, pos, peer, comm, tag, bytes, nullptr);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return p2p(u, EventKind::MpiSend, t, pos, peer, comm, tag, bytes, nullptr);
+    });
 }
 
 OTF2_CallbackCode on_isend(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                            OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
                            uint64_t bytes, uint64_t request) {
-    return p2p(u, EventKind::MpiIsend, t, pos, peer, comm, tag, bytes, &request);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return p2p(u, EventKind::MpiIsend, t, pos, peer, comm, tag, bytes, &request);
+    });
 }
 
 OTF2_CallbackCode on_recv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                           OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
                           uint64_t bytes) {
-    return p2p(u, EventKind::MpiRecv, t, pos, peer, comm, tag, bytes, nullptr);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return p2p(u, EventKind::MpiRecv, t, pos, peer, comm, tag, bytes, nullptr);
+    });
 }
 
 OTF2_CallbackCode on_irecv(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                            OTF2_AttributeList*, uint32_t peer, OTF2_CommRef comm, uint32_t tag,
                            uint64_t bytes, uint64_t request) {
-    return p2p(u, EventKind::MpiIrecv, t, pos, peer, comm, tag, bytes, &request);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return p2p(u, EventKind::MpiIrecv, t, pos, peer, comm, tag, bytes, &request);
+    });
 }
 
 OTF2_CallbackCode request_event(void* u, EventKind kind, OTF2_TimeStamp t, uint64_t request) {
@@ -168,28 +198,38 @@ OTF2_CallbackCode request_event(void* u, EventKind kind, OTF2_TimeStamp t, uint6
 
 OTF2_CallbackCode on_isend_complete(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                     OTF2_AttributeList*, uint64_t request) {
-    return request_event(u, EventKind::MpiIsendComplete, t, request);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return request_event(u, EventKind::MpiIsendComplete, t, request);
+    });
 }
 
 OTF2_CallbackCode on_irecv_request(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                    OTF2_AttributeList*, uint64_t request) {
-    return request_event(u, EventKind::MpiIrecvRequest, t, request);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return request_event(u, EventKind::MpiIrecvRequest, t, request);
+    });
 }
 
 OTF2_CallbackCode on_request_test(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                   OTF2_AttributeList*, uint64_t request) {
-    return request_event(u, EventKind::MpiRequestTest, t, request);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return request_event(u, EventKind::MpiRequestTest, t, request);
+    });
 }
 
 OTF2_CallbackCode on_request_cancelled(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                        OTF2_AttributeList*, uint64_t request) {
-    return request_event(u, EventKind::MpiRequestCancelled, t, request);
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        return request_event(u, EventKind::MpiRequestCancelled, t, request);
+    });
 }
 
 OTF2_CallbackCode on_collective_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                       OTF2_AttributeList*) {
-    push(ctx_of(u), EventKind::MpiCollectiveBegin, t);
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        push(ctx_of(u), EventKind::MpiCollectiveBegin, t);
+        return OTF2_CALLBACK_SUCCESS;
+    });
 }
 
 CollectiveOp collective_op_of(OTF2_CollectiveOp op) {
@@ -200,15 +240,17 @@ CollectiveOp collective_op_of(OTF2_CollectiveOp op) {
 OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                                     OTF2_AttributeList*, OTF2_CollectiveOp op, OTF2_CommRef comm,
                                     uint32_t root, uint64_t sent, uint64_t received) {
-    EventContext& ctx = ctx_of(u);
-    Event* e = nullptr;
-    OTF2_CallbackCode code =
-        message_event(ctx, EventKind::MpiCollectiveEnd, t, pos, comm, root, true, e);
-    if (code != OTF2_CALLBACK_SUCCESS) return code;
-    e->c = static_cast<uint32_t>(collective_op_of(op));
-    e->bytes = sent;
-    push_request(ctx, received); // the model keeps received bytes beside the event
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        EventContext& ctx = ctx_of(u);
+        Event* e = nullptr;
+        OTF2_CallbackCode code =
+            message_event(ctx, EventKind::MpiCollectiveEnd, t, pos, comm, root, true, e);
+        if (code != OTF2_CALLBACK_SUCCESS) return code;
+        e->c = static_cast<uint32_t>(collective_op_of(op));
+        e->bytes = sent;
+        push_request(ctx, received); // the model keeps received bytes beside the event
+        return OTF2_CALLBACK_SUCCESS;
+    });
 }
 
 OTF2_CallbackCode parameter_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp t, uint64_t pos,
@@ -225,49 +267,62 @@ OTF2_CallbackCode parameter_event(EventContext& ctx, EventKind kind, OTF2_TimeSt
 OTF2_CallbackCode on_parameter_string(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                                       OTF2_AttributeList*, OTF2_ParameterRef parameter,
                                       OTF2_StringRef string) {
-    EventContext& ctx = ctx_of(u);
-    uint32_t index;
-    if (!lookup(ctx.maps->strings, string, index))
-        return fail(ctx, pos, EventKind::ParameterString, t,
-                    "refers to undefined string " + std::to_string(string));
-    Event* e = nullptr;
-    OTF2_CallbackCode code = parameter_event(ctx, EventKind::ParameterString, t, pos, parameter, e);
-    if (code == OTF2_CALLBACK_SUCCESS) e->b = index;
-    return code;
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        EventContext& ctx = ctx_of(u);
+        uint32_t index;
+        if (!lookup(ctx.maps->strings, string, index))
+            return fail(ctx, pos, EventKind::ParameterString, t,
+                        "refers to undefined string " + std::to_string(string));
+        Event* e = nullptr;
+        OTF2_CallbackCode code =
+            parameter_event(ctx, EventKind::ParameterString, t, pos, parameter, e);
+        if (code == OTF2_CALLBACK_SUCCESS) e->b = index;
+        return code;
+    });
 }
 
 OTF2_CallbackCode on_parameter_int(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                                    OTF2_AttributeList*, OTF2_ParameterRef parameter,
                                    int64_t value) {
-    Event* e = nullptr;
-    OTF2_CallbackCode code =
-        parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
-    if (code == OTF2_CALLBACK_SUCCESS) e->value = value;
-    return code;
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        Event* e = nullptr;
+        OTF2_CallbackCode code =
+            parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
+        if (code == OTF2_CALLBACK_SUCCESS) e->value = value;
+        return code;
+    });
 }
 
 // The model has one integer parameter event; unsigned values keep their bits.
 OTF2_CallbackCode on_parameter_uint(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
                                     OTF2_AttributeList*, OTF2_ParameterRef parameter,
                                     uint64_t value) {
-    Event* e = nullptr;
-    OTF2_CallbackCode code =
-        parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
-    if (code == OTF2_CALLBACK_SUCCESS) e->value = static_cast<int64_t>(value);
-    return code;
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        Event* e = nullptr;
+        OTF2_CallbackCode code =
+            parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
+        if (code == OTF2_CALLBACK_SUCCESS) e->value = static_cast<int64_t>(value);
+        return code;
+    });
 }
 
 OTF2_CallbackCode on_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
                                   OTF2_AttributeList*, OTF2_TimeStamp stop) {
-    push(ctx_of(u), EventKind::BufferFlush, t).value = static_cast<int64_t>(stop);
-    return OTF2_CALLBACK_SUCCESS;
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        push(ctx_of(u), EventKind::BufferFlush, t).value = static_cast<int64_t>(stop);
+        return OTF2_CALLBACK_SUCCESS;
+    });
 }
 
-// Records the model does not distinguish (metrics, RMA, threads, ...) only keep their time.
+// Records the model does not distinguish (metrics, RMA, threads, I/O, records newer than
+// this OTF2) only keep their time; one template serves every callback signature.
+template <class... Record>
 OTF2_CallbackCode on_other(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
-                           OTF2_AttributeList*) {
-    push(ctx_of(u), EventKind::Other, t);
-    return OTF2_CALLBACK_SUCCESS;
+                           OTF2_AttributeList*, Record...) {
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        push(ctx_of(u), EventKind::Other, t);
+        return OTF2_CALLBACK_SUCCESS;
+    });
 }
 
 OTF2_EvtReaderCallbacks* make_event_callbacks() {
@@ -289,13 +344,93 @@ OTF2_EvtReaderCallbacks* make_event_callbacks() {
     OTF2_EvtReaderCallbacks_SetParameterIntCallback(cb, on_parameter_int);
     OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, on_parameter_uint);
     OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, on_buffer_flush);
-    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, on_other<>);
+    OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpForkCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpJoinCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpAcquireLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpReleaseLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpTaskCreateCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpTaskSwitchCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetOmpTaskCompleteCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetMetricCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaTryLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaWaitChangeCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteBlockingCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaOpTestCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadCreateCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadBeginCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadWaitCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetThreadEndCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoCreateHandleCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoDestroyHandleCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoDuplicateHandleCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoSeekCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoChangeStatusFlagsCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoDeleteFileCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoOperationBeginCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoOperationTestCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoOperationIssuedCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoOperationCompleteCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoOperationCancelledCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoAcquireLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoReleaseLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetIoTryLockCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetCommDestroyCallback(cb, on_other);
     return cb;
 }
 
+// What a location's local definitions add beyond OTF2's mapping tables.
+struct LocalDefinitions {
+    std::vector<ClockOffset> offsets;
+    uint64_t max_records = UINT64_MAX; // bounded by the file size, like events
+    std::string error;
+};
+
 OTF2_CallbackCode on_clock_offset(void* u, OTF2_TimeStamp time, int64_t offset, double stddev) {
-    static_cast<std::vector<ClockOffset>*>(u)->push_back({time, offset, stddev});
-    return OTF2_CALLBACK_SUCCESS;
+    LocalDefinitions& local = *static_cast<LocalDefinitions*>(u);
+    try {
+        if (local.offsets.size() >= local.max_records) {
+            local.error = "more records than the file can hold (damaged file)";
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        local.offsets.push_back({time, offset, stddev});
+        return OTF2_CALLBACK_SUCCESS;
+    } catch (const std::exception& e) {
+        local.error = std::string("cannot hold the clock offsets: ") + e.what();
+        return OTF2_CALLBACK_INTERRUPT;
+    }
 }
 
 class ArchiveReader {
@@ -356,6 +491,9 @@ class ArchiveReader {
             throw TraceError(with_cause(file + ": cannot open global definitions", capture_,
                                         OTF2_ERROR_INVALID));
         RawDefinitions raw;
+        uint64_t declared = 0;
+        if (OTF2_Reader_GetNumberOfGlobalDefinitions(r, &declared) == OTF2_SUCCESS && declared > 0)
+            raw.record_limit = declared;
         OTF2_GlobalDefReaderCallbacks* cb = OTF2_GlobalDefReaderCallbacks_New();
         if (!cb) throw TraceError(file + ": out of memory");
         detail::set_global_definition_callbacks(cb);
@@ -363,13 +501,12 @@ class ArchiveReader {
         OTF2_GlobalDefReaderCallbacks_Delete(cb);
         check(status, file, "cannot register definition callbacks");
         uint64_t count = 0;
-        check(OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &count), file,
-              "damaged global definitions");
+        status = OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &count);
+        if (!raw.error.empty()) throw TraceError(file + ": " + raw.error);
+        check(status, file, "damaged global definitions");
         OTF2_Reader_CloseGlobalDefReader(r, gdr);
         // A file cut between two records reads without error: the anchor file's count tells.
-        uint64_t declared = 0;
-        if (OTF2_Reader_GetNumberOfGlobalDefinitions(r, &declared) == OTF2_SUCCESS &&
-            count < declared)
+        if (count < declared)
             throw TraceError(file + ": truncated: " + std::to_string(count) + " of " +
                              std::to_string(declared) + " definitions");
         for (const auto& [id, loc] : raw.locations) declared_[id] = loc.events;
@@ -424,24 +561,27 @@ class ArchiveReader {
     }
 
     std::vector<ClockOffset> read_local_definitions(uint64_t id) {
-        std::vector<ClockOffset> offsets;
+        LocalDefinitions local;
         const std::string file = location_file(id, ".def");
         // Local definitions are optional in OTF2 (no mapping tables, no clock offsets).
-        if (posix_layout_ && !fs::exists(file)) return offsets;
+        if (posix_layout_ && !fs::exists(file)) return {};
+        std::error_code ec;
+        if (posix_layout_) local.max_records = fs::file_size(file, ec);
         OTF2_Reader* r = reader_.get();
         OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, id);
         if (!dr) throw TraceError(with_cause(file + ": cannot open", capture_, OTF2_ERROR_INVALID));
         OTF2_DefReaderCallbacks* cb = OTF2_DefReaderCallbacks_New();
         if (!cb) throw TraceError(file + ": out of memory");
         OTF2_DefReaderCallbacks_SetClockOffsetCallback(cb, on_clock_offset);
-        OTF2_ErrorCode status = OTF2_Reader_RegisterDefCallbacks(r, dr, cb, &offsets);
+        OTF2_ErrorCode status = OTF2_Reader_RegisterDefCallbacks(r, dr, cb, &local);
         OTF2_DefReaderCallbacks_Delete(cb);
         check(status, file, "cannot register definition callbacks");
         uint64_t count = 0;
-        check(OTF2_Reader_ReadAllLocalDefinitions(r, dr, &count), file,
-              "damaged local definitions");
+        status = OTF2_Reader_ReadAllLocalDefinitions(r, dr, &count);
+        if (!local.error.empty()) throw TraceError(file + ": " + local.error);
+        check(status, file, "damaged local definitions");
         OTF2_Reader_CloseDefReader(r, dr);
-        return offsets;
+        return std::move(local.offsets);
     }
 
     void read_events(OTF2_EvtReader* evt, Trace& trace, std::size_t index,
@@ -458,6 +598,7 @@ class ArchiveReader {
         std::error_code ec;
         const uint64_t file_size = posix_layout_ ? fs::file_size(ctx.file, ec) : 0;
         ctx.out->events.reserve(std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
+        if (posix_layout_ && !ec) ctx.max_events = file_size;
         OTF2_Reader* r = reader_.get();
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");
