@@ -148,7 +148,8 @@ void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
         else
             std::free(chunk);
     }
-    if (type == OTF2_FILETYPE_EVENTS && final) pool.allocated -= std::min(pool.allocated, owned->chunks.size());
+    if (type == OTF2_FILETYPE_EVENTS && final)
+        pool.allocated -= std::min(pool.allocated, owned->chunks.size());
     owned->chunks.clear();
     if (final) {
         delete owned;
@@ -161,7 +162,9 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, boo
     return OTF2_FLUSH;
 }
 
-OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return now(); }
+OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) {
+    return now();
+}
 
 const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, post_flush};
 const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
@@ -177,17 +180,18 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
     pool.max_chunks = std::max<uint64_t>(1, buffer_bytes / pool.chunk_size);
     pool.flushes = 0;
 
-    archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE,
-                                 pool.chunk_size, OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT,
-                                 OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, pool.chunk_size,
+                                 OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
+                                 OTF2_COMPRESSION_NONE);
     int ok = archive_ != nullptr;
     if (ok) {
-        ok = OTF2_Archive_SetFlushCallbacks(archive_, &kFlushCallbacks, nullptr) == OTF2_SUCCESS &&
-             OTF2_Archive_SetMemoryCallbacks(archive_, &kMemoryCallbacks, nullptr) == OTF2_SUCCESS &&
-             OTF2_MPI_Archive_SetCollectiveCallbacks(archive_, comm, MPI_COMM_NULL) ==
-                 OTF2_SUCCESS &&
-             OTF2_Archive_SetCreator(archive_, "topolens measure 0.1") == OTF2_SUCCESS &&
-             OTF2_Archive_OpenEvtFiles(archive_) == OTF2_SUCCESS;
+        ok =
+            OTF2_Archive_SetFlushCallbacks(archive_, &kFlushCallbacks, nullptr) == OTF2_SUCCESS &&
+            OTF2_Archive_SetMemoryCallbacks(archive_, &kMemoryCallbacks, nullptr) == OTF2_SUCCESS &&
+            OTF2_MPI_Archive_SetCollectiveCallbacks(archive_, comm, MPI_COMM_NULL) ==
+                OTF2_SUCCESS &&
+            OTF2_Archive_SetCreator(archive_, "topolens measure 0.1") == OTF2_SUCCESS &&
+            OTF2_Archive_OpenEvtFiles(archive_) == OTF2_SUCCESS;
     }
     if (ok) {
         events_ = OTF2_Archive_GetEvtWriter(archive_, static_cast<OTF2_LocationRef>(rank));
@@ -207,7 +211,9 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
     return true;
 }
 
-uint64_t Archive::flushes() const { return pool.flushes; }
+uint64_t Archive::flushes() const {
+    return pool.flushes;
+}
 
 uint64_t Archive::close_events() {
     uint64_t count = 0;
@@ -227,7 +233,8 @@ OTF2_GlobalDefWriter* Archive::global_definitions() {
 void Archive::write_local_definitions(int rank, const IdMappings& mappings,
                                       const std::vector<ClockSample>& clock) {
     OTF2_Archive_OpenDefFiles(archive_);
-    OTF2_DefWriter* writer = OTF2_Archive_GetDefWriter(archive_, static_cast<OTF2_LocationRef>(rank));
+    OTF2_DefWriter* writer =
+        OTF2_Archive_GetDefWriter(archive_, static_cast<OTF2_LocationRef>(rank));
     const std::pair<OTF2_MappingType, const std::vector<uint64_t>*> tables[] = {
         {OTF2_MAPPING_STRING, &mappings.strings},
         {OTF2_MAPPING_REGION, &mappings.regions},

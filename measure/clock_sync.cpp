@@ -37,7 +37,8 @@ ClockSample measure_clock_offset(MPI_Comm comm) {
         if (received - sent < best_round_trip) {
             best_round_trip = received - sent;
             sample.local_time = sent + (received - sent) / 2;
-            sample.offset = static_cast<int64_t>(reference) - static_cast<int64_t>(sample.local_time);
+            sample.offset =
+                static_cast<int64_t>(reference) - static_cast<int64_t>(sample.local_time);
             sample.deviation = static_cast<double>(best_round_trip) / 2.0;
         }
     }

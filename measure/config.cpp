@@ -31,18 +31,21 @@ int parse_bool(const std::string& text) {
 
 bool parse_size(const std::string& text, uint64_t& bytes) {
     size_t digits = 0;
-    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits])))
-        ++digits;
+    while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
     if (digits == 0 || digits > 15) return false;
     uint64_t value = std::stoull(text.substr(0, digits));
     std::string unit = lower(text.substr(digits));
     if (unit == "b") unit.clear();
     if (unit.size() == 2 && unit[1] == 'b') unit.pop_back(); // "16MB" -> "16M"
     uint64_t scale = 1;
-    if (unit == "k") scale = 1ULL << 10;
-    else if (unit == "m") scale = 1ULL << 20;
-    else if (unit == "g") scale = 1ULL << 30;
-    else if (!unit.empty()) return false;
+    if (unit == "k")
+        scale = 1ULL << 10;
+    else if (unit == "m")
+        scale = 1ULL << 20;
+    else if (unit == "g")
+        scale = 1ULL << 30;
+    else if (!unit.empty())
+        return false;
     bytes = value * scale;
     return true;
 }

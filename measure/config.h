@@ -9,9 +9,9 @@ namespace topolens::measure {
 
 struct Config {
     bool enabled = true;
-    std::string trace_dir;           // empty: a default name is chosen by rank 0
+    std::string trace_dir;            // empty: a default name is chosen by rank 0
     uint64_t buffer_bytes = 16 << 20; // per-process event buffer
-    std::string report_path_file;    // where rank 0 writes the final archive path
+    std::string report_path_file;     // where rank 0 writes the final archive path
     bool verbose = false;
 };
 

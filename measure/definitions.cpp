@@ -72,7 +72,9 @@ uint32_t LocalDefinitions::parameter(std::string_view name, OTF2_ParameterType t
 
 namespace {
 
-void put_ints(ByteWriter& out, const std::vector<int32_t>& values) { out.put_vector(values); }
+void put_ints(ByteWriter& out, const std::vector<int32_t>& values) {
+    out.put_vector(values);
+}
 
 } // namespace
 
@@ -255,8 +257,8 @@ std::vector<MergedTopology> merge_topologies(const std::vector<ProcessContributi
     std::map<std::string, std::pair<int, uint64_t>> order; // kind, sort key
     for (size_t process = 0; process < all.size(); ++process) {
         for (const auto& record : all[process].topologies) {
-            const std::string id = record.user_defined ? "u:" + record.name
-                                                       : "c:" + std::to_string(record.comm_key);
+            const std::string id =
+                record.user_defined ? "u:" + record.name : "c:" + std::to_string(record.comm_key);
             auto comm = comm_ids.find(record.comm_key);
             if (comm == comm_ids.end()) continue;
             auto [it, inserted] = merged.try_emplace(id);
@@ -270,9 +272,8 @@ std::vector<MergedTopology> merge_topologies(const std::vector<ProcessContributi
                              record.user_defined ? record.creation : comm->second};
             } else if (topology.dims != record.dims || topology.periods != record.periods) {
                 warnings.push_back("topology '" + record.name + "': process " +
-                                   std::to_string(process) + " declared " +
-                                   dims_text(record.dims) + ", others " +
-                                   dims_text(topology.dims) + "; keeping the first");
+                                   std::to_string(process) + " declared " + dims_text(record.dims) +
+                                   ", others " + dims_text(topology.dims) + "; keeping the first");
                 continue;
             }
             if (record.coords.empty()) continue;
@@ -298,7 +299,8 @@ std::vector<MergedTopology> merge_topologies(const std::vector<ProcessContributi
         MergedTopology topology = merged[id];
         if (key.first == 0 && topology.comm >= 2) {
             const GlobalComm& comm = comms.at(topology.comm - 2); // derived ids start at 2
-            topology.name = "MPI_" + comm.def.how + " " + std::to_string(++per_function[comm.def.how]);
+            topology.name =
+                "MPI_" + comm.def.how + " " + std::to_string(++per_function[comm.def.how]);
         }
         result.push_back(std::move(topology));
     }
@@ -353,8 +355,7 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
             mappings[p].comms.push_back(found == comm_ids.end() ? OTF2_UNDEFINED_COMM
                                                                 : found->second);
         }
-    const std::vector<MergedTopology> topologies =
-        merge_topologies(all, comm_ids, comms, warnings);
+    const std::vector<MergedTopology> topologies = merge_topologies(all, comm_ids, comms, warnings);
 
     // Intern every remaining name before writing: readers expect strings first.
     std::map<std::string, uint32_t> host_nodes;
@@ -367,8 +368,8 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
         strings(region->source_file);
     }
     for (const auto* parameter : parameters) strings(parameter->name);
-    for (const char* text : {"machine", "node", "Master thread", "MPI_COMM_WORLD", "MPI_COMM_SELF",
-                             "", "MPI"})
+    for (const char* text :
+         {"machine", "node", "Master thread", "MPI_COMM_WORLD", "MPI_COMM_SELF", "", "MPI"})
         strings(text);
     for (const auto& [host, node] : host_nodes) strings(host);
     for (size_t p = 0; p < all.size(); ++p) strings("MPI Rank " + std::to_string(p));
@@ -427,21 +428,19 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
                                     OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
                                     static_cast<uint32_t>(everyone.size()), everyone.data());
     for (const auto& comm : comms)
-        OTF2_GlobalDefWriter_WriteGroup(writer, comm.id + 1, strings(""),
-                                        OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-                                        OTF2_GROUP_FLAG_NONE,
-                                        static_cast<uint32_t>(comm.def.members.size()),
-                                        comm.def.members.data());
+        OTF2_GlobalDefWriter_WriteGroup(
+            writer, comm.id + 1, strings(""), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+            OTF2_GROUP_FLAG_NONE, static_cast<uint32_t>(comm.def.members.size()),
+            comm.def.members.data());
     OTF2_GlobalDefWriter_WriteComm(writer, 0, strings("MPI_COMM_WORLD"), 2, OTF2_UNDEFINED_COMM,
                                    OTF2_COMM_FLAG_NONE);
     OTF2_GlobalDefWriter_WriteComm(writer, 1, strings("MPI_COMM_SELF"), 1, OTF2_UNDEFINED_COMM,
                                    OTF2_COMM_FLAG_NONE);
     for (const auto& comm : comms) {
         auto parent = comm_ids.find(comm.def.parent_key);
-        OTF2_GlobalDefWriter_WriteComm(writer, comm.id, strings(comm.name), comm.id + 1,
-                                       parent == comm_ids.end() ? OTF2_UNDEFINED_COMM
-                                                                : parent->second,
-                                       OTF2_COMM_FLAG_NONE);
+        OTF2_GlobalDefWriter_WriteComm(
+            writer, comm.id, strings(comm.name), comm.id + 1,
+            parent == comm_ids.end() ? OTF2_UNDEFINED_COMM : parent->second, OTF2_COMM_FLAG_NONE);
     }
 
     // Cartesian topologies.

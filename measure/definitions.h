@@ -35,7 +35,7 @@ struct ParameterDefinition {
 struct CommDefinition {
     uint64_t key = 0;
     uint64_t parent_key = 0;
-    std::string how; // creating MPI function, e.g. "Comm_split"
+    std::string how;               // creating MPI function, e.g. "Comm_split"
     std::vector<uint64_t> members; // world ranks in communicator rank order
 };
 inline constexpr uint64_t kWorldKey = 0;
@@ -70,7 +70,9 @@ class LocalDefinitions {
   private:
     struct Hash {
         using is_transparent = void;
-        size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+        size_t operator()(std::string_view text) const {
+            return std::hash<std::string_view>{}(text);
+        }
     };
     using Index = std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>>;
     struct CachedName {

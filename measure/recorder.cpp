@@ -14,7 +14,8 @@ RecorderState& state() {
 }
 
 void warn_once(const std::string& message) {
-    if (state().warned.insert(message).second) std::fprintf(stderr, "topolens: %s\n", message.c_str());
+    if (state().warned.insert(message).second)
+        std::fprintf(stderr, "topolens: %s\n", message.c_str());
 }
 
 bool recording() {
@@ -77,7 +78,8 @@ void write_report_path(const RecorderState& s) {
     if (s.rank != 0 || s.config.report_path_file.empty()) return;
     std::ofstream out(s.config.report_path_file);
     out << s.directory << '\n';
-    if (!out) warn_once("cannot write TOPOLENS_REPORT_PATH_FILE '" + s.config.report_path_file + "'");
+    if (!out)
+        warn_once("cannot write TOPOLENS_REPORT_PATH_FILE '" + s.config.report_path_file + "'");
 }
 
 void close_open_user_activity(RecorderState& s, Timestamp time) {
@@ -85,7 +87,8 @@ void close_open_user_activity(RecorderState& s, Timestamp time) {
         if (op.executing) {
             warn_once("tuned operation '" + op.name + "' was still executing at MPI_Finalize");
             if (op.executing_codelet >= 0)
-                OTF2_EvtWriter_Leave(s.events, nullptr, time, op.codelet_regions[op.executing_codelet]);
+                OTF2_EvtWriter_Leave(s.events, nullptr, time,
+                                     op.codelet_regions[op.executing_codelet]);
             OTF2_EvtWriter_Leave(s.events, nullptr, time, op.region);
             op.executing = false;
         }
@@ -126,7 +129,8 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     // The end of MPI_Init is a global synchronisation point for analyzers.
     PMPI_Barrier(s.tool_comm);
     s.first_time = enter_time;
-    OTF2_EvtWriter_Enter(s.events, nullptr, enter_time, s.mpi_regions[static_cast<size_t>(init_fn)]);
+    OTF2_EvtWriter_Enter(s.events, nullptr, enter_time,
+                         s.mpi_regions[static_cast<size_t>(init_fn)]);
     OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(init_fn)]);
     s.active = true;
 }
@@ -221,9 +225,13 @@ void finish_measurement(Timestamp enter_time) {
 
 namespace {
 
-inline OTF2_EvtWriter* writer() { return state().events; }
+inline OTF2_EvtWriter* writer() {
+    return state().events;
+}
 
-inline uint32_t comm_id(MPI_Comm comm) { return state().communicators.local_id(comm); }
+inline uint32_t comm_id(MPI_Comm comm) {
+    return state().communicators.local_id(comm);
+}
 
 } // namespace
 
@@ -256,7 +264,8 @@ void send_event(MPI_Comm comm, int dest, int tag, uint64_t bytes) {
 
 void recv_event(MPI_Comm comm, const MPI_Status& status) {
     const uint32_t id = comm_id(comm);
-    if (status.MPI_SOURCE == MPI_PROC_NULL || status.MPI_SOURCE < 0 || id == Communicators::kUnknown)
+    if (status.MPI_SOURCE == MPI_PROC_NULL || status.MPI_SOURCE < 0 ||
+        id == Communicators::kUnknown)
         return;
     int bytes = 0;
     PMPI_Get_count(&status, MPI_BYTE, &bytes);
@@ -319,7 +328,8 @@ void persistent_started(MPI_Request request) {
     info->id = s.requests.next_id();
     if (info->kind == RequestInfo::Kind::Send)
         OTF2_EvtWriter_MpiIsend(s.events, nullptr, now(), static_cast<uint32_t>(info->peer),
-                                info->comm, static_cast<uint32_t>(info->tag), info->bytes, info->id);
+                                info->comm, static_cast<uint32_t>(info->tag), info->bytes,
+                                info->id);
     else
         OTF2_EvtWriter_MpiIrecvRequest(s.events, nullptr, now(), info->id);
 }
@@ -341,7 +351,8 @@ void request_completed(MPI_Request request, const MPI_Status& status) {
         PMPI_Get_count(&status, MPI_BYTE, &bytes);
         OTF2_EvtWriter_MpiIrecv(s.events, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE),
                                 info->comm, static_cast<uint32_t>(status.MPI_TAG),
-                                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info->id);
+                                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes),
+                                info->id);
     }
     if (info->persistent)
         info->active = false;
@@ -364,15 +375,16 @@ void request_freed(MPI_Request request) {
     state().requests.erase(request);
 }
 
-void collective_begin() { OTF2_EvtWriter_MpiCollectiveBegin(writer(), nullptr, now()); }
+void collective_begin() {
+    OTF2_EvtWriter_MpiCollectiveBegin(writer(), nullptr, now());
+}
 
 void collective_end(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t bytes_sent,
                     uint64_t bytes_received) {
     const uint32_t id = comm_id(comm);
-    OTF2_EvtWriter_MpiCollectiveEnd(writer(), nullptr, now(), op,
-                                    id == Communicators::kUnknown ? OTF2_UNDEFINED_COMM : id,
-                                    root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root),
-                                    bytes_sent, bytes_received);
+    OTF2_EvtWriter_MpiCollectiveEnd(
+        writer(), nullptr, now(), op, id == Communicators::kUnknown ? OTF2_UNDEFINED_COMM : id,
+        root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root), bytes_sent, bytes_received);
 }
 
 // ---------------------------------------------------------------- communicators
@@ -401,6 +413,8 @@ void cartesian_communicator_created(MPI_Comm created, MPI_Comm parent, const cha
     s.topologies.push_back(std::move(record));
 }
 
-void communicator_freed(MPI_Comm comm) { state().communicators.remove(comm); }
+void communicator_freed(MPI_Comm comm) {
+    state().communicators.remove(comm);
+}
 
 } // namespace topolens::measure

@@ -50,8 +50,8 @@ struct RecorderState {
     std::vector<ClockSample> clock;
     Timestamp first_time = 0;
     std::vector<uint32_t> user_region_stack; // open user regions, innermost last
-    std::vector<TunedOperation> tuned; // handle = index + 1
-    std::set<std::string> warned;      // messages shown once
+    std::vector<TunedOperation> tuned;       // handle = index + 1
+    std::set<std::string> warned;            // messages shown once
 };
 
 RecorderState& state();

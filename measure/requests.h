@@ -11,10 +11,10 @@ namespace topolens::measure {
 struct RequestInfo {
     enum class Kind : uint8_t { Send, Recv, Null } kind = Kind::Null;
     bool persistent = false;
-    bool active = false;  // persistent requests between Start and completion
-    uint64_t id = 0;      // OTF2 request id of the current activation
-    uint32_t comm = 0;    // local communicator id
-    int32_t peer = 0;     // rank in comm (persistent sends keep it for each Start)
+    bool active = false; // persistent requests between Start and completion
+    uint64_t id = 0;     // OTF2 request id of the current activation
+    uint32_t comm = 0;   // local communicator id
+    int32_t peer = 0;    // rank in comm (persistent sends keep it for each Start)
     int32_t tag = 0;
     uint64_t bytes = 0;
 };

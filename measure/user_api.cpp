@@ -16,7 +16,9 @@ constexpr int kMaxDimensions = 16;
 
 // Recording is possible: measurement on, MPI initialised and not finalised. User calls
 // made from inside an MPI call (e.g. a callback) are not recorded.
-bool can_record() { return recording(); }
+bool can_record() {
+    return recording();
+}
 
 TunedOperation* tuned_operation(int handle) {
     RecorderState& s = state();
@@ -44,7 +46,9 @@ uint32_t codelet_region(TunedOperation& op, int index, const char* name) {
 
 extern "C" {
 
-int topolens_is_active(void) { return state().active ? 1 : 0; }
+int topolens_is_active(void) {
+    return state().active ? 1 : 0;
+}
 
 // ---------------------------------------------------------------- regions
 
@@ -174,9 +178,15 @@ int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
     if (!op) return -1;
     const char* word = nullptr;
     switch (phase) {
-    case TOPOLENS_PHASE_SEARCH: word = "search"; break;
-    case TOPOLENS_PHASE_DECISION: word = "decision"; break;
-    case TOPOLENS_PHASE_PRODUCTION: word = "production"; break;
+    case TOPOLENS_PHASE_SEARCH:
+        word = "search";
+        break;
+    case TOPOLENS_PHASE_DECISION:
+        word = "decision";
+        break;
+    case TOPOLENS_PHASE_PRODUCTION:
+        word = "production";
+        break;
     }
     if (!word) {
         warn_once("topolens_tuned_phase: unknown phase " + std::to_string(static_cast<int>(phase)));

@@ -41,7 +41,9 @@ uint64_t sum_bytes(const int counts[], int n, MPI_Datatype type) {
 }
 
 // Send-side arguments are ignored by MPI when the send buffer is MPI_IN_PLACE.
-bool in_place(const void* sendbuf) { return sendbuf == MPI_IN_PLACE; }
+bool in_place(const void* sendbuf) {
+    return sendbuf == MPI_IN_PLACE;
+}
 
 } // namespace
 
@@ -49,7 +51,10 @@ extern "C" {
 
 int MPI_Barrier(MPI_Comm comm) {
     return collective(
-        MpiFn::Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, -1, [] { return Bytes{0, 0}; },
+        MpiFn::Barrier, OTF2_COLLECTIVE_OP_BARRIER, comm, -1,
+        [] {
+            return Bytes{0, 0};
+        },
         [&] { return PMPI_Barrier(comm); });
 }
 
@@ -111,8 +116,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
                          is_root ? sum_bytes(recvcounts, comm_size(comm), recvtype) : 0};
         },
         [&] {
-            return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                recvtype, root, comm);
+            return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                root, comm);
         });
 }
 
@@ -156,8 +161,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
                          message_bytes(recvcount, recvtype) * comm_size(comm)};
         },
         [&] {
-            return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                                  comm);
+            return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
         });
 }
 
@@ -192,8 +196,8 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 }
 
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                  const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm) {
     return collective(
         MpiFn::Alltoallv, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1,
         [&] {
@@ -239,8 +243,8 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
         [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, type, op, comm); });
 }
 
-int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
-                             MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm comm) {
     return collective(
         MpiFn::Reduce_scatter_block, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1,
         [&] {

@@ -20,8 +20,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return rc;
 }
 
-int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
-                        MPI_Comm* newcomm) {
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
     MpiRegion region(MpiFn::Comm_split_type);
     const int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     if (region.active() && rc == MPI_SUCCESS)

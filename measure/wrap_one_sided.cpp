@@ -30,9 +30,9 @@ int MPI_Get(void* origin, int origin_count, MPI_Datatype origin_type, int target
                     target_type, win);
 }
 
-int MPI_Accumulate(const void* origin, int origin_count, MPI_Datatype origin_type,
-                   int target_rank, MPI_Aint target_disp, int target_count,
-                   MPI_Datatype target_type, MPI_Op op, MPI_Win win) {
+int MPI_Accumulate(const void* origin, int origin_count, MPI_Datatype origin_type, int target_rank,
+                   MPI_Aint target_disp, int target_count, MPI_Datatype target_type, MPI_Op op,
+                   MPI_Win win) {
     MpiRegion region(MpiFn::Accumulate);
     return PMPI_Accumulate(origin, origin_count, origin_type, target_rank, target_disp,
                            target_count, target_type, op, win);

@@ -90,8 +90,8 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return rc;
 }
 
-int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status* status) {
     MpiRegion region(MpiFn::Sendrecv_replace);
     if (!region.active())
         return PMPI_Sendrecv_replace(buf, count, type, dest, sendtag, source, recvtag, comm,
@@ -106,9 +106,8 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest, int 
 
 int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
               MPI_Request* request) {
-    return nonblocking_send(MpiFn::Isend, count, type, dest, tag, comm, request, [&] {
-        return PMPI_Isend(buf, count, type, dest, tag, comm, request);
-    });
+    return nonblocking_send(MpiFn::Isend, count, type, dest, tag, comm, request,
+                            [&] { return PMPI_Isend(buf, count, type, dest, tag, comm, request); });
 }
 
 int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -152,41 +151,37 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 
 int MPI_Send_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                   MPI_Request* request) {
-    return persistent_init(MpiFn::Send_init, PersistentKind::Send, count, type, dest, tag, comm,
-                           request,
-                           [&] { return PMPI_Send_init(buf, count, type, dest, tag, comm, request); });
+    return persistent_init(
+        MpiFn::Send_init, PersistentKind::Send, count, type, dest, tag, comm, request,
+        [&] { return PMPI_Send_init(buf, count, type, dest, tag, comm, request); });
 }
 
-int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
-    return persistent_init(MpiFn::Ssend_init, PersistentKind::Send, count, type, dest, tag, comm,
-                           request, [&] {
-                               return PMPI_Ssend_init(buf, count, type, dest, tag, comm, request);
-                           });
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return persistent_init(
+        MpiFn::Ssend_init, PersistentKind::Send, count, type, dest, tag, comm, request,
+        [&] { return PMPI_Ssend_init(buf, count, type, dest, tag, comm, request); });
 }
 
-int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
-    return persistent_init(MpiFn::Bsend_init, PersistentKind::Send, count, type, dest, tag, comm,
-                           request, [&] {
-                               return PMPI_Bsend_init(buf, count, type, dest, tag, comm, request);
-                           });
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return persistent_init(
+        MpiFn::Bsend_init, PersistentKind::Send, count, type, dest, tag, comm, request,
+        [&] { return PMPI_Bsend_init(buf, count, type, dest, tag, comm, request); });
 }
 
-int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag,
-                   MPI_Comm comm, MPI_Request* request) {
-    return persistent_init(MpiFn::Rsend_init, PersistentKind::Send, count, type, dest, tag, comm,
-                           request, [&] {
-                               return PMPI_Rsend_init(buf, count, type, dest, tag, comm, request);
-                           });
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return persistent_init(
+        MpiFn::Rsend_init, PersistentKind::Send, count, type, dest, tag, comm, request,
+        [&] { return PMPI_Rsend_init(buf, count, type, dest, tag, comm, request); });
 }
 
 int MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                   MPI_Request* request) {
-    return persistent_init(MpiFn::Recv_init, PersistentKind::Recv, count, type, source, tag, comm,
-                           request, [&] {
-                               return PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-                           });
+    return persistent_init(
+        MpiFn::Recv_init, PersistentKind::Recv, count, type, source, tag, comm, request,
+        [&] { return PMPI_Recv_init(buf, count, type, source, tag, comm, request); });
 }
 
 int MPI_Start(MPI_Request* request) {

@@ -25,7 +25,9 @@ struct Completion {
         }
     }
     void completed(int index) { request_completed(before[index], statuses[index]); }
-    void completed(int index, const MPI_Status& status) { request_completed(before[index], status); }
+    void completed(int index, const MPI_Status& status) {
+        request_completed(before[index], status);
+    }
     void all_completed() {
         for (size_t i = 0; i < before.size(); ++i) completed(static_cast<int>(i));
     }

@@ -53,7 +53,8 @@ TOPOLENS_API int topolens_region_leave(const char* name);
  * same dims/periods (the topology is identified by `name`; NULL means "grid").
  * Returns a topology handle > 0, or 0 if nothing was recorded or the arguments are bad
  * (a message is printed once). */
-TOPOLENS_API int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[]);
+TOPOLENS_API int topolens_cart_create(const char* name, int ndims, const int dims[],
+                                      const int periods[]);
 
 /* Records the calling process's coordinates in topology `topology` (a handle from
  * topolens_cart_create); `coords` has ndims entries, coords[i] in [0, dims[i]).

@@ -77,7 +77,8 @@ int main(int argc, char** argv) {
 
     int sum = 0;
     const double allreduce_ns = best_ns_per_op(repetitions, [&](long n) {
-        for (long i = 0; i < n; ++i) MPI_Allreduce(&payload, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        for (long i = 0; i < n; ++i)
+            MPI_Allreduce(&payload, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     });
 
     if (rank == 0) {
