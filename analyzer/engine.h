@@ -1,0 +1,157 @@
+// The analysis engine: replays each location's events in order and hands patterns what
+// they need — region enters/leaves with call paths, matched messages, matched collective
+// instances — in the spirit of KOJAK's EXPERT and Scalasca's replay. Patterns may publish
+// instances of their own (a late-sender instance) that other patterns refine (wavefront
+// directions, wrong order).
+//
+// Everything a pattern sees about another location travels with a matched message or
+// collective (the send call's enter time, the members' enter/leave times), so the same
+// pattern code can later run in an MPI-parallel replay, one analyzer rank per group of
+// locations.
+#pragma once
+
+#include "analyzer/report.h"
+#include "trace/matching.h"
+#include "trace/model.h"
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <typeindex>
+#include <unordered_map>
+#include <vector>
+
+namespace topolens::analysis {
+
+using trace::Time;
+
+// One MPI call on one location, as a pattern sees it.
+struct CallInfo {
+    uint32_t location = 0;
+    uint32_t callpath = 0;
+    uint32_t region = 0;
+    Time enter = 0;
+    Time leave = 0;
+    double duration_seconds = 0.0;
+};
+
+// A matched point-to-point message, seen from the receiver (on_receive) and from the
+// sender (on_send). Times are global ticks.
+struct MessageInstance {
+    CallInfo send_call;     // the call that sent (MPI_Send, MPI_Isend, MPI_Sendrecv, ...)
+    CallInfo recv_call;     // the call that completed the receive (MPI_Recv, MPI_Wait*, ...)
+    Time recv_post = 0;     // enter of the call that posted the receive (Recv, or Irecv)
+    Time send_event = 0;    // time of the MpiSend/MpiIsend record
+    Time recv_event = 0;    // time of the MpiRecv/MpiIrecv record
+    uint32_t tag = 0;
+    uint32_t comm = 0;
+    uint64_t bytes = 0;
+    bool recv_blocking = false;  // completed by a call that blocks (Recv, Wait*, Sendrecv)
+    bool send_blocking = false;  // a blocking send or a Wait* that completed only sends
+    bool send_waits_alone = false; // the sending call did nothing but send (no Sendrecv)
+    // The waiting receive call completed several receives (Waitall...): the one with the
+    // latest send is the call's representative, the others have this flag cleared.
+    bool representative = true;
+    // A message sent to the same receiver before this one was received after it.
+    bool wrong_order = false;
+};
+
+// One collective operation: every member's call, in communicator rank order.
+struct CollectiveInstance {
+    trace::CollectiveOp op = trace::CollectiveOp::Other;
+    uint32_t comm = 0;
+    int root = -1; // index into members, -1 for rootless operations
+    std::vector<CallInfo> members;
+};
+
+// Severity bookkeeping and shared facts for patterns during one analysis.
+class Context {
+  public:
+    Context(const trace::Trace& trace, report::Report& report);
+    const trace::Trace& trace() const { return trace_; }
+    double seconds(Time ticks) const { return static_cast<double>(ticks) / resolution_; }
+    // Inclusive severity of `metric` (its value before children are subtracted).
+    void add(int metric, uint32_t callpath, uint32_t location, double value);
+    void warn(const std::string& message);
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    report::Report& report() { return report_; }
+
+  private:
+    const trace::Trace& trace_;
+    report::Report& report_;
+    double resolution_;
+    std::vector<std::string> warnings_;
+    std::unordered_map<std::string, int> warned_;
+};
+
+class Dispatcher;
+
+// A pattern: declares its metrics, then subscribes to what it needs.
+class Pattern {
+  public:
+    virtual ~Pattern() = default;
+    virtual std::string name() const = 0;
+    // Adds the pattern's metrics to the report (parents by unique name must exist: patterns
+    // are registered parents first).
+    virtual void define_metrics(report::Report& report) = 0;
+    virtual void subscribe(Dispatcher& dispatcher) = 0;
+};
+
+// Who gets what during the replay. Callbacks run in event order per location.
+class Dispatcher {
+  public:
+    using EnterLeave = std::function<void(Context&, const CallInfo&)>;
+    using Message = std::function<void(Context&, const MessageInstance&)>;
+    using Collective = std::function<void(Context&, const CollectiveInstance&, size_t member)>;
+    using LocationDone = std::function<void(Context&, uint32_t location, Time first, Time last)>;
+
+    // Every region instance when it is left (region enter/leave and call path known).
+    void on_region(EnterLeave callback) { regions_.push_back(std::move(callback)); }
+    // On the receiver's replay, once per matched message.
+    void on_receive(Message callback) { receives_.push_back(std::move(callback)); }
+    // On the sender's replay, once per matched message.
+    void on_send(Message callback) { sends_.push_back(std::move(callback)); }
+    // On each member's replay, when its part of the instance ends.
+    void on_collective(Collective callback) { collectives_.push_back(std::move(callback)); }
+    // After a location's last event.
+    void on_location_done(LocationDone callback) { done_.push_back(std::move(callback)); }
+
+    // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
+    template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
+        auto& list = custom_[std::type_index(typeid(T))];
+        list.push_back([callback](Context& c, const void* p) { callback(c, *static_cast<const T*>(p)); });
+    }
+    template <typename T> void publish(Context& context, const T& instance) const {
+        auto found = custom_.find(std::type_index(typeid(T)));
+        if (found == custom_.end()) return;
+        for (const auto& callback : found->second) callback(context, &instance);
+    }
+
+  private:
+    friend class Replay;
+    std::vector<EnterLeave> regions_;
+    std::vector<Message> receives_, sends_;
+    std::vector<Collective> collectives_;
+    std::vector<LocationDone> done_;
+    std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
+        custom_;
+};
+
+struct AnalysisOptions {
+    std::ostream* progress = nullptr; // progress lines for long runs, if set
+};
+
+struct AnalysisResult {
+    report::Report report;
+    std::vector<std::string> warnings;
+    uint64_t events = 0;
+};
+
+// Runs `patterns` over `trace`. The report holds the trace's definitions (regions, call
+// tree, locations, topologies) and the patterns' severities, exclusive in both trees.
+AnalysisResult analyze(const trace::Trace& trace,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options = {});
+
+} // namespace topolens::analysis

@@ -1,0 +1,69 @@
+// What a replay needs beyond the raw events: the call tree, each event's enclosing call,
+// point-to-point messages matched send to receive, and collective operations matched
+// across the members of their communicator.
+#pragma once
+
+#include "trace/model.h"
+
+#include <string>
+#include <vector>
+
+namespace topolens::trace {
+
+struct CallNode {
+    Ref region = kNone;
+    uint32_t parent = kNone; // kNone for roots
+};
+
+// Per location, parallel to its events.
+struct LocationFrames {
+    // Enter: index of its Leave (or kNone if never left); Leave: index of its Enter;
+    // any other event: index of the innermost enclosing Enter (kNone at top level).
+    std::vector<uint32_t> frame;
+    // Enter and Leave: the call path of that region instance; others: enclosing call path.
+    std::vector<uint32_t> callpath;
+};
+
+struct EventRef {
+    uint32_t location = kNone;
+    uint32_t event = kNone;
+};
+
+// A matched message: the MpiSend/MpiIsend record and the MpiRecv/MpiIrecv record.
+struct MessageMatch {
+    EventRef send;
+    EventRef recv;
+};
+
+// One member's part of a collective: its MpiCollectiveEnd record.
+struct CollectiveMatch {
+    CollectiveOp op = CollectiveOp::Other;
+    Ref comm = kNone;
+    uint32_t root = kNone;              // world rank of the root, kNone if rootless
+    std::vector<EventRef> members;      // communicator rank order; kNone where missing
+};
+
+struct Matching {
+    std::vector<CallNode> calltree;
+    std::vector<LocationFrames> frames; // parallel to trace.locations
+    std::vector<MessageMatch> messages;
+    // Per location, ascending by event: (receive or send record index, message id).
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> receives_of, sends_of;
+    std::vector<CollectiveMatch> collectives;
+    // Per location, ascending by event: (MpiCollectiveEnd index, collective id).
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> collectives_of;
+    uint64_t unmatched_sends = 0;
+    uint64_t unmatched_receives = 0;
+    uint64_t incomplete_collectives = 0;
+    // Problems found (unbalanced regions, unmatched messages, ...), each naming location
+    // and event index; the matching goes on past them.
+    std::vector<std::string> warnings;
+};
+
+// World rank (location index) of `rank` in communicator `comm`, as seen from `location`
+// (MPI_COMM_SELF maps rank 0 to the location itself); kNone if out of range.
+uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t location);
+
+Matching match(const Trace& trace);
+
+} // namespace topolens::trace
