@@ -29,11 +29,12 @@ using trace::Time;
 // One MPI call on one location, as a pattern sees it.
 struct CallInfo {
     uint32_t location = 0;
-    uint32_t callpath = 0;
-    uint32_t region = 0;
+    uint32_t callpath = 0;          // report call path id
+    uint32_t parent_callpath = trace::kNone;
+    uint32_t region = 0;            // trace (and report) region id
     Time enter = 0;
     Time leave = 0;
-    double duration_seconds = 0.0;
+    Time exclusive = 0; // leave - enter minus the time in directly nested region instances
 };
 
 // A matched point-to-point message, seen from the receiver (on_receive) and from the

@@ -33,6 +33,7 @@ struct EventRef {
 struct MessageMatch {
     EventRef send;
     EventRef recv;
+    uint32_t recv_posted = kNone; // MpiIrecvRequest of a nonblocking receive, else = recv
 };
 
 // One member's part of a collective: its MpiCollectiveEnd record.
