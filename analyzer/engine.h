@@ -29,9 +29,9 @@ using trace::Time;
 // One MPI call on one location, as a pattern sees it.
 struct CallInfo {
     uint32_t location = 0;
-    uint32_t callpath = 0;          // report call path id
+    uint32_t callpath = 0; // report call path id
     uint32_t parent_callpath = trace::kNone;
-    uint32_t region = 0;            // trace (and report) region id
+    uint32_t region = 0; // trace (and report) region id
     Time enter = 0;
     Time leave = 0;
     Time exclusive = 0; // leave - enter minus the time in directly nested region instances
@@ -40,16 +40,16 @@ struct CallInfo {
 // A matched point-to-point message, seen from the receiver (on_receive) and from the
 // sender (on_send). Times are global ticks.
 struct MessageInstance {
-    CallInfo send_call;     // the call that sent (MPI_Send, MPI_Isend, MPI_Sendrecv, ...)
-    CallInfo recv_call;     // the call that completed the receive (MPI_Recv, MPI_Wait*, ...)
-    Time recv_post = 0;     // enter of the call that posted the receive (Recv, or Irecv)
-    Time send_event = 0;    // time of the MpiSend/MpiIsend record
-    Time recv_event = 0;    // time of the MpiRecv/MpiIrecv record
+    CallInfo send_call;  // the call that sent (MPI_Send, MPI_Isend, MPI_Sendrecv, ...)
+    CallInfo recv_call;  // the call that completed the receive (MPI_Recv, MPI_Wait*, ...)
+    Time recv_post = 0;  // enter of the call that posted the receive (Recv, or Irecv)
+    Time send_event = 0; // time of the MpiSend/MpiIsend record
+    Time recv_event = 0; // time of the MpiRecv/MpiIrecv record
     uint32_t tag = 0;
     uint32_t comm = 0;
     uint64_t bytes = 0;
-    bool recv_blocking = false;  // completed by a call that blocks (Recv, Wait*, Sendrecv)
-    bool send_blocking = false;  // a blocking send or a Wait* that completed only sends
+    bool recv_blocking = false;    // completed by a call that blocks (Recv, Wait*, Sendrecv)
+    bool send_blocking = false;    // a blocking send or a Wait* that completed only sends
     bool send_waits_alone = false; // the sending call did nothing but send (no Sendrecv)
     // The waiting receive call completed several receives (Waitall...): the one with the
     // latest send is the call's representative, the others have this flag cleared.
@@ -121,7 +121,8 @@ class Dispatcher {
     // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
     template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
         auto& list = custom_[std::type_index(typeid(T))];
-        list.push_back([callback](Context& c, const void* p) { callback(c, *static_cast<const T*>(p)); });
+        list.push_back(
+            [callback](Context& c, const void* p) { callback(c, *static_cast<const T*>(p)); });
     }
     template <typename T> void publish(Context& context, const T& instance) const {
         auto found = custom_.find(std::type_index(typeid(T)));

@@ -52,11 +52,11 @@ struct Callpath {
 
 // The system tree as CUBE has it: machine > node (host) > process (rank) > thread.
 struct Location {
-    std::string name;       // "Master thread"
-    std::string host;       // node name
-    std::string process;    // "MPI Rank 3"
-    int rank = 0;           // process rank
-    int thread = 0;         // thread rank within the process
+    std::string name;    // "Master thread"
+    std::string host;    // node name
+    std::string process; // "MPI Rank 3"
+    int rank = 0;        // process rank
+    int thread = 0;      // thread rank within the process
 };
 
 struct CartTopology {
@@ -75,14 +75,15 @@ class Report {
     std::vector<Callpath> callpaths; // roots have parent -1
     std::vector<Location> locations;
     std::vector<CartTopology> topologies;
-    // Free-form key/value pairs kept in the file, e.g. "topolens.trace", "topolens.topology_source".
+    // Free-form key/value pairs kept in the file, e.g. "topolens.trace",
+    // "topolens.topology_source".
     std::map<std::string, std::string> attributes;
 
     // ---- building
-    int add_metric(Metric metric);               // links parent/children; returns id
-    int add_region(Region region);               // returns id
-    int add_callpath(int region, int parent);    // returns id (existing one if equal)
-    int add_location(Location location);         // returns id
+    int add_metric(Metric metric);            // links parent/children; returns id
+    int add_region(Region region);            // returns id
+    int add_callpath(int region, int parent); // returns id (existing one if equal)
+    int add_location(Location location);      // returns id
 
     // ---- exclusive severities
     double value(int metric, int callpath, int location) const;

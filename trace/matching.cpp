@@ -64,8 +64,8 @@ void build_frames(const Trace& trace, Matching& m, Warnings& warn) {
                     continue;
                 }
                 if (open != stack.rbegin())
-                    warn.add("unbalanced leave", where(trace, loc, i) +
-                                                     ": leave skips open regions; they end here");
+                    warn.add("unbalanced leave",
+                             where(trace, loc, i) + ": leave skips open regions; they end here");
                 const uint32_t enter = *open;
                 stack.erase(std::next(open).base(), stack.end());
                 f.frame[i] = enter;
@@ -88,7 +88,8 @@ void build_frames(const Trace& trace, Matching& m, Warnings& warn) {
 // Per communicator: world rank -> communicator rank, built on first use.
 class CommRanks {
   public:
-    explicit CommRanks(const Trace& trace) : trace_(trace), maps_(trace.defs.communicators.size()) {}
+    explicit CommRanks(const Trace& trace)
+        : trace_(trace), maps_(trace.defs.communicators.size()) {}
     // Communicator rank of `location` in `comm`, kNone if it is not a member.
     uint32_t rank_of(Ref comm, uint32_t location) {
         const Communicator& c = trace_.defs.communicators[comm];
@@ -133,8 +134,8 @@ struct PostedReceive {
     uint32_t event;
 };
 
-void match_messages(const Trace& trace, const std::vector<uint32_t>& location_of_rank,
-                    Matching& m, Warnings& warn) {
+void match_messages(const Trace& trace, const std::vector<uint32_t>& location_of_rank, Matching& m,
+                    Warnings& warn) {
     std::unordered_map<Channel, SendQueue, ChannelHash> queues;
     const size_t nloc = trace.locations.size();
     for (uint32_t loc = 0; loc < nloc; ++loc) {
@@ -176,8 +177,9 @@ void match_messages(const Trace& trace, const std::vector<uint32_t>& location_of
                 if (found != post_of_request.end()) post_of_request.erase(found);
             }
         }
-        std::sort(posted.begin(), posted.end(),
-                  [](const PostedReceive& x, const PostedReceive& y) { return x.posted < y.posted; });
+        std::sort(posted.begin(), posted.end(), [](const PostedReceive& x, const PostedReceive& y) {
+            return x.posted < y.posted;
+        });
         for (const PostedReceive& p : posted) {
             const Event& e = le.events[p.event];
             const uint32_t source = world_rank(trace, e.b, e.a, loc);
@@ -187,8 +189,8 @@ void match_messages(const Trace& trace, const std::vector<uint32_t>& location_of
                                              : queues.find(Channel{source_loc, loc, e.b, e.c});
             if (queue == queues.end() || queue->second.next == queue->second.sends.size()) {
                 ++m.unmatched_receives;
-                warn.add("unmatched receive", where(trace, loc, p.event) +
-                                                  ": receive without a matching send");
+                warn.add("unmatched receive",
+                         where(trace, loc, p.event) + ": receive without a matching send");
                 continue;
             }
             const EventRef send = queue->second.sends[queue->second.next++];
@@ -268,9 +270,10 @@ void match_collectives(const Trace& trace, Matching& m, Warnings& warn) {
                                            [](const EventRef& r) { return r.location == kNone; });
         if (missing > 0) {
             ++m.incomplete_collectives;
-            warn.add("incomplete collective",
-                     "collective on communicator " + std::to_string(c.comm) + ": " +
-                         std::to_string(missing) + " member(s) never reached it (trace cut short?)");
+            warn.add("incomplete collective", "collective on communicator " +
+                                                  std::to_string(c.comm) + ": " +
+                                                  std::to_string(missing) +
+                                                  " member(s) never reached it (trace cut short?)");
         }
     }
 }

@@ -40,8 +40,8 @@ struct MessageMatch {
 struct CollectiveMatch {
     CollectiveOp op = CollectiveOp::Other;
     Ref comm = kNone;
-    uint32_t root = kNone;              // world rank of the root, kNone if rootless
-    std::vector<EventRef> members;      // communicator rank order; kNone where missing
+    uint32_t root = kNone;         // world rank of the root, kNone if rootless
+    std::vector<EventRef> members; // communicator rank order; kNone where missing
 };
 
 struct Matching {

@@ -1,0 +1,344 @@
+#include "analyzer/engine.h"
+
+#include "analyzer/metric_tree.h"
+#include "analyzer/mpi_calls.h"
+
+#include <algorithm>
+#include <limits>
+#include <ostream>
+
+namespace topolens::analysis {
+
+using trace::Event;
+using trace::EventKind;
+using trace::kNone;
+
+// ---------------------------------------------------------------- context
+
+Context::Context(const trace::Trace& trace, report::Report& report)
+    : trace_(trace), report_(report),
+      resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
+
+void Context::add(int metric, uint32_t callpath, uint32_t location, double value) {
+    if (value != 0.0)
+        report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
+}
+
+void Context::warn(const std::string& message) {
+    if (++warned_[message] == 1) warnings_.push_back(message);
+}
+
+// ---------------------------------------------------------------- report skeleton
+
+namespace {
+
+const char* paradigm_word(trace::Paradigm paradigm) {
+    switch (paradigm) {
+    case trace::Paradigm::Mpi:
+        return "mpi";
+    case trace::Paradigm::User:
+        return "user";
+    case trace::Paradigm::Unknown:
+        return "unknown";
+    case trace::Paradigm::Other:
+        break;
+    }
+    return "unknown";
+}
+
+const char* role_word(trace::RegionRole role) {
+    switch (role) {
+    case trace::RegionRole::Function:
+        return "function";
+    case trace::RegionRole::PointToPoint:
+        return "point2point";
+    case trace::RegionRole::CollOneToAll:
+        return "one2all";
+    case trace::RegionRole::CollAllToOne:
+        return "all2one";
+    case trace::RegionRole::CollAllToAll:
+        return "all2all";
+    case trace::RegionRole::Barrier:
+        return "barrier";
+    case trace::RegionRole::CollOther:
+        return "other collective";
+    case trace::RegionRole::Other:
+        break;
+    }
+    return "unknown";
+}
+
+// The report's call tree is the trace's under one artificial root, so that time a process
+// spends outside every recorded region (application code between MPI calls) has a place.
+constexpr const char* kRootRegion = "program";
+
+void fill_definitions(const trace::Trace& trace, const trace::Matching& matching,
+                      report::Report& report) {
+    for (const trace::Region& r : trace.defs.regions) {
+        report::Region region;
+        region.name = r.name;
+        region.canonical_name = r.canonical_name;
+        region.description = r.description;
+        region.source_file = r.source_file;
+        region.paradigm = r.is_mpi() ? "mpi" : paradigm_word(r.paradigm);
+        region.role = role_word(r.role);
+        report.add_region(std::move(region));
+    }
+    report::Region root;
+    root.name = kRootRegion;
+    root.canonical_name = kRootRegion;
+    root.description = "the whole run of each process, including time outside recorded regions";
+    const int root_region = report.add_region(std::move(root));
+    report.add_callpath(root_region, -1); // call path 0
+    for (const trace::CallNode& node : matching.calltree)
+        report.add_callpath(static_cast<int>(node.region),
+                            node.parent == kNone ? 0 : static_cast<int>(node.parent) + 1);
+
+    std::vector<int> threads_of_rank;
+    for (const trace::Location& l : trace.defs.locations) {
+        if (l.rank >= threads_of_rank.size()) threads_of_rank.resize(l.rank + 1, 0);
+        report::Location location;
+        location.name = l.name;
+        location.host = l.host;
+        location.process = "MPI Rank " + std::to_string(l.rank);
+        location.rank = static_cast<int>(l.rank);
+        location.thread = threads_of_rank[l.rank]++;
+        report.add_location(std::move(location));
+    }
+
+    for (const trace::CartTopology& t : trace.defs.topologies) {
+        report::CartTopology topology;
+        topology.name = t.name;
+        for (const trace::CartDimension& d : t.dims) {
+            topology.dim_names.push_back(d.name);
+            topology.sizes.push_back(d.size);
+            topology.periodic.push_back(d.periodic);
+        }
+        topology.coords.resize(trace.locations.size());
+        for (uint32_t rank = 0; rank < t.coords_by_rank.size(); ++rank) {
+            if (t.coords_by_rank[rank].empty()) continue;
+            const uint32_t world = trace::world_rank(trace, t.communicator, rank, 0);
+            for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc)
+                if (trace.defs.locations[loc].rank == world) {
+                    topology.coords[loc] = t.coords_by_rank[rank];
+                    break; // the process's first location stands for it
+                }
+        }
+        report.topologies.push_back(std::move(topology));
+    }
+    report.attributes["topolens.trace"] = trace.path;
+    if (!trace.defs.creator.empty())
+        report.attributes["topolens.trace_creator"] = trace.defs.creator;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- replay
+
+class Replay {
+  public:
+    Replay(const trace::Trace& trace, const trace::Matching& matching, const Dispatcher& dispatch,
+           Context& context, const MpiCallKinds& kinds)
+        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), kinds_(kinds) {}
+
+    void location(uint32_t loc) {
+        const auto& events = trace_.locations[loc].events;
+        const auto& receives = m_.receives_of[loc];
+        const auto& sends = m_.sends_of[loc];
+        const auto& collectives = m_.collectives_of[loc];
+        compute_receive_flags(loc);
+        child_time_.clear();
+        size_t next_receive = 0, next_send = 0, next_collective = 0;
+        for (uint32_t i = 0; i < events.size(); ++i) {
+            switch (events[i].kind) {
+            case EventKind::Enter:
+                child_time_.push_back(0);
+                break;
+            case EventKind::Leave:
+                leave(loc, i);
+                break;
+            case EventKind::MpiRecv:
+            case EventKind::MpiIrecv:
+                if (next_receive < receives.size() && receives[next_receive].first == i) {
+                    MessageInstance msg = message(receives[next_receive].second);
+                    msg.representative = flags_[next_receive].representative;
+                    msg.wrong_order = flags_[next_receive].wrong_order;
+                    ++next_receive;
+                    for (const auto& callback : d_.receives_) callback(ctx_, msg);
+                }
+                break;
+            case EventKind::MpiSend:
+            case EventKind::MpiIsend:
+                if (next_send < sends.size() && sends[next_send].first == i) {
+                    const MessageInstance msg = message(sends[next_send++].second);
+                    for (const auto& callback : d_.sends_) callback(ctx_, msg);
+                }
+                break;
+            case EventKind::MpiCollectiveEnd:
+                if (next_collective < collectives.size() && collectives[next_collective].first == i)
+                    collective(loc, collectives[next_collective++].second);
+                break;
+            default:
+                break;
+            }
+        }
+        const Time first = events.empty() ? 0 : events.front().time;
+        const Time last = events.empty() ? 0 : events.back().time;
+        for (const auto& callback : d_.done_) callback(ctx_, loc, first, last);
+    }
+
+  private:
+    uint32_t parent_callpath_of(uint32_t callpath) const {
+        const trace::CallNode& node = m_.calltree[callpath - 1];
+        return node.parent == kNone ? 0 : node.parent + 1;
+    }
+
+    // The region instance that event `event` of `loc` belongs to (an Enter: its own).
+    CallInfo call_around(uint32_t loc, uint32_t event) const {
+        const auto& events = trace_.locations[loc].events;
+        const trace::LocationFrames& f = m_.frames[loc];
+        const uint32_t enter = events[event].kind == EventKind::Enter ? event : f.frame[event];
+        CallInfo call;
+        call.location = loc;
+        if (enter == kNone) return call; // a record outside any region: root call path
+        const uint32_t leave = f.frame[enter];
+        call.region = events[enter].a;
+        call.callpath = f.callpath[enter] + 1;
+        call.parent_callpath = parent_callpath_of(call.callpath);
+        call.enter = events[enter].time;
+        call.leave = leave == kNone ? events.back().time : events[leave].time;
+        return call;
+    }
+
+    void leave(uint32_t loc, uint32_t i) {
+        const uint32_t enter = m_.frames[loc].frame[i];
+        if (enter == kNone) return; // an unbalanced leave, reported by the matching
+        CallInfo call = call_around(loc, enter);
+        const Time duration = call.leave - call.enter;
+        const Time nested = child_time_.empty() ? 0 : child_time_.back();
+        if (!child_time_.empty()) child_time_.pop_back();
+        if (!child_time_.empty()) child_time_.back() += duration;
+        call.exclusive = duration > nested ? duration - nested : 0;
+        for (const auto& callback : d_.regions_) callback(ctx_, call);
+    }
+
+    MessageInstance message(uint32_t id) const {
+        const trace::MessageMatch& mm = m_.messages[id];
+        const Event& send = trace_.locations[mm.send.location].events[mm.send.event];
+        const Event& recv = trace_.locations[mm.recv.location].events[mm.recv.event];
+        MessageInstance msg;
+        msg.send_call = call_around(mm.send.location, mm.send.event);
+        msg.recv_call = call_around(mm.recv.location, mm.recv.event);
+        msg.recv_post = mm.recv_posted == mm.recv.event
+                            ? msg.recv_call.enter
+                            : call_around(mm.recv.location, mm.recv_posted).enter;
+        msg.send_event = send.time;
+        msg.recv_event = recv.time;
+        msg.tag = recv.c;
+        msg.comm = recv.b;
+        msg.bytes = recv.bytes;
+        const MpiCallKind recv_kind = kinds_.of(msg.recv_call.region);
+        const MpiCallKind send_kind = kinds_.of(msg.send_call.region);
+        msg.recv_blocking = recv_kind == MpiCallKind::BlockingReceive ||
+                            recv_kind == MpiCallKind::SendReceive || recv_kind == MpiCallKind::Wait;
+        msg.send_blocking = send_kind == MpiCallKind::BlockingSend;
+        msg.send_waits_alone = send_kind == MpiCallKind::BlockingSend;
+        return msg;
+    }
+
+    // Per receive of `loc`, parallel to matching.receives_of[loc]: whether it represents its
+    // waiting call (the latest send among the receives one call completed), and whether a
+    // message sent earlier to this receiver was received after it (wrong order).
+    void compute_receive_flags(uint32_t loc) {
+        const auto& receives = m_.receives_of[loc];
+        const trace::LocationFrames& f = m_.frames[loc];
+        flags_.assign(receives.size(), {});
+        auto send_time = [&](size_t k) {
+            const trace::EventRef s = m_.messages[receives[k].second].send;
+            return trace_.locations[s.location].events[s.event].time;
+        };
+        Time earliest_later = std::numeric_limits<Time>::max();
+        for (size_t k = receives.size(); k-- > 0;) {
+            const Time sent = send_time(k);
+            flags_[k].wrong_order = earliest_later < sent;
+            earliest_later = std::min(earliest_later, sent);
+        }
+        for (size_t k = 0; k < receives.size();) {
+            const uint32_t call = f.frame[receives[k].first];
+            size_t end = k, latest = k;
+            for (; end < receives.size() && f.frame[receives[end].first] == call; ++end)
+                if (send_time(end) > send_time(latest)) latest = end;
+            for (size_t j = k; j < end; ++j) flags_[j].representative = j == latest;
+            k = end;
+        }
+    }
+
+    void collective(uint32_t loc, uint32_t id) {
+        const trace::CollectiveMatch& c = m_.collectives[id];
+        CollectiveInstance instance;
+        instance.op = c.op;
+        instance.comm = c.comm;
+        size_t mine = 0;
+        for (const trace::EventRef& member : c.members) {
+            if (member.location == kNone) {
+                ctx_.warn("collectives with members missing were left out of the analysis");
+                return;
+            }
+            if (member.location == loc) mine = instance.members.size();
+            if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
+                instance.root = static_cast<int>(instance.members.size());
+            instance.members.push_back(call_around(member.location, member.event));
+        }
+        for (const auto& callback : d_.collectives_) callback(ctx_, instance, mine);
+    }
+
+    struct ReceiveFlags {
+        bool representative = true;
+        bool wrong_order = false;
+    };
+
+    const trace::Trace& trace_;
+    const trace::Matching& m_;
+    const Dispatcher& d_;
+    Context& ctx_;
+    const MpiCallKinds& kinds_;
+    std::vector<Time> child_time_; // per open region instance: time in nested instances
+    std::vector<ReceiveFlags> flags_;
+};
+
+// ---------------------------------------------------------------- analyze
+
+AnalysisResult analyze(const trace::Trace& trace,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options) {
+    AnalysisResult result;
+    const trace::Matching matching = trace::match(trace);
+    fill_definitions(trace, matching, result.report);
+    Context context(trace, result.report);
+    for (const std::string& w : matching.warnings) context.warn(w);
+
+    Dispatcher dispatcher;
+    for (const auto& pattern : patterns) pattern->define_metrics(result.report);
+    for (const auto& pattern : patterns) pattern->subscribe(dispatcher);
+
+    const MpiCallKinds kinds(trace);
+    Replay replay(trace, matching, dispatcher, context, kinds);
+    uint64_t total = 0;
+    for (const auto& l : trace.locations) total += l.events.size();
+    uint64_t done = 0, next_report = total / 10;
+    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
+        replay.location(loc);
+        done += trace.locations[loc].events.size();
+        if (options.progress && total >= 1000000 && done >= next_report) {
+            *options.progress << "topolens: analyzed " << done << " of " << total << " events ("
+                              << (100 * done / total) << "%)\n";
+            next_report = done + total / 10;
+        }
+    }
+    make_metrics_exclusive(result.report);
+    result.warnings = context.warnings();
+    result.events = total;
+    return result;
+}
+
+} // namespace topolens::analysis

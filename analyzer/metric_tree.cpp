@@ -1,0 +1,48 @@
+#include "analyzer/metric_tree.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace topolens::analysis {
+
+int define_metric(report::Report& report, const std::string& parent, const std::string& unique,
+                  const std::string& display, const std::string& description,
+                  const std::string& unit) {
+    report::Metric metric;
+    metric.unique_name = unique;
+    metric.display_name = display;
+    metric.description = description;
+    metric.unit = unit;
+    if (!parent.empty()) {
+        const auto found = report.find_metric(parent);
+        if (!found)
+            throw std::logic_error("metric " + unique + ": parent " + parent + " undefined");
+        metric.parent = *found;
+    }
+    return report.add_metric(std::move(metric));
+}
+
+void make_metrics_exclusive(report::Report& report) {
+    // Parents before children: when a parent is made exclusive its children still hold
+    // inclusive values. Ids grow from parent to child (parents are defined first).
+    for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric) {
+        const auto& children = report.metrics[metric].children;
+        if (children.empty()) continue;
+        for (int child : children)
+            for (int callpath : report.callpaths_with_values(child)) {
+                const std::vector<double>* row = report.row(child, callpath);
+                for (size_t loc = 0; row && loc < row->size(); ++loc)
+                    if ((*row)[loc] != 0.0)
+                        report.add_value(metric, callpath, static_cast<int>(loc), -(*row)[loc]);
+            }
+        // Rounding leaves tiny negative remainders where a parent equals its children.
+        for (int callpath : report.callpaths_with_values(metric)) {
+            const std::vector<double>* row = report.row(metric, callpath);
+            for (size_t loc = 0; row && loc < row->size(); ++loc)
+                if ((*row)[loc] < 0.0 && std::fabs((*row)[loc]) < 1e-12)
+                    report.set_value(metric, callpath, static_cast<int>(loc), 0.0);
+        }
+    }
+}
+
+} // namespace topolens::analysis

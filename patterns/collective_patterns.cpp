@@ -1,0 +1,149 @@
+// Collective wait states (DESIGN "Metrics and patterns"; e = enter, l = leave of the call):
+//   Wait at Barrier / Wait at NxN   max_q e_q - e_p        (all-to-all operations)
+//   Barrier / NxN Completion        l_p - min_q l_q        (the rest of the call after
+//                                                           the first process could leave)
+//   Late Broadcast                  e_root - e_p           (1-to-N, non-root p)
+//   Early Reduce                    max_{q!=root} e_q - e_root  (N-to-1, root)
+// every wait clamped to the waiting call; completion at most what the wait left of it.
+#include "analyzer/metric_tree.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+
+#include <algorithm>
+
+namespace topolens::patterns {
+
+namespace {
+
+using analysis::CallInfo;
+using analysis::CollectiveInstance;
+using analysis::Context;
+using analysis::Time;
+using trace::CollectiveOp;
+
+enum class Shape { AllToAll, Barrier, OneToAll, AllToOne, Other };
+
+Shape shape_of(CollectiveOp op) {
+    switch (op) {
+    case CollectiveOp::Barrier:
+        return Shape::Barrier;
+    case CollectiveOp::Allreduce:
+    case CollectiveOp::Alltoall:
+    case CollectiveOp::Alltoallv:
+    case CollectiveOp::Alltoallw:
+    case CollectiveOp::Allgather:
+    case CollectiveOp::Allgatherv:
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::ReduceScatterBlock:
+        return Shape::AllToAll;
+    case CollectiveOp::Bcast:
+    case CollectiveOp::Scatter:
+    case CollectiveOp::Scatterv:
+        return Shape::OneToAll;
+    case CollectiveOp::Reduce:
+    case CollectiveOp::Gather:
+    case CollectiveOp::Gatherv:
+        return Shape::AllToOne;
+    default:
+        return Shape::Other;
+    }
+}
+
+Time clamp(Time waited_until, Time from, Time limit) {
+    if (waited_until <= from) return 0;
+    return std::min(waited_until - from, limit);
+}
+
+class CollectivePatterns : public analysis::Pattern {
+  public:
+    std::string name() const override { return "collective"; }
+
+    void define_metrics(report::Report& r) override {
+        using analysis::define_metric;
+        barrier_wait_ = define_metric(
+            r, metric::kSynchronization, metric::kBarrierWait, "Wait at Barrier",
+            "Time in MPI_Barrier before the last process arrived: max over processes of "
+            "their entry, minus this process's entry.");
+        barrier_completion_ = define_metric(
+            r, metric::kSynchronization, metric::kBarrierCompletion, "Barrier Completion",
+            "Time in MPI_Barrier after the first process had already left it.");
+        wait_nxn_ =
+            define_metric(r, metric::kCollective, metric::kWaitNxN, "Wait at NxN",
+                          "Time in an all-to-all collective (Allreduce, Alltoall, Allgather, "
+                          "Reduce_scatter...) before the last process entered it.");
+        nxn_completion_ = define_metric(
+            r, metric::kCollective, metric::kNxNCompletion, "NxN Completion",
+            "Time in an all-to-all collective after the first process had already left it.");
+        late_broadcast_ = define_metric(
+            r, metric::kCollective, metric::kLateBroadcast, "Late Broadcast",
+            "Time a non-root process of MPI_Bcast or MPI_Scatter(v) waited because the root "
+            "entered later: e(root) - e(process).");
+        early_reduce_ = define_metric(
+            r, metric::kCollective, metric::kEarlyReduce, "Early Reduce",
+            "Time the root of MPI_Reduce or MPI_Gather(v) waited because it entered before "
+            "the other processes: the latest entry of the others minus the root's.");
+    }
+
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_collective([this](Context& c, const CollectiveInstance& instance, size_t member) {
+            collective(c, instance, member);
+        });
+    }
+
+  private:
+    void collective(Context& c, const CollectiveInstance& instance, size_t member) {
+        const CallInfo& me = instance.members[member];
+        const Time duration = me.leave - me.enter;
+        switch (shape_of(instance.op)) {
+        case Shape::Barrier:
+            all_to_all(c, instance, me, barrier_wait_, barrier_completion_);
+            break;
+        case Shape::AllToAll:
+            all_to_all(c, instance, me, wait_nxn_, nxn_completion_);
+            break;
+        case Shape::OneToAll:
+            if (instance.root >= 0 && static_cast<size_t>(instance.root) != member) {
+                const Time wait = clamp(instance.members[instance.root].enter, me.enter, duration);
+                c.add(late_broadcast_, me.callpath, me.location, c.seconds(wait));
+            }
+            break;
+        case Shape::AllToOne:
+            if (instance.root >= 0 && static_cast<size_t>(instance.root) == member) {
+                Time latest = 0;
+                for (size_t q = 0; q < instance.members.size(); ++q)
+                    if (q != member) latest = std::max(latest, instance.members[q].enter);
+                c.add(early_reduce_, me.callpath, me.location,
+                      c.seconds(clamp(latest, me.enter, duration)));
+            }
+            break;
+        case Shape::Other:
+            break;
+        }
+    }
+
+    void all_to_all(Context& c, const CollectiveInstance& instance, const CallInfo& me,
+                    int wait_metric, int completion_metric) {
+        Time last_enter = 0, first_leave = std::numeric_limits<Time>::max();
+        for (const CallInfo& q : instance.members) {
+            last_enter = std::max(last_enter, q.enter);
+            first_leave = std::min(first_leave, q.leave);
+        }
+        const Time duration = me.leave - me.enter;
+        const Time wait = clamp(last_enter, me.enter, duration);
+        const Time completion =
+            me.leave > first_leave ? std::min(me.leave - first_leave, duration - wait) : 0;
+        c.add(wait_metric, me.callpath, me.location, c.seconds(wait));
+        c.add(completion_metric, me.callpath, me.location, c.seconds(completion));
+    }
+
+    int barrier_wait_ = -1, barrier_completion_ = -1, wait_nxn_ = -1, nxn_completion_ = -1;
+    int late_broadcast_ = -1, early_reduce_ = -1;
+};
+
+} // namespace
+
+std::unique_ptr<analysis::Pattern> collective_patterns() {
+    return std::make_unique<CollectivePatterns>();
+}
+
+} // namespace topolens::patterns

@@ -1,0 +1,26 @@
+// Unique names of the metrics the patterns define (CUBE's uniq_name; Scalasca's where one
+// exists). Display names and descriptions live with each pattern.
+#pragma once
+
+namespace topolens::patterns::metric {
+
+inline constexpr const char* kTime = "time";
+inline constexpr const char* kVisits = "visits";
+inline constexpr const char* kMpi = "mpi";
+inline constexpr const char* kInitExit = "mpi_init_exit";
+inline constexpr const char* kSynchronization = "mpi_synchronization";
+inline constexpr const char* kBarrierWait = "mpi_barrier_wait";
+inline constexpr const char* kBarrierCompletion = "mpi_barrier_completion";
+inline constexpr const char* kCommunication = "mpi_communication";
+inline constexpr const char* kPointToPoint = "mpi_point2point";
+inline constexpr const char* kLateSender = "mpi_latesender";
+inline constexpr const char* kLateSenderWrongOrder = "mpi_latesender_wo";
+inline constexpr const char* kLateReceiver = "mpi_latereceiver";
+inline constexpr const char* kCollective = "mpi_collective";
+inline constexpr const char* kWaitNxN = "mpi_wait_nxn";
+inline constexpr const char* kNxNCompletion = "mpi_nxn_completion";
+inline constexpr const char* kLateBroadcast = "mpi_latebroadcast";
+inline constexpr const char* kEarlyReduce = "mpi_earlyreduce";
+inline constexpr const char* kClockViolations = "clock_violations";
+
+} // namespace topolens::patterns::metric

@@ -1,0 +1,13 @@
+#include "patterns/registry.h"
+
+namespace topolens::patterns {
+
+std::vector<std::unique_ptr<analysis::Pattern>> all_patterns() {
+    std::vector<std::unique_ptr<analysis::Pattern>> patterns;
+    patterns.push_back(time_pattern());
+    patterns.push_back(point_to_point_patterns());
+    patterns.push_back(collective_patterns());
+    return patterns;
+}
+
+} // namespace topolens::patterns

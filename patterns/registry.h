@@ -1,0 +1,18 @@
+// Every pattern topolens knows, in the order their metrics nest (parents first).
+#pragma once
+
+#include "analyzer/engine.h"
+
+#include <memory>
+#include <vector>
+
+namespace topolens::patterns {
+
+std::vector<std::unique_ptr<analysis::Pattern>> all_patterns();
+
+// The individual families, for tests that run one alone (with its parents' metrics).
+std::unique_ptr<analysis::Pattern> time_pattern();
+std::unique_ptr<analysis::Pattern> point_to_point_patterns();
+std::unique_ptr<analysis::Pattern> collective_patterns();
+
+} // namespace topolens::patterns

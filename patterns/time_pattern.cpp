@@ -1,0 +1,109 @@
+// Time, Visits and where MPI time goes (Init/Exit, Synchronization, Point-to-point,
+// Collective): the categories every wait-state metric is a part of.
+#include "analyzer/metric_tree.h"
+#include "analyzer/mpi_calls.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+
+#include <memory>
+#include <vector>
+
+namespace topolens::patterns {
+
+namespace {
+
+using analysis::CallInfo;
+using analysis::Context;
+using analysis::MpiCallKind;
+
+class TimePattern : public analysis::Pattern {
+  public:
+    std::string name() const override { return "time"; }
+
+    void define_metrics(report::Report& r) override {
+        using analysis::define_metric;
+        time_ = define_metric(r, "", metric::kTime, "Time",
+                              "Wall-clock time of each process from its first to its last "
+                              "recorded event, by call path.");
+        visits_ = define_metric(r, "", metric::kVisits, "Visits",
+                                "How often each call path was entered.", "occ");
+        mpi_ = define_metric(r, metric::kTime, metric::kMpi, "MPI", "Time spent inside MPI calls.");
+        init_exit_ = define_metric(r, metric::kMpi, metric::kInitExit, "Init/Exit",
+                                   "Time in MPI_Init, MPI_Init_thread and MPI_Finalize.");
+        synchronization_ = define_metric(r, metric::kMpi, metric::kSynchronization,
+                                         "Synchronization", "Time in MPI_Barrier.");
+        communication_ = define_metric(r, metric::kMpi, metric::kCommunication, "Communication",
+                                       "Time in MPI calls that move data: point-to-point and "
+                                       "collective operations.");
+        point_to_point_ =
+            define_metric(r, metric::kCommunication, metric::kPointToPoint, "Point-to-point",
+                          "Time in point-to-point calls: sends, receives, waits "
+                          "and tests of requests, probes.");
+        collective_ = define_metric(r, metric::kCommunication, metric::kCollective, "Collective",
+                                    "Time in collective operations other than MPI_Barrier.");
+    }
+
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_region([this](Context& c, const CallInfo& call) { region(c, call); });
+        d.on_location_done([this](Context& c, uint32_t loc, analysis::Time first,
+                                  analysis::Time last) { done(c, loc, first, last); });
+    }
+
+  private:
+    void region(Context& c, const CallInfo& call) {
+        if (!kinds_) kinds_ = std::make_unique<analysis::MpiCallKinds>(c.trace());
+        const double exclusive = c.seconds(call.exclusive);
+        c.add(time_, call.callpath, call.location, exclusive);
+        c.add(visits_, call.callpath, call.location, 1.0);
+        if (call.parent_callpath == 0) top_level_[call.location] += call.leave - call.enter;
+        const MpiCallKind kind = kinds_->of(call.region);
+        if (kind == MpiCallKind::NotMpi) return;
+        c.add(mpi_, call.callpath, call.location, exclusive);
+        switch (kind) {
+        case MpiCallKind::InitFinalize:
+            c.add(init_exit_, call.callpath, call.location, exclusive);
+            break;
+        case MpiCallKind::Barrier:
+            c.add(synchronization_, call.callpath, call.location, exclusive);
+            break;
+        case MpiCallKind::BlockingSend:
+        case MpiCallKind::BlockingReceive:
+        case MpiCallKind::SendReceive:
+        case MpiCallKind::Wait:
+        case MpiCallKind::Test:
+        case MpiCallKind::OtherPointToPoint:
+            c.add(communication_, call.callpath, call.location, exclusive);
+            c.add(point_to_point_, call.callpath, call.location, exclusive);
+            break;
+        case MpiCallKind::Collective:
+            c.add(communication_, call.callpath, call.location, exclusive);
+            c.add(collective_, call.callpath, call.location, exclusive);
+            break;
+        case MpiCallKind::NotMpi:
+        case MpiCallKind::Other:
+            break;
+        }
+    }
+
+    // The artificial root call path holds the time outside every top-level region.
+    void done(Context& c, uint32_t loc, analysis::Time first, analysis::Time last) {
+        const analysis::Time inside = top_level_[loc];
+        const analysis::Time span = last - first;
+        c.add(time_, 0, loc, c.seconds(span > inside ? span - inside : 0));
+        c.add(visits_, 0, loc, 1.0);
+        top_level_.erase(loc);
+    }
+
+    int time_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
+    int communication_ = -1, point_to_point_ = -1, collective_ = -1;
+    std::unique_ptr<analysis::MpiCallKinds> kinds_;
+    std::unordered_map<uint32_t, analysis::Time> top_level_;
+};
+
+} // namespace
+
+std::unique_ptr<analysis::Pattern> time_pattern() {
+    return std::make_unique<TimePattern>();
+}
+
+} // namespace topolens::patterns
