@@ -6,7 +6,7 @@
 //   Allreduce, Barrier: the --late-ranks enter late  -> Wait at N×N / Wait at Barrier
 //   Bcast:              the root enters late         -> Late Broadcast on every non-root
 //   Reduce:             every non-root enters late   -> Early Reduce on the root
-// With --expect FILE, rank 0 writes the expected severities (N × D per waiting rank).
+// With --expect FILE, rank 0 writes the expected severities (about N × D per waiting rank).
 #include <mpi.h>
 
 #include <algorithm>
@@ -94,7 +94,7 @@ std::string parse_options(int argc, char** argv, int size, Options& o) {
 // descheduled past it. The waits are measured on the others (their time inside the
 // collective), so what the late rank does meanwhile does not matter. The deadline is on
 // steady_clock (CLOCK_MONOTONIC) and sleep_until resumes after signals, so the delay is
-// never short; returns how long it really took, to report the overshoot.
+// never short; returns how long it really took: the wait injected is what was really slept.
 double sleep_ms(int ms) {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
@@ -102,58 +102,72 @@ double sleep_ms(int ms) {
     return std::chrono::duration<double>(clock::now() - start).count();
 }
 
-// Per rank, what the sample itself measured: seconds inside each collective (MPI_Wtime
-// around the call, a local duration, so no clock synchronisation is needed), the total
-// time slept and the largest overshoot of one sleep.
-struct Measured {
-    double inside[kOps] = {};
-    double slept = 0.0;
-    double max_overshoot = 0.0;
-};
-constexpr int kMeasuredFields = kOps + 2;
+bool is_late(const Options& o, int r) {
+    return std::binary_search(o.late_ranks.begin(), o.late_ranks.end(), r);
+}
 
-void write_expect(const Options& opt, int size, const std::vector<double>& all) {
+// Whether rank r sleeps before collective `op`. The ranks that do not sleep are the ones
+// that wait, each for the longest sleep of the others (max_q e_q - e_p for N×N and
+// Barrier, e_root - e_p for Late Broadcast, max_{q≠root} e_q - e_root for Early Reduce).
+bool sleeps(const Options& o, int op, int r) {
+    switch (op) {
+    case kAllreduce:
+    case kBarrier:
+        return is_late(o, r);
+    case kBcast:
+        return r == o.root;
+    default:
+        return r != o.root;
+    }
+}
+
+// What one rank measured itself, sent to rank 0: per collective the seconds spent inside it
+// (MPI_Wtime around the call: a local duration, no clock synchronisation needed), then per
+// iteration and collective how long the rank really slept before it (0: it did not sleep).
+class Measured {
+  public:
+    explicit Measured(double* fields) : fields_(fields) {}
+    static int count(int iterations) { return kOps + iterations * kOps; }
+    double& inside(int op) const { return fields_[op]; }
+    double& slept(int it, int op) const { return fields_[kOps + it * kOps + op]; }
+
+  private:
+    double* fields_;
+};
+
+void write_expect(const Options& opt, int size, std::vector<double>& all) {
     FILE* f = std::fopen(opt.expect.c_str(), "w");
     if (!f) {
         std::perror(opt.expect.c_str());
         return;
     }
-    const double injected = opt.iterations * opt.delay_ms * 1e-3;
-    auto late = [&](int r) {
-        return std::binary_search(opt.late_ranks.begin(), opt.late_ranks.end(), r);
-    };
+    const int n = Measured::count(opt.iterations);
+    auto of = [&](int r) { return Measured(&all[n * r]); };
     std::fprintf(f, "# topolens expected wait states (DESIGN.md, Metrics and patterns)\n");
     std::fprintf(f, "sample collectives\nranks %d\niterations %d\ndelay_ms %d\nroot %d\n", size,
                  opt.iterations, opt.delay_ms, opt.root);
     std::fprintf(f, "late_ranks");
     for (int r : opt.late_ranks) std::fprintf(f, " %d", r);
-    std::fprintf(f, "\ninjected %.6f\n", injected);
-    std::fprintf(f, "# wait RANK METRIC CALLPATH SECONDS: the injected wait, iterations x delay, "
-                    "or 0\n");
+    std::fprintf(f, "\ninjected %.6f\n", opt.iterations * opt.delay_ms * 1e-3);
+    std::fprintf(f, "# wait RANK METRIC CALLPATH SECONDS: over the iterations, the longest sleep "
+                    "of the others (about iterations x delay), or 0 for a rank that sleeps\n");
     for (int op = 0; op < kOps; ++op) {
-        for (int r = 0; r < size; ++r) {
-            bool waits = false;
-            switch (op) {
-            case kAllreduce:
-            case kBarrier:
-                waits = !late(r);
-                break;
-            case kBcast:
-                waits = r != opt.root;
-                break;
-            case kReduce:
-                waits = r == opt.root && size > 1;
-                break;
-            }
-            std::fprintf(f, "wait %d %s %s %.6f\n", r, kMetric[op], kRegion[op],
-                         waits ? injected : 0.0);
+        // The wait injected per iteration: the longest sleep before this collective.
+        double injected = 0.0;
+        for (int it = 0; it < opt.iterations; ++it) {
+            double longest = 0.0;
+            for (int q = 0; q < size; ++q) longest = std::max(longest, of(q).slept(it, op));
+            injected += longest;
         }
+        for (int r = 0; r < size; ++r)
+            std::fprintf(f, "wait %d %s %s %.6f\n", r, kMetric[op], kRegion[op],
+                         sleeps(opt, op, r) ? 0.0 : injected);
     }
     std::fprintf(f, "# inside RANK CALLPATH SECONDS: time in the call as the sample measured "
                     "it (upper bound of the wait)\n");
     for (int op = 0; op < kOps; ++op)
         for (int r = 0; r < size; ++r)
-            std::fprintf(f, "inside %d %s %.6f\n", r, kRegion[op], all[kMeasuredFields * r + op]);
+            std::fprintf(f, "inside %d %s %.6f\n", r, kRegion[op], of(r).inside(op));
     std::fclose(f);
 }
 
@@ -176,8 +190,6 @@ int main(int argc, char** argv) {
         MPI_Finalize();
         return err == "help" ? 0 : 2;
     }
-    const bool late = std::binary_search(opt.late_ranks.begin(), opt.late_ranks.end(), rank);
-    const bool root = rank == opt.root;
 
     // Ranks leave MPI_Init (and the measurement library's clock-offset exchange) at
     // different times; line them up first so the first Allreduce measures only the
@@ -185,51 +197,49 @@ int main(int argc, char** argv) {
     std::vector<int> ranks(size);
     MPI_Allgather(&rank, 1, MPI_INT, ranks.data(), 1, MPI_INT, MPI_COMM_WORLD);
 
-    Measured m;
-    auto delay = [&](bool now) {
-        if (!now) return;
-        const double took = sleep_ms(opt.delay_ms);
-        m.slept += took;
-        m.max_overshoot = std::max(m.max_overshoot, took - opt.delay_ms * 1e-3);
-    };
+    const int n = Measured::count(opt.iterations);
+    std::vector<double> mine(n, 0.0);
+    const Measured m(mine.data());
     double value = rank + 1.0, sum = 0.0, data = 0.0;
     const double t0 = MPI_Wtime();
     for (int it = 0; it < opt.iterations; ++it) {
-        double t = 0.0;
-        delay(late);
-        t = MPI_Wtime();
+        // Each collective in turn: the chosen ranks sleep, then everybody calls it.
+        auto before = [&](int op) {
+            if (sleeps(opt, op, rank)) m.slept(it, op) = sleep_ms(opt.delay_ms);
+            return MPI_Wtime();
+        };
+        auto after = [&](int op, double entered) { m.inside(op) += MPI_Wtime() - entered; };
+        double t = before(kAllreduce);
         MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-        m.inside[kAllreduce] += MPI_Wtime() - t;
+        after(kAllreduce, t);
 
-        delay(late);
-        t = MPI_Wtime();
+        t = before(kBarrier);
         MPI_Barrier(MPI_COMM_WORLD);
-        m.inside[kBarrier] += MPI_Wtime() - t;
+        after(kBarrier, t);
 
-        delay(root);
-        if (root) data = sum;
-        t = MPI_Wtime();
+        t = before(kBcast);
+        if (rank == opt.root) data = sum;
         MPI_Bcast(&data, 1, MPI_DOUBLE, opt.root, MPI_COMM_WORLD);
-        m.inside[kBcast] += MPI_Wtime() - t;
+        after(kBcast, t);
 
-        delay(!root);
-        t = MPI_Wtime();
+        t = before(kReduce);
         MPI_Reduce(&data, &value, 1, MPI_DOUBLE, MPI_MAX, opt.root, MPI_COMM_WORLD);
-        m.inside[kReduce] += MPI_Wtime() - t;
+        after(kReduce, t);
     }
     const double elapsed = MPI_Wtime() - t0;
 
     // Rank 0 collects what every rank measured: for --expect, and for the overshoot line.
-    const double mine[kMeasuredFields] = {m.inside[0], m.inside[1], m.inside[2],
-                                          m.inside[3], m.slept,     m.max_overshoot};
-    std::vector<double> all(rank == 0 ? kMeasuredFields * size : 0);
-    MPI_Gather(mine, kMeasuredFields, MPI_DOUBLE, all.data(), kMeasuredFields, MPI_DOUBLE, 0,
-               MPI_COMM_WORLD);
+    std::vector<double> all(rank == 0 ? static_cast<size_t>(n) * size : 0);
+    MPI_Gather(mine.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         if (!opt.expect.empty()) write_expect(opt, size, all);
         double overshoot = 0.0;
         for (int r = 0; r < size; ++r)
-            overshoot = std::max(overshoot, all[kMeasuredFields * r + kOps + 1]);
+            for (int it = 0; it < opt.iterations; ++it)
+                for (int op = 0; op < kOps; ++op)
+                    if (sleeps(opt, op, r))
+                        overshoot = std::max(overshoot, Measured(&all[n * r]).slept(it, op) -
+                                                            opt.delay_ms * 1e-3);
         std::string late_list;
         for (int r : opt.late_ranks)
             late_list += (late_list.empty() ? "" : ",") + std::to_string(r);
