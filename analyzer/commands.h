@@ -25,6 +25,9 @@ void info_usage(std::ostream& out);
 int run_main(const std::vector<std::string>& args);
 void run_usage(std::ostream& out);
 
+int synth_main(const std::vector<std::string>& args);
+void synth_usage(std::ostream& out);
+
 // "topolens: error: <message>" on stderr.
 void print_error(const std::string& message);
 

@@ -13,6 +13,8 @@ const Command kCommands[] = {
      topolens::cli::info_main, topolens::cli::info_usage},
     {"run", "run an MPI program under mpirun with the measurement library preloaded",
      topolens::cli::run_main, topolens::cli::run_usage},
+    {"synth", "write a synthetic trace with known wait states (benchmarks, exact tests)",
+     topolens::cli::synth_main, topolens::cli::synth_usage},
 };
 
 void usage(std::ostream& out) {

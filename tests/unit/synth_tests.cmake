@@ -1,0 +1,13 @@
+# Unit tests of the synthetic trace generator and `topolens synth` (included by
+# CMakeLists.txt in this directory).
+add_executable(topolens_synth_tests
+  synth_test.cpp
+  test_util.cpp
+)
+target_link_libraries(topolens_synth_tests PRIVATE topolens-trace GTest::gtest_main)
+# The command-line tests run the real binary.
+add_dependencies(topolens_synth_tests topolens)
+target_compile_definitions(topolens_synth_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
+gtest_discover_tests(topolens_synth_tests
+  PROPERTIES LABELS unit
+  DISCOVERY_TIMEOUT 60)

@@ -1,0 +1,107 @@
+// Synthetic MPI traces with known wait states, for benchmarks, scale tests and exact checks
+// of the analysis (`topolens synth`). Every time is computed, not measured: the generator
+// knows each wait it builds in and returns the severities the analysis must find.
+//
+// Timing model (ticks; the timer runs at 1e9 ticks/s): MPI_Send never blocks and takes 0
+// ticks; a message arrives L ticks after its send began, and MPI_Recv leaves at
+// max(its enter, send + L). All-to-all collectives and Barrier leave L after the last
+// member entered; Bcast: the root L after its enter, the others L after max(own, root)
+// enter; Reduce: the non-roots L after their enter, the root L after the last enter.
+// Each rank runs main { MPI_Init [0, 1000], K iterations of the pattern's phases,
+// MPI_Finalize (1000 ticks) }. Every phase starts on all ranks at the same time (a rank
+// that finished its part early spends the gap in main), and all ranks enter MPI_Finalize
+// together, so the phases' wait states simply add up.
+#pragma once
+
+#include "trace/builder.h"
+#include "trace/model.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topolens::trace {
+
+enum class SynthPattern : uint8_t { Wavefront, LateSender, Collectives, Mixed };
+
+std::string_view synth_pattern_name(SynthPattern pattern);
+std::optional<SynthPattern> parse_synth_pattern(std::string_view name);
+
+inline constexpr uint64_t kSynthResolution = 1'000'000'000; // ticks per second
+inline constexpr Time kSynthInitTicks = 1000;               // MPI_Init and MPI_Finalize
+inline constexpr uint64_t kSynthMaxRanks = 65536;
+
+struct SynthOptions {
+    uint32_t ranks = 0;         // 0: the grid's size, or 16 without a grid
+    std::vector<uint32_t> grid; // 1 to 3 dimensions; empty: balanced 2D grid of `ranks`
+    SynthPattern pattern = SynthPattern::Mixed;
+    uint64_t iterations = 10;
+    uint64_t blocks = 2;         // wavefront blocks per sweep
+    uint64_t work_ticks = 10000; // T: compute per block / before each operation
+    uint64_t delay_ticks = 5000; // D: lateness of late senders and late collective members
+    uint64_t latency_ticks = 0;  // L: message and collective latency
+    uint64_t seed = 1;
+};
+
+// Fills in `ranks` and `grid` and checks every option; throws std::invalid_argument with a
+// message that names the option ("--grid 3x5 has 15 ranks, --ranks says 16").
+SynthOptions resolve_synth_options(SynthOptions options);
+
+// One severity in ticks: the sum, how many call instances contribute (> 0), and the sum
+// per location (index = rank).
+struct SynthSeverity {
+    uint64_t total = 0;
+    uint64_t instances = 0;
+    std::vector<uint64_t> by_location;
+};
+
+// Wavefront sweep from one corner of the grid.
+struct SynthSweep {
+    std::string origin;         // "SW", "NE", ... (1D: "W", "E"; 3D: "SW-bottom", ...)
+    std::string region;         // the user region around it: "sweep_SW"
+    std::vector<int> direction; // +1 / -1 per axis: where the wave travels
+    uint32_t tag = 0;           // 100 + sweep index
+    SynthSeverity late_sender;  // over all iterations
+};
+
+// What the generated trace holds and what an analysis must find in it. Metrics not listed
+// are zero by construction: Late Receiver, LS Wrong Order, NxN Completion, Barrier
+// Completion and clock-condition violations.
+struct SynthExpected {
+    uint64_t events = 0;
+    std::vector<uint64_t> events_by_location;
+    uint64_t messages = 0;    // point-to-point messages (each matched exactly once)
+    uint64_t collectives = 0; // collective instances (each with every rank of its comm)
+    Time end = 0;             // every location's last event; its first is at 0
+    SynthSeverity late_sender;
+    SynthSeverity wait_nxn;
+    SynthSeverity wait_barrier;
+    SynthSeverity late_broadcast;
+    SynthSeverity early_reduce;
+    std::vector<SynthSweep> sweeps; // wavefront and mixed; late_sender splits over them
+    std::vector<std::pair<uint32_t, uint32_t>> pairs; // late-sender (sender, receiver)
+};
+
+struct Synthetic {
+    TraceBuilder builder; // write() it to get the archive
+    SynthOptions options; // resolved
+    SynthExpected expected;
+};
+
+// Builds the trace in memory (32 bytes per event). Throws std::invalid_argument for bad
+// options (see resolve_synth_options).
+Synthetic synthesize(const SynthOptions& options);
+
+// "--pattern mixed --grid 8x8 --iterations 10 ...": every option of the resolved `options`,
+// as `topolens synth` takes them (the trace's creator records it too).
+std::string synth_arguments(const SynthOptions& options);
+
+// Events synthesize() would produce, per location, without building anything.
+std::vector<uint64_t> synth_event_counts(const SynthOptions& options);
+
+// The balanced 2D grid MPI_Dims_create(ranks, 2) chooses: {P, Q}, P >= Q, P * Q = ranks.
+std::vector<uint32_t> balanced_grid(uint32_t ranks);
+
+} // namespace topolens::trace
