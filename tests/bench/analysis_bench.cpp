@@ -1,0 +1,520 @@
+// analysis_bench: how fast and how lean the analysis is, against a bare OTF2 read.
+//
+//   analysis_bench [TRACE] [--ranks N] [--iterations K] [--pattern P] [--blocks B]
+//                  [--repeat R] [--keep DIR]
+//
+// Without TRACE it first writes a synthetic trace (trace/synthetic.h; by default 64 ranks,
+// 2000 iterations of the mixed pattern: 18 million events). Every phase runs in its own
+// forked child, so its peak memory is its own:
+//   bare      OTF2_Reader over all locations, callbacks that only count events
+//   read      topolens::trace::read_trace
+//   analysis  read_trace + analysis::analyze with every registered pattern
+// Times are the best of --repeat runs (after one untimed read that warms the page cache);
+// peak memory is the growth of VmHWM over the phase (reset through /proc/self/clear_refs
+// where the kernel allows, else measured from the child's start).
+#include "trace/reader.h"
+#include "trace/synthetic.h"
+
+#ifdef TOPOLENS_BENCH_ANALYSIS
+#include "analyzer/engine.h"
+#include "patterns/registry.h"
+#endif
+
+#include <otf2/otf2.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace tt = topolens::trace;
+
+const char* const kUsage =
+    "usage: analysis_bench [TRACE] [--ranks N] [--iterations K] [--pattern P] [--blocks B]\n"
+    "                      [--repeat R] [--keep DIR]\n"
+    "Without TRACE a synthetic trace is written first (topolens synth; default 64 ranks,\n"
+    "2000 iterations, pattern mixed: 18 million events) into a temporary directory, or\n"
+    "into DIR with --keep.\n";
+
+// What one phase measured in its child.
+struct Measure {
+    bool ok = false;
+    double wall = 0;      // seconds
+    double cpu = 0;       // seconds of this process's CPU time
+    double part_wall = 0; // analysis phase: analyze() alone
+    double part_cpu = 0;
+    uint64_t events = 0;
+    uint64_t peak_growth = 0; // bytes
+    bool hwm_reset = false;   // VmHWM was reset by clear_refs
+    char error[256] = {};
+};
+
+uint64_t status_kb(const char* field) {
+    std::ifstream in("/proc/self/status");
+    const std::size_t len = std::strlen(field);
+    for (std::string line; std::getline(in, line);)
+        if (line.compare(0, len, field) == 0) return std::strtoull(line.c_str() + len, nullptr, 10);
+    return 0;
+}
+
+// Peak-RSS bookkeeping of one child: resets VmHWM to the current RSS if the kernel lets us.
+struct PeakMemory {
+    uint64_t base_kb = 0;
+    bool reset = false;
+    PeakMemory() {
+        std::ofstream clear("/proc/self/clear_refs");
+        clear << "5" << std::flush;
+        reset = static_cast<bool>(clear);
+        base_kb = reset ? status_kb("VmRSS:") : status_kb("VmHWM:");
+    }
+    uint64_t growth() const {
+        const uint64_t hwm = status_kb("VmHWM:");
+        return hwm > base_kb ? (hwm - base_kb) * 1024 : 0;
+    }
+};
+
+struct Clock {
+    std::chrono::steady_clock::time_point wall = std::chrono::steady_clock::now();
+    double cpu = cpu_now();
+    static double cpu_now() {
+        timespec ts{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return ts.tv_sec + ts.tv_nsec * 1e-9;
+    }
+    double wall_s() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count();
+    }
+    double cpu_s() const { return cpu_now() - cpu; }
+};
+
+// Runs `work` in a forked child and returns what it measured.
+Measure in_child(const std::function<void(Measure&)>& work) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        std::perror("pipe");
+        std::exit(1);
+    }
+    std::cout.flush();
+    const pid_t pid = fork();
+    if (pid < 0) {
+        std::perror("fork");
+        std::exit(1);
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        Measure m;
+        try {
+            work(m);
+            m.ok = true;
+        } catch (const std::exception& e) {
+            std::snprintf(m.error, sizeof m.error, "%s", e.what());
+        }
+        const char* p = reinterpret_cast<const char*>(&m);
+        for (std::size_t done = 0; done < sizeof m;) {
+            const ssize_t n = write(fds[1], p + done, sizeof m - done);
+            if (n <= 0) _exit(1);
+            done += static_cast<std::size_t>(n);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    Measure m;
+    char* p = reinterpret_cast<char*>(&m);
+    std::size_t got = 0;
+    while (got < sizeof m) {
+        const ssize_t n = read(fds[0], p + got, sizeof m - got);
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != sizeof m) {
+        m = Measure{};
+        std::snprintf(m.error, sizeof m.error, "child died (status %d)", status);
+    }
+    return m;
+}
+
+// ---- the bare OTF2 read: what reading costs before any model is built
+
+// Every event callback has this shape: location, time, position, user data, attributes,
+// then the record's own fields.
+template <typename... Args>
+OTF2_CallbackCode count(OTF2_LocationRef, OTF2_TimeStamp, uint64_t, void* user, OTF2_AttributeList*,
+                        Args...) {
+    ++*static_cast<uint64_t*>(user);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+OTF2_CallbackCode on_location(void* user, OTF2_LocationRef id, OTF2_StringRef, OTF2_LocationType,
+                              uint64_t, OTF2_LocationGroupRef) {
+    static_cast<std::vector<OTF2_LocationRef>*>(user)->push_back(id);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+void check(OTF2_ErrorCode code, const char* what) {
+    if (code != OTF2_SUCCESS)
+        throw std::runtime_error(std::string(what) + ": " + OTF2_Error_GetName(code));
+}
+
+// Mirrors read_trace's access pattern (global definitions, local definitions with their
+// mapping tables, then each location's events in turn), minus the model.
+uint64_t bare_read(const std::string& anchor) {
+    OTF2_Reader* r = OTF2_Reader_Open(anchor.c_str());
+    if (!r) throw std::runtime_error(anchor + ": cannot open");
+    check(OTF2_Reader_SetSerialCollectiveCallbacks(r), "collective callbacks");
+    std::vector<OTF2_LocationRef> locations;
+    OTF2_GlobalDefReader* gdr = OTF2_Reader_GetGlobalDefReader(r);
+    OTF2_GlobalDefReaderCallbacks* gcb = OTF2_GlobalDefReaderCallbacks_New();
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(gcb, on_location);
+    check(OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, gcb, &locations), "register defs");
+    OTF2_GlobalDefReaderCallbacks_Delete(gcb);
+    uint64_t n = 0;
+    check(OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &n), "read global definitions");
+    OTF2_Reader_CloseGlobalDefReader(r, gdr);
+
+    for (OTF2_LocationRef l : locations) check(OTF2_Reader_SelectLocation(r, l), "select");
+    check(OTF2_Reader_OpenDefFiles(r), "open definition files");
+    check(OTF2_Reader_OpenEvtFiles(r), "open event files");
+    std::vector<OTF2_EvtReader*> readers;
+    for (OTF2_LocationRef l : locations) {
+        readers.push_back(OTF2_Reader_GetEvtReader(r, l));
+        if (!readers.back()) throw std::runtime_error("cannot open event reader");
+        OTF2_EvtReader_ApplyClockOffsets(readers.back(), false);
+    }
+    for (OTF2_LocationRef l : locations) {
+        OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, l);
+        if (!dr) continue;
+        uint64_t defs = 0;
+        OTF2_Reader_ReadAllLocalDefinitions(r, dr, &defs); // loads the mapping tables
+        OTF2_Reader_CloseDefReader(r, dr);
+    }
+    OTF2_Reader_CloseDefFiles(r);
+
+    OTF2_EvtReaderCallbacks* cb = OTF2_EvtReaderCallbacks_New();
+    OTF2_EvtReaderCallbacks_SetEnterCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetLeaveCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiSendCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiIsendCompleteCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvRequestCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiRecvCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiIrecvCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiRequestTestCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiRequestCancelledCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveBeginCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetParameterStringCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetParameterIntCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(cb, count);
+    OTF2_EvtReaderCallbacks_SetUnknownCallback(cb, count);
+    uint64_t events = 0;
+    for (OTF2_EvtReader* evt : readers) {
+        check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &events), "register callbacks");
+        uint64_t records = 0;
+        check(OTF2_Reader_ReadAllLocalEvents(r, evt, &records), "read events");
+        OTF2_Reader_CloseEvtReader(r, evt);
+    }
+    OTF2_EvtReaderCallbacks_Delete(cb);
+    OTF2_Reader_CloseEvtFiles(r);
+    OTF2_Reader_Close(r);
+    return events;
+}
+
+uint64_t event_count(const tt::Trace& t) {
+    uint64_t n = 0;
+    for (const tt::LocationEvents& l : t.locations) n += l.events.size();
+    return n;
+}
+
+// ---- the phases
+
+Measure measure_bare(const std::string& anchor) {
+    return in_child([&](Measure& m) {
+        PeakMemory mem;
+        Clock c;
+        m.events = bare_read(anchor);
+        m.wall = c.wall_s();
+        m.cpu = c.cpu_s();
+        m.peak_growth = mem.growth();
+        m.hwm_reset = mem.reset;
+    });
+}
+
+Measure measure_read(const std::string& anchor) {
+    return in_child([&](Measure& m) {
+        PeakMemory mem;
+        Clock c;
+        const tt::Trace t = tt::read_trace(anchor);
+        m.wall = c.wall_s();
+        m.cpu = c.cpu_s();
+        m.events = event_count(t);
+        m.peak_growth = mem.growth();
+        m.hwm_reset = mem.reset;
+    });
+}
+
+#ifdef TOPOLENS_BENCH_ANALYSIS
+Measure measure_analysis(const std::string& anchor) {
+    return in_child([&](Measure& m) {
+        PeakMemory mem;
+        Clock c;
+        const tt::Trace t = tt::read_trace(anchor);
+        const auto patterns = topolens::patterns::all_patterns();
+        Clock a;
+        const topolens::analysis::AnalysisResult result = topolens::analysis::analyze(t, patterns);
+        m.part_wall = a.wall_s();
+        m.part_cpu = a.cpu_s();
+        m.wall = c.wall_s();
+        m.cpu = c.cpu_s();
+        m.events = event_count(t);
+        m.peak_growth = mem.growth();
+        m.hwm_reset = mem.reset;
+        if (result.events != m.events)
+            std::snprintf(m.error, sizeof m.error, "analyze() saw %llu of %llu events",
+                          static_cast<unsigned long long>(result.events),
+                          static_cast<unsigned long long>(m.events));
+    });
+}
+#endif
+
+// Best time (and largest memory) of `repeat` runs.
+Measure best_of(int repeat, const std::function<Measure()>& run) {
+    Measure best;
+    for (int i = 0; i < repeat; ++i) {
+        const Measure m = run();
+        if (!m.ok) return m;
+        if (i == 0 || m.wall < best.wall) {
+            const uint64_t peak = std::max(best.peak_growth, m.peak_growth);
+            best = m;
+            best.peak_growth = peak;
+        } else {
+            best.peak_growth = std::max(best.peak_growth, m.peak_growth);
+        }
+    }
+    return best;
+}
+
+std::string fmt(const char* format, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, format, v);
+    return buf;
+}
+
+std::string grouped(uint64_t v) {
+    const std::string digits = std::to_string(v);
+    std::string s;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+        s += digits[i];
+    }
+    return s;
+}
+
+void row(const std::vector<std::string>& cells) {
+    static const int widths[] = {-30, 9, 9, 12, 9, 12, 11};
+    for (std::size_t i = 0; i < cells.size(); ++i)
+        std::printf("%*s%s", widths[i], cells[i].c_str(), i + 1 < cells.size() ? "  " : "\n");
+}
+
+uint64_t directory_bytes(const fs::path& dir) {
+    uint64_t total = 0;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
+         it.increment(ec))
+        if (it->is_regular_file(ec)) total += it->file_size(ec);
+    return total;
+}
+
+uint64_t parse(const std::string& option, const std::string& v) {
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || v[0] == '-') {
+        std::fprintf(stderr, "analysis_bench: %s: bad value '%s'\n%s", option.c_str(), v.c_str(),
+                     kUsage);
+        std::exit(2);
+    }
+    return n;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string trace_path, keep;
+    tt::SynthOptions synth;
+    synth.ranks = 64;
+    synth.iterations = 2000;
+    int repeat = 3;
+    std::string args; // the options as given, for the reproduce line
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        if (a.rfind("--", 0) != 0) {
+            if (!trace_path.empty()) {
+                std::fprintf(stderr, "analysis_bench: one trace only\n%s", kUsage);
+                return 2;
+            }
+            trace_path = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "analysis_bench: %s needs a value\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+        const std::string v = argv[++i];
+        if (a != "--keep") args += " " + a + " " + v;
+        if (a == "--ranks")
+            synth.ranks = static_cast<uint32_t>(parse(a, v));
+        else if (a == "--iterations")
+            synth.iterations = parse(a, v);
+        else if (a == "--blocks")
+            synth.blocks = parse(a, v);
+        else if (a == "--repeat")
+            repeat = static_cast<int>(std::max<uint64_t>(1, parse(a, v)));
+        else if (a == "--keep")
+            keep = v;
+        else if (a == "--pattern") {
+            const auto p = tt::parse_synth_pattern(v);
+            if (!p) {
+                std::fprintf(stderr, "analysis_bench: unknown pattern '%s'\n%s", v.c_str(), kUsage);
+                return 2;
+            }
+            synth.pattern = *p;
+        } else {
+            std::fprintf(stderr, "analysis_bench: unknown option '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+    }
+
+    std::string generated_dir;
+    std::string synth_line;
+    if (trace_path.empty()) {
+        try {
+            synth = tt::resolve_synth_options(synth);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "analysis_bench: %s\n", e.what());
+            return 2;
+        }
+        if (keep.empty()) {
+            std::string pattern = (fs::temp_directory_path() / "analysis-bench-XXXXXX").string();
+            if (!mkdtemp(pattern.data())) {
+                std::perror("mkdtemp");
+                return 1;
+            }
+            generated_dir = pattern;
+            trace_path = (fs::path(pattern) / "trace").string();
+        } else {
+            trace_path = keep;
+        }
+        synth_line = "topolens synth -o " + trace_path + " " + tt::synth_arguments(synth);
+        // Generated in a child: the parent stays small, so the children forked later start
+        // from a small footprint.
+        const Measure g = in_child([&](Measure& m) {
+            Clock c;
+            tt::Synthetic s = tt::synthesize(synth);
+            s.builder.write(trace_path);
+            m.wall = c.wall_s();
+            m.events = s.expected.events;
+        });
+        if (!g.ok) {
+            std::fprintf(stderr, "analysis_bench: cannot write the trace: %s\n", g.error);
+            return 1;
+        }
+        std::printf("generated %s events in %.2f s: %s\n", grouped(g.events).c_str(), g.wall,
+                    synth_line.c_str());
+    }
+
+    std::string anchor;
+    try {
+        anchor = tt::find_anchor(trace_path);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "analysis_bench: %s\n", e.what());
+        return 1;
+    }
+
+    in_child([&](Measure& m) { m.events = bare_read(anchor); }); // warms the page cache
+    const Measure bare = best_of(repeat, [&] { return measure_bare(anchor); });
+    const Measure read = best_of(repeat, [&] { return measure_read(anchor); });
+#ifdef TOPOLENS_BENCH_ANALYSIS
+    const Measure analysis = best_of(repeat, [&] { return measure_analysis(anchor); });
+#endif
+    int status = 0;
+    for (const Measure* m : {&bare, &read
+#ifdef TOPOLENS_BENCH_ANALYSIS
+                             ,
+                             &analysis
+#endif
+         }) {
+        if (!m->ok || m->error[0]) {
+            std::fprintf(stderr, "analysis_bench: %s\n", m->error);
+            status = 1;
+        }
+    }
+    if (!bare.ok || !read.ok) return 1;
+    const uint64_t events = read.events;
+    if (bare.events != events)
+        std::fprintf(stderr, "analysis_bench: note: the bare read counted %llu records\n",
+                     static_cast<unsigned long long>(bare.events));
+
+    std::printf("\ntrace: %s\n", anchor.c_str());
+    std::printf("events: %s on %s, %.1f MB on disk; best of %d runs, page cache warm; one "
+                "core\n\n",
+                grouped(events).c_str(), trace_path.c_str(),
+                directory_bytes(fs::path(anchor).parent_path()) / 1e6, repeat);
+    auto per_s = [&](double s) { return s > 0 ? fmt("%.3g", events / s) : "-"; };
+    row({"phase", "wall s", "cpu s", "events/s", "x bare", "peak MB", "bytes/event"});
+    auto line = [&](const char* name, const Measure& m) {
+        row({name, fmt("%.3f", m.wall), fmt("%.3f", m.cpu), per_s(m.wall),
+             fmt("%.2f", m.wall / bare.wall), fmt("%.1f", m.peak_growth / 1e6),
+             fmt("%.1f", double(m.peak_growth) / events)});
+    };
+    line("bare OTF2 read (count only)", bare);
+    line("read_trace", read);
+#ifdef TOPOLENS_BENCH_ANALYSIS
+    if (analysis.ok) {
+        line("read_trace + analyze", analysis);
+        row({"  of which analyze()", fmt("%.3f", analysis.part_wall),
+             fmt("%.3f", analysis.part_cpu), per_s(analysis.part_wall),
+             fmt("%.2f", analysis.part_wall / bare.wall), "", ""});
+        const double throughput = events / analysis.wall;
+        const double ratio = analysis.wall / bare.wall;
+        const double bytes = double(analysis.peak_growth) / events;
+        std::printf("\ntargets (full analysis = read_trace + analyze):\n");
+        std::printf("  throughput  >= 5e6 events/s   %.3g  %s\n", throughput,
+                    throughput >= 5e6 ? "met" : "MISSED");
+        std::printf("  time        <= 2x bare read   %.2fx  %s\n", ratio,
+                    ratio <= 2.0 ? "met" : "MISSED");
+        std::printf("  memory      <= 64 bytes/event %.1f  %s\n", bytes,
+                    bytes <= 64 ? "met" : "MISSED");
+    }
+#else
+    std::printf("\n(analysis not built: topolens-patterns missing)\n");
+#endif
+    if (!bare.hwm_reset)
+        std::printf("note: /proc/self/clear_refs refused; peak memory counted from each child's "
+                    "start\n");
+    std::printf("\nreproduce: %s%s\n", argv[0],
+                synth_line.empty() ? (" " + trace_path).c_str() : args.c_str());
+    if (!synth_line.empty()) std::printf("the trace: %s\n", synth_line.c_str());
+    if (!generated_dir.empty()) fs::remove_all(generated_dir);
+    return status;
+}
