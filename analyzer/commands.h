@@ -25,6 +25,12 @@ void info_usage(std::ostream& out);
 int run_main(const std::vector<std::string>& args);
 void run_usage(std::ostream& out);
 
+int summary_main(const std::vector<std::string>& args);
+void summary_usage(std::ostream& out);
+
+int values_main(const std::vector<std::string>& args);
+void values_usage(std::ostream& out);
+
 int synth_main(const std::vector<std::string>& args);
 void synth_usage(std::ostream& out);
 

@@ -31,6 +31,11 @@ struct Metric {
     std::string url;
     int parent = -1;
     std::vector<int> children;
+    // A derived metric read from another tool's report (e.g. Scalasca's): CUBE computes it
+    // from a CubePL expression, so it holds no values here. Empty for stored metrics.
+    std::string derived_type; // "POSTDERIVED", "PREDERIVED_EXCLUSIVE", "PREDERIVED_INCLUSIVE"
+    std::string cubepl;       // the expression (<cubepl>)
+    std::string cubepl_init;  // its initialisation (<cubeplinit>), may be empty
 };
 
 struct Region {
@@ -98,7 +103,11 @@ class Report {
     std::optional<int> find_metric(const std::string& unique_or_display_name) const;
     // "main/solver/MPI_Recv" style path of region names from the root.
     std::string callpath_name(int callpath) const;
+    // Also accepts a path below the root when the report has a single root ("main/MPI_Recv"
+    // for "program/main/MPI_Recv") and no root matches the path's first name.
     std::optional<int> find_callpath(const std::string& path) const;
+    // The metric and all metrics below it, parent before children.
+    std::vector<int> metric_subtree(int metric) const;
 
     // ---- derived values
     // Sum over the metric's subtree (metric inclusive) at one call path and location.
@@ -108,6 +117,12 @@ class Report {
     // Inclusive over the whole call tree for one location / over everything.
     double total(int metric, int location) const;
     double total(int metric) const;
+    // Per location: metric-inclusive and call-path-inclusive value of `callpath` (-1: the
+    // whole call tree). One pass over the stored rows, for views over many locations.
+    std::vector<double> inclusive_by_location(int metric, int callpath) const;
+    // Per call path, summed over all locations: metric-inclusive values, call-path-inclusive
+    // if `callpath_inclusive`, else each call path's own (exclusive) part.
+    std::vector<double> callpath_totals(int metric, bool callpath_inclusive) const;
 
   private:
     // rows_[metric][callpath] -> values per location (empty = zero)

@@ -1,0 +1,319 @@
+// topolens summary REPORT [--top N]: the metric tree with totals, then where each wait state
+// happened (call paths, locations with their grid coordinates), clock-condition violations
+// and the report's topolens attributes. In the spirit of Cube's cube_stat.
+#include "commands.h"
+#include "text.h"
+
+#include "analyzer/cube4.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <set>
+
+namespace topolens::cli {
+namespace {
+
+namespace rp = topolens::report;
+
+constexpr std::size_t kDefaultTop = 5;
+
+std::string field(const std::string& label, const std::string& value) {
+    std::string line = label + ":";
+    line.append(line.size() < 14 ? 14 - line.size() : 1, ' ');
+    return line + value + "\n";
+}
+
+// Seconds with microseconds; counts as whole numbers where they are whole.
+std::string format_value(double value, const std::string& unit) {
+    if (unit != "sec" && std::fabs(value) < 1e15 && value == std::floor(value))
+        return (value < 0 ? "-" : "") + grouped(static_cast<uint64_t>(std::fabs(value)));
+    return fixed(value, 6);
+}
+
+std::string percent(double part, double whole) {
+    return whole > 0 ? fixed(100.0 * part / whole, 2) : "";
+}
+
+// Wait states are the metrics below Late Sender/Late Receiver (themselves included) and below
+// the synchronization and collective categories; Scalasca's intermediate time categories are
+// not wait states.
+bool is_wait_state(const rp::Report& report, int metric) {
+    static const std::set<std::string> categories = {
+        "mpi_sync_collective", "mpi_rma_synchronization", "mpi_rma_sync_active",
+        "mpi_rma_sync_passive", "mpi_rma_communication"};
+    if (!report.metrics[metric].derived_type.empty()) return false;
+    if (categories.count(report.metrics[metric].unique_name)) return false;
+    std::size_t steps = 0;
+    for (int m = metric; m != -1 && steps++ <= report.metrics.size();
+         m = report.metrics[m].parent) {
+        const std::string& name = report.metrics[m].unique_name;
+        if (name == "mpi_latesender" || name == "mpi_latereceiver") return true;
+        if ((name == "mpi_synchronization" || name == "mpi_collective") && m != metric) return true;
+    }
+    return false;
+}
+
+std::optional<int> time_metric(const rp::Report& report) {
+    if (auto t = report.find_metric("time")) return t;
+    for (std::size_t m = 0; m < report.metrics.size(); ++m)
+        if (report.metrics[m].parent == -1 && report.metrics[m].unit == "sec")
+            return static_cast<int>(m);
+    return std::nullopt;
+}
+
+std::string coords_text(const rp::Report& report, int location) {
+    if (report.topologies.empty()) return "";
+    const auto& coords = report.topologies[0].coords;
+    if (static_cast<std::size_t>(location) >= coords.size()) return "";
+    std::string text;
+    for (uint32_t x : coords[location]) text += (text.empty() ? "" : " ") + std::to_string(x);
+    return text;
+}
+
+bool multithreaded(const rp::Report& report) {
+    return std::any_of(report.locations.begin(), report.locations.end(),
+                       [](const rp::Location& l) { return l.thread != 0; });
+}
+
+void print_overview(std::ostream& out, const std::string& path, const rp::Report& report) {
+    out << field("report", path);
+    std::set<int> ranks;
+    std::set<std::string> hosts;
+    for (const rp::Location& l : report.locations) {
+        ranks.insert(l.rank);
+        hosts.insert(l.host);
+    }
+    std::string where = grouped(report.locations.size()) + " (" + grouped(ranks.size()) +
+                        (ranks.size() == 1 ? " rank" : " ranks") + " on " + grouped(hosts.size()) +
+                        (hosts.size() == 1 ? " host)" : " hosts)");
+    out << field("locations", where);
+    out << field("call paths", grouped(report.callpaths.size()));
+    if (report.topologies.empty()) {
+        out << field("topology", "none");
+    } else {
+        for (std::size_t t = 0; t < report.topologies.size(); ++t) {
+            const rp::CartTopology& topo = report.topologies[t];
+            std::vector<std::string> sizes, periodic;
+            for (std::size_t d = 0; d < topo.sizes.size(); ++d) {
+                sizes.push_back(std::to_string(topo.sizes[d]));
+                periodic.push_back(d < topo.periodic.size() && topo.periodic[d] ? "yes" : "no");
+            }
+            std::string line = (topo.name.empty() ? "(unnamed)" : topo.name) + " " +
+                               join(sizes, "x") + ", periodic " + join(periodic, ",");
+            if (t == 0 && report.topologies.size() > 1) line += " (coordinates below)";
+            if (t == 0)
+                out << field(report.topologies.size() == 1 ? "topology" : "topologies", line);
+            else
+                out << std::string(14, ' ') << line << "\n";
+        }
+    }
+}
+
+void print_metric_tree(std::ostream& out, const rp::Report& report,
+                       const std::vector<double>& totals, std::optional<int> time) {
+    out << "\nmetrics\n";
+    Table table({"metric", "total", "unit", "% of time"}, {false, true, false, true});
+    const double time_total = time ? totals[*time] : 0.0;
+    for (std::size_t root = 0; root < report.metrics.size(); ++root) {
+        if (report.metrics[root].parent != -1) continue;
+        std::vector<std::pair<int, int>> stack = {{static_cast<int>(root), 0}}; // (metric, depth)
+        while (!stack.empty()) {
+            const auto [m, depth] = stack.back();
+            stack.pop_back();
+            const rp::Metric& metric = report.metrics[m];
+            const std::string name =
+                std::string(2 * depth, ' ') +
+                (metric.display_name.empty() ? metric.unique_name : metric.display_name);
+            if (!metric.derived_type.empty()) {
+                table.row({name, "derived", metric.unit, ""});
+            } else {
+                table.row({name, format_value(totals[m], metric.unit), metric.unit,
+                           metric.unit == "sec" ? percent(totals[m], time_total) : ""});
+            }
+            for (auto it = metric.children.rbegin(); it != metric.children.rend(); ++it)
+                stack.emplace_back(*it, depth + 1);
+        }
+    }
+    out << table.render();
+}
+
+void print_wait_state(std::ostream& out, const rp::Report& report, int m, double total,
+                      double time_total, std::size_t top) {
+    const rp::Metric& metric = report.metrics[m];
+    std::string heading = (metric.display_name.empty() ? metric.unique_name : metric.display_name) +
+                          " (" + metric.unique_name + "): " + format_value(total, metric.unit) +
+                          " " + metric.unit;
+    if (metric.unit == "sec" && time_total > 0)
+        heading += ", " + percent(total, time_total) + "% of time";
+    out << "\n" << heading << "\n";
+
+    // Call paths where the wait happened (own value), ranked by their inclusive value.
+    const std::vector<double> own = report.callpath_totals(m, false);
+    const std::vector<double> inclusive = report.callpath_totals(m, true);
+    std::vector<int> paths;
+    for (std::size_t c = 0; c < own.size(); ++c)
+        if (own[c] != 0.0) paths.push_back(static_cast<int>(c));
+    std::stable_sort(paths.begin(), paths.end(),
+                     [&](int a, int b) { return inclusive[a] > inclusive[b]; });
+    Table calls({"call path", "value", "%"}, {false, true, true});
+    for (std::size_t i = 0; i < paths.size() && i < top; ++i)
+        calls.row({report.callpath_name(paths[i]), format_value(inclusive[paths[i]], metric.unit),
+                   percent(inclusive[paths[i]], total)});
+    out << "  top call paths (" << std::min(top, paths.size()) << " of " << paths.size() << ")\n"
+        << calls.render(4);
+
+    const std::vector<double> by_location = report.inclusive_by_location(m, -1);
+    std::vector<int> locations;
+    for (std::size_t l = 0; l < by_location.size(); ++l)
+        if (by_location[l] != 0.0) locations.push_back(static_cast<int>(l));
+    std::stable_sort(locations.begin(), locations.end(),
+                     [&](int a, int b) { return by_location[a] > by_location[b]; });
+    const bool threads = multithreaded(report);
+    const bool coords = !report.topologies.empty();
+    std::vector<std::string> header = {"location", "rank"};
+    if (threads) header.push_back("thread");
+    header.push_back("host");
+    if (coords) header.push_back("coords");
+    header.insert(header.end(), {"value", "%"});
+    std::vector<bool> right(header.size(), false);
+    right[1] = true;
+    right[right.size() - 1] = right[right.size() - 2] = true;
+    Table table(header, right);
+    for (std::size_t i = 0; i < locations.size() && i < top; ++i) {
+        const int l = locations[i];
+        const rp::Location& loc = report.locations[l];
+        std::vector<std::string> row = {std::to_string(l), std::to_string(loc.rank)};
+        if (threads) row.push_back(std::to_string(loc.thread));
+        row.push_back(loc.host);
+        if (coords) row.push_back(coords_text(report, l));
+        row.push_back(format_value(by_location[l], metric.unit));
+        row.push_back(percent(by_location[l], total));
+        table.row(row);
+    }
+    out << "  top locations (" << std::min(top, locations.size()) << " of " << locations.size()
+        << ")\n"
+        << table.render(4);
+}
+
+void print_clock_violations(std::ostream& out, const rp::Report& report) {
+    const auto m = report.find_metric("clock_violations");
+    if (!m) {
+        out << "\nclock condition violations: not counted in this report\n";
+        return;
+    }
+    const std::vector<double> by_location = report.inclusive_by_location(*m, -1);
+    double total = 0.0;
+    for (double v : by_location) total += v;
+    out << "\nclock condition violations: " << format_value(total, "occ") << "\n";
+    if (total == 0.0) return;
+    const bool coords = !report.topologies.empty();
+    std::vector<std::string> header = {"location", "rank", "host"};
+    if (coords) header.push_back("coords");
+    header.push_back("count");
+    std::vector<bool> right(header.size(), false);
+    right[1] = right.back() = true;
+    Table table(header, right);
+    for (std::size_t l = 0; l < by_location.size(); ++l) {
+        if (by_location[l] == 0.0) continue;
+        const rp::Location& loc = report.locations[l];
+        std::vector<std::string> row = {std::to_string(l), std::to_string(loc.rank), loc.host};
+        if (coords) row.push_back(coords_text(report, static_cast<int>(l)));
+        row.push_back(format_value(by_location[l], "occ"));
+        table.row(row);
+    }
+    out << table.render();
+}
+
+void print_attributes(std::ostream& out, const rp::Report& report) {
+    Table table;
+    for (const auto& [key, value] : report.attributes)
+        if (key.rfind("topolens.", 0) == 0) table.row({key, value});
+    if (table.empty()) return;
+    out << "\nattributes\n" << table.render();
+}
+
+} // namespace
+
+void summary_usage(std::ostream& out) {
+    out << "usage: topolens summary REPORT [--top N]\n\n"
+           "Summarizes a CUBE4 report (.cubex, ours or Scalasca's): the metric tree with each\n"
+           "metric's total (inclusive over its sub-metrics, all call paths and locations) and\n"
+           "its share of Time; for every wait state that occurred, the N call paths and N\n"
+           "locations with the most waiting time (default 5), locations with their coordinates\n"
+           "in the report's first Cartesian topology; clock-condition violations; the report's\n"
+           "topolens.* attributes.\n";
+}
+
+int summary_main(const std::vector<std::string>& args) {
+    std::string path;
+    std::size_t top = kDefaultTop;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") {
+            summary_usage(std::cout);
+            return kExitOk;
+        }
+        if (a == "--top" || a.rfind("--top=", 0) == 0) {
+            std::string value;
+            if (a == "--top") {
+                if (i + 1 >= args.size()) {
+                    print_error("summary: --top needs a number");
+                    return kExitUsage;
+                }
+                value = args[++i];
+            } else {
+                value = a.substr(6);
+            }
+            unsigned long long n = 0;
+            const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+            if (ec != std::errc() || ptr != value.data() + value.size() || n == 0) {
+                print_error("summary: --top needs a positive number, not '" + value + "'");
+                return kExitUsage;
+            }
+            top = static_cast<std::size_t>(n);
+        } else if (!a.empty() && a[0] == '-') {
+            print_error("summary: unknown option '" + a + "'");
+            summary_usage(std::cerr);
+            return kExitUsage;
+        } else if (path.empty()) {
+            path = a;
+        } else {
+            print_error("summary: more than one report given ('" + path + "', '" + a + "')");
+            return kExitUsage;
+        }
+    }
+    if (path.empty()) {
+        summary_usage(std::cerr);
+        return kExitUsage;
+    }
+    try {
+        const rp::Report report = rp::read_cube4(path);
+        std::vector<double> totals(report.metrics.size(), 0.0);
+        for (std::size_t m = 0; m < report.metrics.size(); ++m)
+            totals[m] = report.total(static_cast<int>(m));
+        const std::optional<int> time = time_metric(report);
+        const double time_total = time ? totals[*time] : 0.0;
+
+        std::ostream& out = std::cout;
+        print_overview(out, path, report);
+        print_metric_tree(out, report, totals, time);
+        // Wait states in metric-tree order.
+        for (std::size_t root = 0; root < report.metrics.size(); ++root) {
+            if (report.metrics[root].parent != -1) continue;
+            for (int m : report.metric_subtree(static_cast<int>(root)))
+                if (is_wait_state(report, m) && totals[m] != 0.0)
+                    print_wait_state(out, report, m, totals[m], time_total, top);
+        }
+        print_clock_violations(out, report);
+        print_attributes(out, report);
+    } catch (const std::exception& e) {
+        print_error(e.what());
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace topolens::cli

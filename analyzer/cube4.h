@@ -1,0 +1,35 @@
+// Reports as CUBE4 files (.cubex), the format of Scalasca, Score-P and the Cube tools.
+//
+// A .cubex is a POSIX tar archive of
+//   anchor.xml     the definitions: metric tree, regions and call tree, system tree,
+//                  Cartesian topologies, key/value attributes
+//   <id>.index     per metric with values: the call paths that have a row
+//   <id>.data      those rows, one value per location in location id order
+// The layout follows cubew (Cube's C writer) and the grammar of Cube's anchor parser, so
+// cube_info, cube_dump and the Cube GUI open what we write.
+//
+// Writing: metrics are EXCLUSIVE (metric tree and call tree, like the Report), dtype DOUBLE,
+// sparse index; cnode ids are call path ids, region/metric/location ids are the report's; the
+// bytes depend on the report only. The anchor's version is "4.4"; report.attributes become
+// <attr> elements next to "Cube anchor.xml syntax version".
+//
+// Reading also takes reports of other tools (Scalasca's scout.cubex, Score-P profiles):
+// "id"/"Id" spellings, INCLUSIVE metrics (turned into exclusive values along the call tree),
+// dtypes DOUBLE, FLOAT, MIN/MAXDOUBLE and (U)INT8..64, dense or sparse indexes, either byte
+// order, Cube 3-style <machine>/<node>/<process>/<thread> system trees and derived metrics
+// (kept without values). Not supported, each with an error naming it: gzip-compressed
+// archives or anchors, ZCUBEX (zlib) data, SIMPLE metrics, composite dtypes.
+//
+// Every failure throws ReportError with the file name and the problem.
+#pragma once
+
+#include "analyzer/report.h"
+
+#include <string>
+
+namespace topolens::report {
+
+void write_cube4(const Report& report, const std::string& path);
+Report read_cube4(const std::string& path);
+
+} // namespace topolens::report
