@@ -25,6 +25,9 @@ void info_usage(std::ostream& out);
 int run_main(const std::vector<std::string>& args);
 void run_usage(std::ostream& out);
 
+int analyze_main(const std::vector<std::string>& args);
+void analyze_usage(std::ostream& out);
+
 int summary_main(const std::vector<std::string>& args);
 void summary_usage(std::ostream& out);
 

@@ -13,6 +13,8 @@ const Command kCommands[] = {
      topolens::cli::info_main, topolens::cli::info_usage},
     {"run", "run an MPI program under mpirun with the measurement library preloaded",
      topolens::cli::run_main, topolens::cli::run_usage},
+    {"analyze", "find the wait states of a trace and write a CUBE4 report",
+     topolens::cli::analyze_main, topolens::cli::analyze_usage},
     {"summary", "summarize a CUBE4 report: metric tree, where wait states happened, violations",
      topolens::cli::summary_main, topolens::cli::summary_usage},
     {"values", "per-location values of one metric from a CUBE4 report, as CSV or JSON",

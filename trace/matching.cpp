@@ -49,6 +49,11 @@ void build_frames(const Trace& trace, Matching& m, Warnings& warn) {
         stack.clear();
         for (uint32_t i = 0; i < events.size(); ++i) {
             const Event& e = events[i];
+            if (i > 0 && e.time < events[i - 1].time)
+                warn.add("time goes backwards", where(trace, loc, i) + ": time goes backwards (" +
+                                                    std::to_string(e.time) + " after " +
+                                                    std::to_string(events[i - 1].time) +
+                                                    " ticks); durations around it are unreliable");
             if (e.kind == EventKind::Enter) {
                 const uint32_t parent = stack.empty() ? kNone : f.callpath[stack.back()];
                 f.callpath[i] = child(parent, e.a);

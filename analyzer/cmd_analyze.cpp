@@ -1,0 +1,98 @@
+// topolens analyze TRACE [-o REPORT.cubex]: reads an OTF2 trace, runs every pattern, writes
+// the severity report as CUBE4.
+#include "commands.h"
+
+#include "analyzer/cube4.h"
+#include "analyzer/engine.h"
+#include "patterns/registry.h"
+#include "trace/reader.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+namespace topolens::cli {
+
+namespace {
+
+constexpr size_t kWarningsShown = 10;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Next to the trace: <archive directory>/report.cubex, as Scalasca puts scout.cubex into
+// the experiment directory.
+std::string default_report_path(const std::string& anchor) {
+    return (std::filesystem::path(anchor).parent_path() / "report.cubex").string();
+}
+
+} // namespace
+
+void analyze_usage(std::ostream& out) {
+    out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--quiet]\n\n"
+           "Reads the OTF2 trace TRACE (archive directory or .otf2 anchor), finds its wait\n"
+           "states (Late Sender, Late Receiver, Wait at NxN, Wait at Barrier, Late Broadcast,\n"
+           "Early Reduce, ...) and writes a CUBE4 report, by default report.cubex in the\n"
+           "trace's directory. Progress goes to stderr unless --quiet.\n";
+}
+
+int analyze_main(const std::vector<std::string>& args) {
+    std::string trace_path, report_path;
+    bool quiet = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
+            report_path = args[++i];
+        } else if (args[i] == "--quiet" || args[i] == "-q") {
+            quiet = true;
+        } else if (args[i] == "-h" || args[i] == "--help") {
+            analyze_usage(std::cout);
+            return kExitOk;
+        } else if (!args[i].empty() && args[i][0] == '-') {
+            print_error("analyze: unknown option '" + args[i] + "'");
+            analyze_usage(std::cerr);
+            return kExitUsage;
+        } else if (trace_path.empty()) {
+            trace_path = args[i];
+        } else {
+            print_error("analyze: more than one trace given ('" + trace_path + "', '" + args[i] +
+                        "')");
+            return kExitUsage;
+        }
+    }
+    if (trace_path.empty()) {
+        analyze_usage(std::cerr);
+        return kExitUsage;
+    }
+    std::ostream* progress = quiet ? nullptr : &std::cerr;
+    try {
+        const auto start = std::chrono::steady_clock::now();
+        if (progress) *progress << "topolens: reading " << trace_path << "\n";
+        const trace::Trace trace = trace::read_trace(trace_path);
+        const double read_seconds = seconds_since(start);
+
+        analysis::AnalysisOptions options;
+        options.progress = progress;
+        const auto patterns = patterns::all_patterns();
+        analysis::AnalysisResult result = analysis::analyze(trace, patterns, options);
+
+        if (report_path.empty()) report_path = default_report_path(trace.path);
+        report::write_cube4(result.report, report_path);
+
+        for (size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)
+            std::cerr << "topolens: warning: " << result.warnings[i] << "\n";
+        if (result.warnings.size() > kWarningsShown)
+            std::cerr << "topolens: " << result.warnings.size() - kWarningsShown
+                      << " more warnings not shown\n";
+        if (progress)
+            *progress << "topolens: " << result.events << " events read in " << read_seconds
+                      << " s, analyzed in " << seconds_since(start) - read_seconds << " s\n";
+        std::cout << "topolens: report written to " << report_path << "\n";
+    } catch (const std::exception& e) {
+        print_error(e.what());
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace topolens::cli
