@@ -1,5 +1,6 @@
 #include "clock_sync.h"
 
+#include <cstring>
 #include <limits>
 
 namespace topolens::measure {
@@ -9,20 +10,40 @@ constexpr int kRounds = 10; // the round trip with the least delay gives the est
 constexpr int kTag = 7301;
 } // namespace
 
-ClockSample measure_clock_offset(MPI_Comm comm) {
+std::vector<bool> shares_reference_clock(MPI_Comm comm) {
+    int size = 1;
+    PMPI_Comm_size(comm, &size);
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int length = 0;
+    PMPI_Get_processor_name(name, &length);
+    std::vector<char> all(static_cast<size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+    PMPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                   MPI_CHAR, comm);
+    std::vector<bool> same(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r)
+        same[r] = std::strncmp(all.data() + static_cast<size_t>(r) * MPI_MAX_PROCESSOR_NAME,
+                               all.data(), MPI_MAX_PROCESSOR_NAME) == 0;
+    return same;
+}
+
+ClockSample measure_clock_offset(MPI_Comm comm, const std::vector<bool>& same_clock) {
     int rank = 0, size = 1;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
     ClockSample sample;
     if (rank == 0) {
-        // Serve every other process in turn: answer each ping with our current time.
+        // Serve every process on another host in turn: answer each ping with our time.
         for (int peer = 1; peer < size; ++peer)
-            for (int round = 0; round < kRounds; ++round) {
+            for (int round = 0; round < kRounds && !same_clock[peer]; ++round) {
                 char ping = 0;
                 PMPI_Recv(&ping, 1, MPI_CHAR, peer, kTag, comm, MPI_STATUS_IGNORE);
                 Timestamp reference = now();
                 PMPI_Send(&reference, 1, MPI_UINT64_T, peer, kTag, comm);
             }
+        sample.local_time = now();
+        return sample;
+    }
+    if (same_clock[rank]) {
         sample.local_time = now();
         return sample;
     }

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace topolens::measure {
 
@@ -16,7 +17,12 @@ struct ClockSample {
     double deviation = 0.0; // half the best round trip, in ticks
 };
 
-// Collective over `comm`; rank 0 of `comm` is the reference.
-ClockSample measure_clock_offset(MPI_Comm comm);
+// Which processes of `comm` read the same clock as its rank 0: those on the same host
+// (CLOCK_MONOTONIC is one clock per host). Collective; result indexed by rank in `comm`.
+std::vector<bool> shares_reference_clock(MPI_Comm comm);
+
+// Collective over `comm`; rank 0 of `comm` is the reference. Processes that share its clock
+// get offset 0 without measuring: a ping-pong would only add its own noise.
+ClockSample measure_clock_offset(MPI_Comm comm, const std::vector<bool>& same_clock);
 
 } // namespace topolens::measure

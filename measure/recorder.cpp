@@ -125,7 +125,8 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     s.events = s.archive.events();
     define_mpi_regions(s);
     s.communicators.start(s.rank);
-    s.clock.push_back(measure_clock_offset(s.tool_comm));
+    s.same_clock = shares_reference_clock(s.tool_comm);
+    s.clock.push_back(measure_clock_offset(s.tool_comm, s.same_clock));
     // The end of MPI_Init is a global synchronisation point for analyzers.
     PMPI_Barrier(s.tool_comm);
     s.first_time = enter_time;
@@ -144,7 +145,7 @@ void finish_measurement(Timestamp enter_time) {
     const uint32_t finalize = s.mpi_regions[static_cast<size_t>(MpiFn::Finalize)];
     close_open_user_activity(s, enter_time);
     OTF2_EvtWriter_Enter(s.events, nullptr, enter_time, finalize);
-    s.clock.push_back(measure_clock_offset(s.tool_comm));
+    s.clock.push_back(measure_clock_offset(s.tool_comm, s.same_clock));
     const Timestamp last_time = now();
     OTF2_EvtWriter_Leave(s.events, nullptr, last_time, finalize);
     s.active = false;

@@ -48,6 +48,7 @@ struct RecorderState {
     Requests requests;
     std::vector<TopologyRecord> topologies;
     std::vector<ClockSample> clock;
+    std::vector<bool> same_clock; // per rank: reads rank 0's clock (same host)
     Timestamp first_time = 0;
     std::vector<uint32_t> user_region_stack; // open user regions, innermost last
     std::vector<TunedOperation> tuned;       // handle = index + 1
