@@ -19,9 +19,27 @@ Context::Context(const trace::Trace& trace, report::Report& report)
     : trace_(trace), report_(report),
       resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
 
-void Context::add(int metric, uint32_t callpath, uint32_t location, double value) {
-    if (value != 0.0)
-        report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
+void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {
+    report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
+}
+
+void Context::begin_location(uint32_t location) {
+    callpaths_ = report_.callpaths.size();
+    local_.assign(report_.metrics.size() * callpaths_, 0.0);
+    touched_.clear();
+    current_ = location;
+}
+
+void Context::end_location() {
+    for (size_t slot : touched_) {
+        // A slot whose values cancelled to exactly zero was touched but holds nothing.
+        if (local_[slot] != 0.0)
+            add_to_report(static_cast<int>(slot / callpaths_),
+                          static_cast<uint32_t>(slot % callpaths_), current_, local_[slot]);
+        local_[slot] = 0.0;
+    }
+    touched_.clear();
+    current_ = trace::kNone;
 }
 
 void Context::warn(const std::string& message) {
@@ -170,7 +188,9 @@ class Replay {
             case EventKind::MpiSend:
             case EventKind::MpiIsend:
                 if (next_send < sends.size() && sends[next_send].first == i) {
-                    const MessageInstance msg = message(sends[next_send++].second);
+                    const uint32_t id = sends[next_send++].second;
+                    if (id == kNone) break; // never received
+                    const MessageInstance msg = message(id);
                     for (const auto& callback : d_.sends_) callback(ctx_, msg);
                 }
                 break;
@@ -273,24 +293,42 @@ class Replay {
         }
     }
 
+    // Every member's replay sees the same instance: it is built by the first member that
+    // reaches it and dropped after the last, so memory holds only instances in flight.
     void collective(uint32_t loc, uint32_t id) {
         const trace::CollectiveMatch& c = m_.collectives[id];
-        CollectiveInstance instance;
-        instance.op = c.op;
-        instance.comm = c.comm;
-        size_t mine = 0;
-        for (const trace::EventRef& member : c.members) {
-            if (member.location == kNone) {
-                ctx_.warn("collectives with members missing were left out of the analysis");
-                return;
+        if (instances_.size() < m_.collectives.size()) instances_.resize(m_.collectives.size());
+        PendingInstance& pending = instances_[id];
+        if (pending.uses == 0) {
+            pending.instance.op = c.op;
+            pending.instance.comm = c.comm;
+            pending.instance.members.reserve(c.members.size());
+            for (const trace::EventRef& member : c.members) {
+                if (member.location == kNone) {
+                    pending.incomplete = true;
+                    break;
+                }
+                if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
+                    pending.instance.root = static_cast<int>(pending.instance.members.size());
+                pending.instance.members.push_back(call_around(member.location, member.event));
             }
-            if (member.location == loc) mine = instance.members.size();
-            if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
-                instance.root = static_cast<int>(instance.members.size());
-            instance.members.push_back(call_around(member.location, member.event));
         }
-        for (const auto& callback : d_.collectives_) callback(ctx_, instance, mine);
+        ++pending.uses;
+        if (pending.incomplete) {
+            ctx_.warn("collectives with members missing were left out of the analysis");
+        } else {
+            size_t mine = 0;
+            while (c.members[mine].location != loc) ++mine;
+            for (const auto& callback : d_.collectives_) callback(ctx_, pending.instance, mine);
+        }
+        if (pending.uses == c.members.size() || pending.incomplete) pending = PendingInstance{};
     }
+
+    struct PendingInstance {
+        CollectiveInstance instance;
+        size_t uses = 0;
+        bool incomplete = false;
+    };
 
     struct ReceiveFlags {
         bool representative = true;
@@ -304,6 +342,7 @@ class Replay {
     const MpiCallKinds& kinds_;
     std::vector<Time> child_time_; // per open region instance: time in nested instances
     std::vector<ReceiveFlags> flags_;
+    std::vector<PendingInstance> instances_; // by collective id
 };
 
 // ---------------------------------------------------------------- analyze
@@ -327,7 +366,9 @@ AnalysisResult analyze(const trace::Trace& trace,
     for (const auto& l : trace.locations) total += l.events.size();
     uint64_t done = 0, next_report = total / 10;
     for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
+        context.begin_location(loc);
         replay.location(loc);
+        context.end_location();
         done += trace.locations[loc].events.size();
         if (options.progress && total >= 1000000 && done >= next_report) {
             *options.progress << "topolens: analyzed " << done << " of " << total << " events ("

@@ -73,15 +73,34 @@ class Context {
     const trace::Trace& trace() const { return trace_; }
     double seconds(Time ticks) const { return static_cast<double>(ticks) / resolution_; }
     // Inclusive severity of `metric` (its value before children are subtracted).
-    void add(int metric, uint32_t callpath, uint32_t location, double value);
+    void add(int metric, uint32_t callpath, uint32_t location, double value) {
+        if (location == current_ && value != 0.0) {
+            const size_t slot = static_cast<size_t>(metric) * callpaths_ + callpath;
+            if (local_[slot] == 0.0) touched_.push_back(slot);
+            local_[slot] += value;
+        } else if (value != 0.0) {
+            add_to_report(metric, callpath, location, value);
+        }
+    }
     void warn(const std::string& message);
     const std::vector<std::string>& warnings() const { return warnings_; }
     report::Report& report() { return report_; }
 
+    // The engine replays one location at a time; its severities are summed in a dense
+    // buffer and moved into the report when the location is done.
+    void begin_location(uint32_t location);
+    void end_location();
+
   private:
+    void add_to_report(int metric, uint32_t callpath, uint32_t location, double value);
+
     const trace::Trace& trace_;
     report::Report& report_;
     double resolution_;
+    uint32_t current_ = trace::kNone;
+    size_t callpaths_ = 0;
+    std::vector<double> local_;   // [metric * callpaths + callpath]
+    std::vector<size_t> touched_; // slots of local_ that hold a value
     std::vector<std::string> warnings_;
     std::unordered_map<std::string, int> warned_;
 };

@@ -55,7 +55,10 @@ class TimePattern : public analysis::Pattern {
         const double exclusive = c.seconds(call.exclusive);
         c.add(time_, call.callpath, call.location, exclusive);
         c.add(visits_, call.callpath, call.location, 1.0);
-        if (call.parent_callpath == 0) top_level_[call.location] += call.leave - call.enter;
+        if (call.parent_callpath == 0) {
+            if (call.location >= top_level_.size()) top_level_.resize(call.location + 1, 0);
+            top_level_[call.location] += call.leave - call.enter;
+        }
         const MpiCallKind kind = kinds_->of(call.region);
         if (kind == MpiCallKind::NotMpi) return;
         c.add(mpi_, call.callpath, call.location, exclusive);
@@ -87,17 +90,16 @@ class TimePattern : public analysis::Pattern {
 
     // The artificial root call path holds the time outside every top-level region.
     void done(Context& c, uint32_t loc, analysis::Time first, analysis::Time last) {
-        const analysis::Time inside = top_level_[loc];
+        const analysis::Time inside = loc < top_level_.size() ? top_level_[loc] : 0;
         const analysis::Time span = last - first;
         c.add(time_, 0, loc, c.seconds(span > inside ? span - inside : 0));
         c.add(visits_, 0, loc, 1.0);
-        top_level_.erase(loc);
     }
 
     int time_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
     int communication_ = -1, point_to_point_ = -1, collective_ = -1;
     std::unique_ptr<analysis::MpiCallKinds> kinds_;
-    std::unordered_map<uint32_t, analysis::Time> top_level_;
+    std::vector<analysis::Time> top_level_; // per location: time in top-level regions
 };
 
 } // namespace

@@ -29,65 +29,6 @@ std::string where(const Trace& trace, uint32_t location, uint32_t event) {
            std::to_string(event);
 }
 
-// ---------------------------------------------------------------- call tree and frames
-
-void build_frames(const Trace& trace, Matching& m, Warnings& warn) {
-    std::unordered_map<uint64_t, uint32_t> children; // (parent + 1) << 32 | region -> node
-    auto child = [&](uint32_t parent, Ref region) {
-        const uint64_t key = (static_cast<uint64_t>(parent) + 1) << 32 | region;
-        auto [it, inserted] = children.emplace(key, static_cast<uint32_t>(m.calltree.size()));
-        if (inserted) m.calltree.push_back({region, parent});
-        return it->second;
-    };
-    m.frames.resize(trace.locations.size());
-    std::vector<uint32_t> stack;
-    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
-        const auto& events = trace.locations[loc].events;
-        LocationFrames& f = m.frames[loc];
-        f.frame.assign(events.size(), kNone);
-        f.callpath.assign(events.size(), kNone);
-        stack.clear();
-        for (uint32_t i = 0; i < events.size(); ++i) {
-            const Event& e = events[i];
-            if (i > 0 && e.time < events[i - 1].time)
-                warn.add("time goes backwards", where(trace, loc, i) + ": time goes backwards (" +
-                                                    std::to_string(e.time) + " after " +
-                                                    std::to_string(events[i - 1].time) +
-                                                    " ticks); durations around it are unreliable");
-            if (e.kind == EventKind::Enter) {
-                const uint32_t parent = stack.empty() ? kNone : f.callpath[stack.back()];
-                f.callpath[i] = child(parent, e.a);
-                stack.push_back(i);
-            } else if (e.kind == EventKind::Leave) {
-                // Find the region being left; anything still open above it is closed here.
-                auto open = std::find_if(stack.rbegin(), stack.rend(),
-                                         [&](uint32_t j) { return events[j].a == e.a; });
-                if (open == stack.rend()) {
-                    warn.add("unbalanced leave", where(trace, loc, i) + ": leave of region " +
-                                                     std::to_string(e.a) +
-                                                     " that is not open; ignored");
-                    continue;
-                }
-                if (open != stack.rbegin())
-                    warn.add("unbalanced leave",
-                             where(trace, loc, i) + ": leave skips open regions; they end here");
-                const uint32_t enter = *open;
-                stack.erase(std::next(open).base(), stack.end());
-                f.frame[i] = enter;
-                f.frame[enter] = i;
-                f.callpath[i] = f.callpath[enter];
-            } else if (!stack.empty()) {
-                f.frame[i] = stack.back();
-                f.callpath[i] = f.callpath[stack.back()];
-            }
-        }
-        if (!stack.empty())
-            warn.add("unclosed region", where(trace, loc, stack.back()) + ": " +
-                                            std::to_string(stack.size()) +
-                                            " region(s) never left (trace cut short?)");
-    }
-}
-
 // ---------------------------------------------------------------- ranks
 
 // Per communicator: world rank -> communicator rank, built on first use.
@@ -128,9 +69,45 @@ struct ChannelHash {
     }
 };
 
+// A send waiting for its receive: where it is and its slot in sends_of[location].
+struct PendingSend {
+    EventRef send;
+    uint32_t slot;
+};
+
 struct SendQueue {
-    std::vector<EventRef> sends;
+    std::vector<PendingSend> sends;
     size_t next = 0;
+};
+
+// The queue of each channel, behind a small cache: a location talks to few channels in turn.
+class ChannelQueues {
+  public:
+    SendQueue& get(const Channel& channel) {
+        Cached& c = cache_[ChannelHash{}(channel) % kCacheSize];
+        if (c.queue && c.channel == channel) return *c.queue;
+        SendQueue& queue = queues_[channel]; // references into an unordered_map stay valid
+        c = {channel, &queue};
+        return queue;
+    }
+    SendQueue* find(const Channel& channel) {
+        Cached& c = cache_[ChannelHash{}(channel) % kCacheSize];
+        if (c.queue && c.channel == channel) return c.queue;
+        auto found = queues_.find(channel);
+        if (found == queues_.end()) return nullptr;
+        c = {channel, &found->second};
+        return &found->second;
+    }
+    const std::unordered_map<Channel, SendQueue, ChannelHash>& all() const { return queues_; }
+
+  private:
+    static constexpr size_t kCacheSize = 64;
+    struct Cached {
+        Channel channel{};
+        SendQueue* queue = nullptr;
+    };
+    std::unordered_map<Channel, SendQueue, ChannelHash> queues_;
+    Cached cache_[kCacheSize];
 };
 
 // A receive in MPI's matching order: by when it was posted (Irecv), not completed.
@@ -139,149 +116,259 @@ struct PostedReceive {
     uint32_t event;
 };
 
-void match_messages(const Trace& trace, const std::vector<uint32_t>& location_of_rank, Matching& m,
-                    Warnings& warn) {
-    std::unordered_map<Channel, SendQueue, ChannelHash> queues;
-    const size_t nloc = trace.locations.size();
-    for (uint32_t loc = 0; loc < nloc; ++loc) {
-        const auto& events = trace.locations[loc].events;
-        for (uint32_t i = 0; i < events.size(); ++i) {
-            const Event& e = events[i];
-            if (e.kind != EventKind::MpiSend && e.kind != EventKind::MpiIsend) continue;
-            const uint32_t dest = world_rank(trace, e.b, e.a, loc);
-            if (dest == kNone || dest >= location_of_rank.size() ||
-                location_of_rank[dest] == kNone) {
-                warn.add("bad peer", where(trace, loc, i) + ": send to a rank outside the trace");
-                continue;
-            }
-            queues[Channel{loc, location_of_rank[dest], e.b, e.c}].sends.push_back({loc, i});
+// ---------------------------------------------------------------- one pass per location
+
+// The trace is large and memory-bound to walk, so each location's events are read once:
+// frames and call paths, sends (queued per channel), receives (collected in posting order)
+// and collectives together. Receives are matched afterwards, touching only their records.
+class Matcher {
+  public:
+    Matcher(const Trace& trace, Matching& m, Warnings& warn)
+        : trace_(trace), m_(m), warn_(warn), ranks_(trace), children_(1),
+          instances_of_comm_(trace.defs.communicators.size()),
+          sequence_(trace.defs.communicators.size()) {
+        for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
+            const uint32_t rank = trace.defs.locations[loc].rank;
+            if (rank >= location_of_rank_.size()) location_of_rank_.resize(rank + 1, kNone);
+            if (location_of_rank_[rank] == kNone) location_of_rank_[rank] = loc;
         }
+        const size_t nloc = trace.locations.size();
+        m_.frames.resize(nloc);
+        m_.receives_of.assign(nloc, {});
+        m_.sends_of.assign(nloc, {});
+        m_.collectives_of.assign(nloc, {});
+        posted_.resize(nloc);
     }
 
-    m.receives_of.assign(nloc, {});
-    m.sends_of.assign(nloc, {});
-    std::vector<PostedReceive> posted;
-    std::unordered_map<uint64_t, uint32_t> post_of_request;
-    for (uint32_t loc = 0; loc < nloc; ++loc) {
-        const LocationEvents& le = trace.locations[loc];
-        posted.clear();
-        post_of_request.clear();
+    void scan(uint32_t loc) {
+        const LocationEvents& le = trace_.locations[loc];
+        const auto& events = le.events;
+        LocationFrames& f = m_.frames[loc];
+        f.frame.assign(events.size(), kNone);
+        f.callpath.assign(events.size(), kNone);
+        stack_.clear();
+        post_of_request_.clear();
+        std::fill(sequence_.begin(), sequence_.end(), 0);
         size_t next_request = 0;
-        for (uint32_t i = 0; i < le.events.size(); ++i) {
-            const EventKind kind = le.events[i].kind;
+        for (uint32_t i = 0; i < events.size(); ++i) {
+            const Event& e = events[i];
+            if (i > 0 && e.time < events[i - 1].time)
+                warn_.add("time goes backwards", where(trace_, loc, i) + ": time goes backwards (" +
+                                                     std::to_string(e.time) + " after " +
+                                                     std::to_string(events[i - 1].time) +
+                                                     " ticks); durations around it are unreliable");
             uint64_t request = 0;
             if (next_request < le.requests.size() && le.requests[next_request].event == i)
                 request = le.requests[next_request++].request;
-            if (kind == EventKind::MpiIrecvRequest) {
-                post_of_request[request] = i;
-            } else if (kind == EventKind::MpiRecv) {
-                posted.push_back({i, i});
-            } else if (kind == EventKind::MpiIrecv) {
-                auto found = post_of_request.find(request);
-                posted.push_back({found == post_of_request.end() ? i : found->second, i});
-                if (found != post_of_request.end()) post_of_request.erase(found);
-            }
-        }
-        std::sort(posted.begin(), posted.end(), [](const PostedReceive& x, const PostedReceive& y) {
-            return x.posted < y.posted;
-        });
-        for (const PostedReceive& p : posted) {
-            const Event& e = le.events[p.event];
-            const uint32_t source = world_rank(trace, e.b, e.a, loc);
-            const uint32_t source_loc =
-                source < location_of_rank.size() ? location_of_rank[source] : kNone;
-            auto queue = source_loc == kNone ? queues.end()
-                                             : queues.find(Channel{source_loc, loc, e.b, e.c});
-            if (queue == queues.end() || queue->second.next == queue->second.sends.size()) {
-                ++m.unmatched_receives;
-                warn.add("unmatched receive",
-                         where(trace, loc, p.event) + ": receive without a matching send");
-                continue;
-            }
-            const EventRef send = queue->second.sends[queue->second.next++];
-            const auto id = static_cast<uint32_t>(m.messages.size());
-            m.messages.push_back({send, {loc, p.event}, p.posted});
-            m.receives_of[loc].push_back({p.event, id});
-            m.sends_of[send.location].push_back({send.event, id});
-        }
-    }
-    for (const auto& [channel, queue] : queues)
-        for (size_t k = queue.next; k < queue.sends.size(); ++k) {
-            ++m.unmatched_sends;
-            warn.add("unmatched send", where(trace, queue.sends[k].location, queue.sends[k].event) +
-                                           ": send without a matching receive");
-        }
-    for (auto& list : m.receives_of) std::sort(list.begin(), list.end());
-    for (auto& list : m.sends_of) std::sort(list.begin(), list.end());
-}
-
-// ---------------------------------------------------------------- collectives
-
-void match_collectives(const Trace& trace, Matching& m, Warnings& warn) {
-    CommRanks ranks(trace);
-    const size_t ncomm = trace.defs.communicators.size();
-    // instances_of_comm[comm][k] = id of the k-th collective on comm (self: per location).
-    std::vector<std::vector<uint32_t>> instances_of_comm(ncomm);
-    m.collectives_of.assign(trace.locations.size(), {});
-    std::vector<uint32_t> sequence(ncomm);
-    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
-        std::fill(sequence.begin(), sequence.end(), 0);
-        const auto& events = trace.locations[loc].events;
-        for (uint32_t i = 0; i < events.size(); ++i) {
-            const Event& e = events[i];
-            if (e.kind != EventKind::MpiCollectiveEnd) continue;
-            if (e.b >= ncomm) continue; // the reader rejects undefined communicators
-            const Communicator& comm = trace.defs.communicators[e.b];
-            const uint32_t rank = ranks.rank_of(e.b, loc);
-            if (rank == kNone) {
-                warn.add("collective outside communicator",
-                         where(trace, loc, i) + ": collective on a communicator it is not in");
-                continue;
-            }
-            uint32_t id;
-            const uint32_t k = sequence[e.b]++;
-            if (comm.is_self) { // every location has its own MPI_COMM_SELF
-                id = static_cast<uint32_t>(m.collectives.size());
-                m.collectives.push_back({});
-                m.collectives.back().members.resize(1);
-            } else {
-                auto& list = instances_of_comm[e.b];
-                if (k == list.size()) {
-                    list.push_back(static_cast<uint32_t>(m.collectives.size()));
-                    m.collectives.push_back({});
-                    m.collectives.back().members.resize(comm.members.size());
+            switch (e.kind) {
+            case EventKind::Enter:
+                enter(f, i, e);
+                break;
+            case EventKind::Leave:
+                leave(loc, f, events, i, e);
+                break;
+            default:
+                if (!stack_.empty()) {
+                    f.frame[i] = stack_.back();
+                    f.callpath[i] = f.callpath[stack_.back()];
                 }
-                id = list[k];
+                record(loc, i, e, request);
+                break;
             }
-            CollectiveMatch& c = m.collectives[id];
-            const auto op = static_cast<CollectiveOp>(e.c);
-            const uint32_t root = e.a == kNone ? kNone : world_rank(trace, e.b, e.a, loc);
-            if (c.comm == kNone) {
-                c.op = op;
-                c.comm = e.b;
-                c.root = root;
-            } else if (c.op != op || c.root != root) {
-                warn.add("collective mismatch",
-                         where(trace, loc, i) + ": collective " + std::to_string(k) +
-                             " on this communicator differs from the other members' (operation "
-                             "or root)");
+        }
+        if (!stack_.empty())
+            warn_.add("unclosed region", where(trace_, loc, stack_.back()) + ": " +
+                                             std::to_string(stack_.size()) +
+                                             " region(s) never left (trace cut short?)");
+    }
+
+    void match_receives(uint32_t loc) {
+        const auto& events = trace_.locations[loc].events;
+        auto& posted = posted_[loc];
+        // Blocking receives are posted where they complete; only nonblocking ones reorder.
+        auto by_posting = [](const PostedReceive& x, const PostedReceive& y) {
+            return x.posted < y.posted;
+        };
+        if (!std::is_sorted(posted.begin(), posted.end(), by_posting))
+            std::sort(posted.begin(), posted.end(), by_posting);
+        auto& received = m_.receives_of[loc];
+        for (const PostedReceive& p : posted) {
+            const Event& e = events[p.event];
+            const uint32_t source = world_rank(trace_, e.b, e.a, loc);
+            const uint32_t source_loc =
+                source < location_of_rank_.size() ? location_of_rank_[source] : kNone;
+            SendQueue* queue =
+                source_loc == kNone ? nullptr : queues_.find(Channel{source_loc, loc, e.b, e.c});
+            if (!queue || queue->next == queue->sends.size()) {
+                ++m_.unmatched_receives;
+                warn_.add("unmatched receive",
+                          where(trace_, loc, p.event) + ": receive without a matching send");
+                continue;
             }
-            c.members[rank] = {loc, i};
-            m.collectives_of[loc].push_back({i, id});
+            const PendingSend& send = queue->sends[queue->next++];
+            const auto id = static_cast<uint32_t>(m_.messages.size());
+            m_.messages.push_back({send.send, {loc, p.event}, p.posted});
+            received.push_back({p.event, id});
+            m_.sends_of[send.send.location][send.slot].second = id;
+        }
+        std::vector<PostedReceive>().swap(posted);
+        if (!std::is_sorted(received.begin(), received.end()))
+            std::sort(received.begin(), received.end());
+    }
+
+    void finish() {
+        for (const auto& [channel, queue] : queues_.all())
+            for (size_t k = queue.next; k < queue.sends.size(); ++k) {
+                ++m_.unmatched_sends;
+                const EventRef& send = queue.sends[k].send;
+                warn_.add("unmatched send", where(trace_, send.location, send.event) +
+                                                ": send without a matching receive");
+            }
+        for (const CollectiveMatch& c : m_.collectives) {
+            const auto missing =
+                std::count_if(c.members.begin(), c.members.end(),
+                              [](const EventRef& r) { return r.location == kNone; });
+            if (missing > 0) {
+                ++m_.incomplete_collectives;
+                warn_.add("incomplete collective",
+                          "collective on communicator " + std::to_string(c.comm) + ": " +
+                              std::to_string(missing) +
+                              " member(s) never reached it (trace cut short?)");
+            }
         }
     }
-    for (const CollectiveMatch& c : m.collectives) {
-        const auto missing = std::count_if(c.members.begin(), c.members.end(),
-                                           [](const EventRef& r) { return r.location == kNone; });
-        if (missing > 0) {
-            ++m.incomplete_collectives;
-            warn.add("incomplete collective", "collective on communicator " +
-                                                  std::to_string(c.comm) + ": " +
-                                                  std::to_string(missing) +
-                                                  " member(s) never reached it (trace cut short?)");
+
+  private:
+    // Children per call path (index parent + 1, 0 for roots): a node has few children, so
+    // a short scan beats hashing on every Enter.
+    uint32_t child(uint32_t parent, Ref region) {
+        const size_t index = parent == kNone ? 0 : parent + 1;
+        for (const auto& [r, node] : children_[index])
+            if (r == region) return node;
+        const auto node = static_cast<uint32_t>(m_.calltree.size());
+        m_.calltree.push_back({region, parent});
+        children_.emplace_back();
+        children_[index].push_back({region, node});
+        return node;
+    }
+
+    void enter(LocationFrames& f, uint32_t i, const Event& e) {
+        const uint32_t parent = stack_.empty() ? kNone : f.callpath[stack_.back()];
+        f.callpath[i] = child(parent, e.a);
+        stack_.push_back(i);
+    }
+
+    void leave(uint32_t loc, LocationFrames& f, const std::vector<Event>& events, uint32_t i,
+               const Event& e) {
+        // Find the region being left; anything still open above it is closed here.
+        auto open = std::find_if(stack_.rbegin(), stack_.rend(),
+                                 [&](uint32_t j) { return events[j].a == e.a; });
+        if (open == stack_.rend()) {
+            warn_.add("unbalanced leave", where(trace_, loc, i) + ": leave of region " +
+                                              std::to_string(e.a) + " that is not open; ignored");
+            return;
+        }
+        if (open != stack_.rbegin())
+            warn_.add("unbalanced leave",
+                      where(trace_, loc, i) + ": leave skips open regions; they end here");
+        const uint32_t enter = *open;
+        stack_.erase(std::next(open).base(), stack_.end());
+        f.frame[i] = enter;
+        f.frame[enter] = i;
+        f.callpath[i] = f.callpath[enter];
+    }
+
+    void record(uint32_t loc, uint32_t i, const Event& e, uint64_t request) {
+        switch (e.kind) {
+        case EventKind::MpiSend:
+        case EventKind::MpiIsend: {
+            const uint32_t dest = world_rank(trace_, e.b, e.a, loc);
+            if (dest == kNone || dest >= location_of_rank_.size() ||
+                location_of_rank_[dest] == kNone) {
+                warn_.add("bad peer", where(trace_, loc, i) + ": send to a rank outside the trace");
+                return;
+            }
+            const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
+            m_.sends_of[loc].push_back({i, kNone}); // the message id is set when matched
+            queues_.get(Channel{loc, location_of_rank_[dest], e.b, e.c})
+                .sends.push_back({{loc, i}, slot});
+            return;
+        }
+        case EventKind::MpiIrecvRequest:
+            post_of_request_[request] = i;
+            return;
+        case EventKind::MpiRecv:
+            posted_[loc].push_back({i, i});
+            return;
+        case EventKind::MpiIrecv: {
+            auto found = post_of_request_.find(request);
+            posted_[loc].push_back({found == post_of_request_.end() ? i : found->second, i});
+            if (found != post_of_request_.end()) post_of_request_.erase(found);
+            return;
+        }
+        case EventKind::MpiCollectiveEnd:
+            collective(loc, i, e);
+            return;
+        default:
+            return;
         }
     }
-}
+
+    // The k-th collective of a location on a communicator is the k-th of every member.
+    void collective(uint32_t loc, uint32_t i, const Event& e) {
+        if (e.b >= trace_.defs.communicators.size()) return; // the reader rejects these
+        const Communicator& comm = trace_.defs.communicators[e.b];
+        const uint32_t rank = ranks_.rank_of(e.b, loc);
+        if (rank == kNone) {
+            warn_.add("collective outside communicator",
+                      where(trace_, loc, i) + ": collective on a communicator it is not in");
+            return;
+        }
+        uint32_t id;
+        const uint32_t k = sequence_[e.b]++;
+        if (comm.is_self) { // every location has its own MPI_COMM_SELF
+            id = static_cast<uint32_t>(m_.collectives.size());
+            m_.collectives.push_back({});
+            m_.collectives.back().members.resize(1);
+        } else {
+            auto& list = instances_of_comm_[e.b];
+            if (k == list.size()) {
+                list.push_back(static_cast<uint32_t>(m_.collectives.size()));
+                m_.collectives.push_back({});
+                m_.collectives.back().members.resize(comm.members.size());
+            }
+            id = list[k];
+        }
+        CollectiveMatch& c = m_.collectives[id];
+        const auto op = static_cast<CollectiveOp>(e.c);
+        const uint32_t root = e.a == kNone ? kNone : world_rank(trace_, e.b, e.a, loc);
+        if (c.comm == kNone) {
+            c.op = op;
+            c.comm = e.b;
+            c.root = root;
+        } else if (c.op != op || c.root != root) {
+            warn_.add("collective mismatch",
+                      where(trace_, loc, i) + ": collective " + std::to_string(k) +
+                          " on this communicator differs from the other members' (operation "
+                          "or root)");
+        }
+        c.members[rank] = {loc, i};
+        m_.collectives_of[loc].push_back({i, id});
+    }
+
+    const Trace& trace_;
+    Matching& m_;
+    Warnings& warn_;
+    CommRanks ranks_;
+    std::vector<uint32_t> location_of_rank_; // world rank -> its (first) location
+    std::vector<std::vector<std::pair<Ref, uint32_t>>> children_;
+    std::vector<uint32_t> stack_;
+    ChannelQueues queues_;
+    std::vector<std::vector<PostedReceive>> posted_;
+    std::unordered_map<uint64_t, uint32_t> post_of_request_;
+    std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order
+    std::vector<uint32_t> sequence_;                       // per comm, for the location scanned
+};
 
 } // namespace
 
@@ -295,16 +382,10 @@ uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t locati
 Matching match(const Trace& trace) {
     Matching m;
     Warnings warn(m.warnings);
-    // World rank -> the location that does its MPI (the first location of the process).
-    std::vector<uint32_t> location_of_rank;
-    for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
-        const uint32_t rank = trace.defs.locations[loc].rank;
-        if (rank >= location_of_rank.size()) location_of_rank.resize(rank + 1, kNone);
-        if (location_of_rank[rank] == kNone) location_of_rank[rank] = loc;
-    }
-    build_frames(trace, m, warn);
-    match_messages(trace, location_of_rank, m, warn);
-    match_collectives(trace, m, warn);
+    Matcher matcher(trace, m, warn);
+    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) matcher.scan(loc);
+    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) matcher.match_receives(loc);
+    matcher.finish();
     return m;
 }
 

@@ -48,7 +48,8 @@ struct Matching {
     std::vector<CallNode> calltree;
     std::vector<LocationFrames> frames; // parallel to trace.locations
     std::vector<MessageMatch> messages;
-    // Per location, ascending by event: (receive or send record index, message id).
+    // Per location, ascending by event: (receive or send record index, message id); an
+    // unmatched send has message id kNone.
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> receives_of, sends_of;
     std::vector<CollectiveMatch> collectives;
     // Per location, ascending by event: (MpiCollectiveEnd index, collective id).
