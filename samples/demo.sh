@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # topolens demo: installs what is missing, builds, traces the wavefront2d sample (a
-# Sweep3D-like pipelined wavefront) on 16 processes in a 4x4 grid and shows the trace.
+# Sweep3D-like pipelined wavefront) on 16 processes in a 4x4 grid, shows the trace,
+# analyzes it into a CUBE4 report (<demo dir>/wavefront2d.cubex) and prints its summary.
 #
 # Usage: samples/demo.sh              (no arguments needed)
 #
@@ -37,3 +38,12 @@ echo "== tracing wavefront2d on a 4x4 process grid -> $trace_dir"
 echo
 echo "== topolens info $trace_dir"
 "$bin/topolens" info "$trace_dir"
+
+report="$demo_dir/wavefront2d.cubex"
+echo
+echo "== topolens analyze $trace_dir -o $report"
+"$bin/topolens" analyze "$trace_dir" -o "$report"
+
+echo
+echo "== topolens summary $report"
+"$bin/topolens" summary "$report"
