@@ -76,7 +76,14 @@ std::string metric_label(const rp::Metric& m) {
 }
 
 int resolve_metric(const rp::Report& report, const std::string& name) {
-    if (auto m = report.find_metric(name)) return *m;
+    if (auto m = report.find_metric(name)) {
+        if (!report.metrics[*m].derived_type.empty())
+            throw std::runtime_error(
+                "metric '" + name + "' is derived (" + report.metrics[*m].derived_type +
+                "): Cube computes it from the CubePL expression '" + report.metrics[*m].cubepl +
+                "', which topolens does not evaluate");
+        return *m;
+    }
     std::vector<std::pair<std::string, std::string>> all;
     std::vector<std::string> every;
     for (const rp::Metric& m : report.metrics) {
@@ -192,6 +199,31 @@ template <class T> std::string joined(const std::vector<T>& items, const std::st
     return out;
 }
 
+// Per location, the metric-inclusive value summed over the call trees below `callpaths`
+// (-1: everything). The subtrees are disjoint, so one pass over the rows does it, however
+// many call paths a region name stands for.
+std::vector<double> location_values(const rp::Report& report, int metric,
+                                    const std::vector<int>& callpaths) {
+    const bool everything = callpaths.size() == 1 && callpaths[0] == -1;
+    std::vector<char> inside(report.callpaths.size(), everything ? 1 : 0);
+    std::vector<int> stack = everything ? std::vector<int>{} : callpaths;
+    while (!stack.empty()) {
+        const int c = stack.back();
+        stack.pop_back();
+        if (inside[c]) continue;
+        inside[c] = 1;
+        for (int child : report.callpaths[c].children) stack.push_back(child);
+    }
+    std::vector<double> values(report.locations.size(), 0.0);
+    for (int m : report.metric_subtree(metric))
+        for (std::size_t c = 0; c < inside.size(); ++c)
+            if (inside[c])
+                if (const std::vector<double>* row = report.row(m, static_cast<int>(c)))
+                    for (std::size_t l = 0; l < row->size() && l < values.size(); ++l)
+                        values[l] += (*row)[l];
+    return values;
+}
+
 struct Options {
     std::string report, metric, callpath, topology, format = "csv";
     bool has_callpath = false;
@@ -274,11 +306,7 @@ int values_main(const std::vector<std::string>& args) {
             o.has_callpath ? resolve_callpath(report, o.callpath) : std::vector<int>{-1};
         const rp::CartTopology* topology = resolve_topology(report, o.topology);
 
-        std::vector<double> values(report.locations.size(), 0.0);
-        for (int c : callpaths) {
-            const std::vector<double> part = report.inclusive_by_location(metric, c);
-            for (std::size_t l = 0; l < values.size(); ++l) values[l] += part[l];
-        }
+        const std::vector<double> values = location_values(report, metric, callpaths);
         double total = 0.0;
         for (double v : values) total += v;
 

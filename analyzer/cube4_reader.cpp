@@ -24,7 +24,10 @@ namespace topolens::report {
 namespace {
 
 constexpr const char* kSyntaxVersionKey = "Cube anchor.xml syntax version";
-constexpr std::size_t kMaxDepth = 100000; // deeper nesting is a damaged file, not a program
+// Metric and system trees are walked recursively; real ones are a few levels deep, so
+// deeper nesting is a damaged file (and must not exhaust the stack). Call trees, which
+// can be deep, are walked without recursion.
+constexpr std::size_t kMaxDepth = 1000;
 
 // Problems found in the archive's contents; read_cube4 adds the file name.
 class Bad : public std::runtime_error {

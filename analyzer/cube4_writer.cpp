@@ -291,7 +291,9 @@ std::string anchor_xml(const Report& report) {
     CloseEmptyElements closer;
     doc.traverse(closer);
     std::ostringstream out;
-    doc.save(out, "  ", pugi::format_indent, pugi::encoding_utf8);
+    // One element per line without indentation, as cubew writes it: indenting would make
+    // the anchor grow with the square of the call tree's depth.
+    doc.save(out, "", pugi::format_indent, pugi::encoding_utf8);
     return out.str();
 }
 

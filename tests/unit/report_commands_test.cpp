@@ -200,6 +200,27 @@ TEST_F(ReportCommands, ValuesJson) {
     EXPECT_NE(all.out.find("\"total\": 44}"), std::string::npos);
 }
 
+TEST_F(ReportCommands, DerivedMetricsAreShownButNotEvaluated) {
+    report::Report r = sample_report();
+    report::Metric comp;
+    comp.unique_name = "comp";
+    comp.display_name = "Computation";
+    comp.parent = 0;
+    comp.derived_type = "POSTDERIVED";
+    comp.cubepl = "metric::time() - metric::mpi()";
+    r.add_metric(comp);
+    report::write_cube4(r, path);
+    const CommandResult summary = topolens({"summary", path});
+    ASSERT_EQ(summary.exit_code, 0) << summary.err;
+    EXPECT_EQ(block(summary.out, "    Computation", 0),
+              std::vector<std::string>{"    Computation                     derived  sec"});
+    const CommandResult values = topolens({"values", path, "--metric", "Computation"});
+    EXPECT_EQ(values.exit_code, 1);
+    EXPECT_EQ(values.err, "topolens: error: metric 'Computation' is derived (POSTDERIVED): Cube "
+                          "computes it from the CubePL expression 'metric::time() - "
+                          "metric::mpi()', which topolens does not evaluate\n");
+}
+
 TEST_F(ReportCommands, ValuesErrors) {
     const CommandResult unknown = topolens({"values", path, "--metric", "late sendr"});
     EXPECT_EQ(unknown.exit_code, 1);

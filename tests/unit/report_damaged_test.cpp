@@ -198,6 +198,38 @@ TEST_F(Damaged, UnsupportedContent) {
     EXPECT_NO_THROW(read_cube4(path));
 }
 
+TEST_F(Damaged, NestingTooDeep) {
+    std::string metrics;
+    for (int i = 0; i < 5000; ++i)
+        metrics += "<metric id=\"" + std::to_string(i) + "\"><uniq_name>m" + std::to_string(i) +
+                   "</uniq_name>";
+    for (int i = 0; i < 5000; ++i) metrics += "</metric>";
+    std::string a = anchor();
+    const std::size_t begin = a.find("<metrics>") + 9, end = a.find("</metrics>");
+    a.replace(begin, end - begin, metrics);
+    archive({{"anchor.xml", a}});
+    expect_error("metrics nested too deeply");
+}
+
+TEST_F(Damaged, DeepCallTreesAreFine) {
+    std::string cnodes;
+    const int depth = 20000;
+    for (int i = 0; i < depth; ++i)
+        cnodes += "<cnode id=\"" + std::to_string(i) + "\" calleeId=\"0\">";
+    for (int i = 0; i < depth; ++i) cnodes += "</cnode>";
+    std::string a = anchor();
+    const std::size_t begin = a.find("<cnode"), end = a.find("</program>");
+    a.replace(begin, end - begin, cnodes);
+    archive({{"anchor.xml", a}, {"0.index", sparse_index({depth - 1})}, {"0.data", kGoodData}});
+    const Report r = read_cube4(path);
+    ASSERT_EQ(r.callpaths.size(), static_cast<std::size_t>(depth));
+    EXPECT_EQ(r.value(0, depth - 1, 1), 2.0);
+    EXPECT_EQ(r.total(0), 3.0);
+    // and back out, and in again
+    write_cube4(r, (dir / "deep.cubex").string());
+    EXPECT_EQ(read_cube4((dir / "deep.cubex").string()).total(0), 3.0);
+}
+
 TEST_F(Damaged, CoordinatesOutOfRange) {
     std::string a = anchor();
     a.replace(a.find(">1</coord>"), 10, ">2</coord>");
