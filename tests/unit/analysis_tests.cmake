@@ -1,8 +1,12 @@
-# Unit tests of the analysis engine and the patterns (synthetic traces, exact severities).
+# Unit tests of the analysis engine, the patterns and `topolens analyze` (synthetic traces,
+# exact severities).
 add_executable(topolens_analysis_tests
   analysis_patterns_test.cpp
+  analyze_command_test.cpp
   test_util.cpp
 )
 target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-analysis
   topolens-trace GTest::gtest_main)
+add_dependencies(topolens_analysis_tests topolens)
+target_compile_definitions(topolens_analysis_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
 gtest_discover_tests(topolens_analysis_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
