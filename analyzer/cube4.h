@@ -9,9 +9,14 @@
 // cube_info, cube_dump and the Cube GUI open what we write.
 //
 // Writing: metrics are EXCLUSIVE (metric tree and call tree, like the Report), dtype DOUBLE,
-// sparse index; cnode ids are call path ids, region/metric/location ids are the report's; the
-// bytes depend on the report only. The anchor's version is "4.4"; report.attributes become
-// <attr> elements next to "Cube anchor.xml syntax version".
+// sparse index; metric, region and location ids are the report's, cnode ids are depth-first
+// positions in the call tree (Score-P's numbering); the bytes depend on the report only. The
+// anchor's version is "4.4"; report.attributes become <attr> elements next to
+// "Cube anchor.xml syntax version".
+//
+// Reading keeps the file's ids where they are 0..n-1 with parents before children (so a
+// report read back has the ids it was written with, call paths numbered depth-first), else
+// numbers in document order.
 //
 // Reading also takes reports of other tools (Scalasca's scout.cubex, Score-P profiles):
 // "id"/"Id" spellings, INCLUSIVE metrics (turned into exclusive values along the call tree),

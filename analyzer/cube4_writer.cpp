@@ -4,9 +4,12 @@
 // tags): an XML declaration with version 1.0 and UTF-8, <cube version="4.4"> spelled exactly
 // so, <attr> before <doc>, no empty-element tags for text elements (<url></url>, never
 // <url/>), <locationgroup>/<location> children in the order name, rank, type, and <cart>
-// with its name before ndims. Data rows are ordered by the position of their call path in a
-// depth-first walk of the call tree, which is how Cube enumerates cnodes of an EXCLUSIVE
-// metric.
+// with its name before ndims.
+//
+// Index entries are positions in a depth-first walk of the call tree, which is how Cube
+// enumerates the cnodes of an EXCLUSIVE metric, and data rows come in that order. Cnode ids
+// are those positions too, as Score-P and Scalasca number them, so readers that take index
+// entries for cnode ids (pycubexr, Extra-P) read the same values as Cube.
 #include "analyzer/cube4.h"
 #include "analyzer/tar.h"
 
@@ -175,14 +178,15 @@ void region_xml(pugi::xml_node program, const Region& r, int id) {
     text_child(node, "descr", r.description);
 }
 
-void cnode_xml(pugi::xml_node parent, const Report& report, int id) {
+void cnode_xml(pugi::xml_node parent, const Report& report, int id,
+               const std::vector<uint32_t>& position) {
     // Iterative: call trees of recursive programs can be deep.
     std::vector<std::pair<pugi::xml_node, int>> stack = {{parent, id}};
     while (!stack.empty()) {
         auto [into, c] = stack.back();
         stack.pop_back();
         pugi::xml_node node = into.append_child("cnode");
-        node.append_attribute("id") = c;
+        node.append_attribute("id") = position[c];
         node.append_attribute("calleeId") = report.callpaths[c].region;
         const auto& children = report.callpaths[c].children;
         for (auto it = children.rbegin(); it != children.rend(); ++it)
@@ -264,7 +268,7 @@ void system_xml(pugi::xml_node system, const Report& report) {
     }
 }
 
-std::string anchor_xml(const Report& report) {
+std::string anchor_xml(const Report& report, const std::vector<uint32_t>& position) {
     pugi::xml_document doc;
     pugi::xml_node declaration = doc.append_child(pugi::node_declaration);
     declaration.append_attribute("version") = "1.0";
@@ -284,7 +288,8 @@ std::string anchor_xml(const Report& report) {
     for (std::size_t r = 0; r < report.regions.size(); ++r)
         region_xml(program, report.regions[r], static_cast<int>(r));
     for (std::size_t c = 0; c < report.callpaths.size(); ++c)
-        if (report.callpaths[c].parent == -1) cnode_xml(program, report, static_cast<int>(c));
+        if (report.callpaths[c].parent == -1)
+            cnode_xml(program, report, static_cast<int>(c), position);
 
     system_xml(cube.append_child("system"), report);
 
@@ -323,7 +328,7 @@ void write_cube4(const Report& report, const std::string& path) {
 
     try {
         tar::Writer archive(path);
-        archive.add("anchor.xml", anchor_xml(report));
+        archive.add("anchor.xml", anchor_xml(report, position));
         for (std::size_t m = 0; m < report.metrics.size(); ++m) {
             std::vector<std::pair<uint32_t, int>> rows; // (position, call path)
             for (int c : report.callpaths_with_values(static_cast<int>(m)))

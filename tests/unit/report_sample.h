@@ -7,7 +7,7 @@
 // Call paths (ids, created out of depth-first order on purpose):
 //   0 program   1 program/main   2 program/main/solver   3 program/main/MPI_Allreduce
 //   4 program/main/solver/MPI_Recv   5 program/main/solver/MPI_Send
-//   depth-first positions: 0→0 1→1 2→2 4→3 5→4 3→5
+//   depth-first positions (CUBE's cnode ids and row order): 0→0 1→1 2→2 4→3 5→4 3→5
 // Locations: 4 ranks, one thread each; nodeA: ranks 0,1; nodeB: ranks 2,3.
 // Topologies: "grid" 2x2, dims x,y, periodic (yes,no), rank r at (r%2, r/2);
 //             "line" size 4, no dim names, not periodic, coords for ranks 0 and 3 only.
