@@ -22,8 +22,11 @@
 // "id"/"Id" spellings, INCLUSIVE metrics (turned into exclusive values along the call tree),
 // dtypes DOUBLE, FLOAT, MIN/MAXDOUBLE and (U)INT8..64, dense or sparse indexes, either byte
 // order, Cube 3-style <machine>/<node>/<process>/<thread> system trees and derived metrics
-// (kept without values). Not supported, each with an error naming it: gzip-compressed
-// archives or anchors, ZCUBEX (zlib) data, SIMPLE metrics, composite dtypes.
+// (kept, with their CubePL, but without values: CubePL is not evaluated, so in Scalasca's
+// remapped reports, whose intermediate categories are derived, a total above them counts
+// the stored metrics only). Call-site cnodes of one region and parent become one call path.
+// Not supported, each with an error naming it: gzip-compressed archives or anchors, ZCUBEX
+// (zlib) data, SIMPLE metrics, composite dtypes (COMPLEX, RATE, histograms, ...).
 //
 // Every failure throws ReportError with the file name and the problem.
 #pragma once
