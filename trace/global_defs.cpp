@@ -176,8 +176,7 @@ RegionRole role_of(OTF2_RegionRole r) {
 }
 
 // Dense model indices in ascending OTF2 id order (std::map iterates in that order).
-template <class Map>
-void index_in_order(const Map& map, std::unordered_map<uint64_t, uint32_t>& out) {
+template <class Map> void index_in_order(const Map& map, RefIndex& out) {
     uint32_t next = 0;
     for (const auto& entry : map) out.emplace(entry.first, next++);
 }
@@ -287,10 +286,10 @@ class Resolver {
     }
 
     uint32_t rank_of_location(uint64_t location, const std::string& owner) const {
-        auto it = maps_.locations.find(location);
-        if (it == maps_.locations.end())
+        uint32_t index;
+        if (!maps_.locations.find(location, index))
             fail(owner + " lists undefined location " + std::to_string(location));
-        return defs_.locations[it->second].rank;
+        return defs_.locations[index].rank;
     }
 
     void resolve_communicators() {
@@ -336,10 +335,10 @@ class Resolver {
                 fail(owner + " uses " + group_owner + ", which is not a communicator group");
             }
             if (c.parent != OTF2_UNDEFINED_COMM) {
-                auto p = maps_.comms.find(c.parent);
-                if (p == maps_.comms.end())
+                uint32_t parent;
+                if (!maps_.comms.find(c.parent, parent))
                     fail(owner + " has undefined parent " + std::to_string(c.parent));
-                comm.parent = p->second;
+                comm.parent = parent;
             }
             defs_.communicators.push_back(std::move(comm));
             maps_.world_ranks_in_records.push_back(global_ranks);
@@ -384,11 +383,11 @@ class Resolver {
                                      it->second.periodicity == OTF2_CART_PERIODIC_TRUE});
             }
             if (t.comm != OTF2_UNDEFINED_COMM) {
-                auto c = maps_.comms.find(t.comm);
-                if (c == maps_.comms.end())
+                uint32_t comm;
+                if (!maps_.comms.find(t.comm, comm))
                     fail(owner + " uses undefined communicator " + std::to_string(t.comm));
-                topo.communicator = c->second;
-                topo.coords_by_rank.resize(defs_.communicators[c->second].members.size());
+                topo.communicator = comm;
+                topo.coords_by_rank.resize(defs_.communicators[comm].members.size());
             }
             index.emplace(ref, static_cast<uint32_t>(defs_.topologies.size()));
             defs_.topologies.push_back(std::move(topo));

@@ -90,9 +90,44 @@ struct RawDefinitions {
 // Registers callbacks that fill the RawDefinitions passed as user data.
 void set_global_definition_callbacks(OTF2_GlobalDefReaderCallbacks* callbacks);
 
-// OTF2 global id -> model index.
+// OTF2 global id -> model index: a table for the small ids writers normally use (one look-up
+// per event record must be cheap), a hash map for any others.
+class RefIndex {
+  public:
+    bool find(uint64_t ref, uint32_t& index) const {
+        if (ref < dense_.size()) {
+            index = dense_[ref];
+            return index != kNone;
+        }
+        auto it = sparse_.find(ref);
+        if (it == sparse_.end()) return false;
+        index = it->second;
+        return true;
+    }
+    bool contains(uint64_t ref) const {
+        uint32_t index;
+        return find(ref, index);
+    }
+    // Returns false if `ref` was already there.
+    bool emplace(uint64_t ref, uint32_t index) {
+        if (contains(ref)) return false;
+        if (ref < kDenseLimit) {
+            if (ref >= dense_.size()) dense_.resize(ref + 1, kNone);
+            dense_[ref] = index;
+        } else {
+            sparse_.emplace(ref, index);
+        }
+        return true;
+    }
+
+  private:
+    static constexpr uint64_t kDenseLimit = 1 << 20;
+    std::vector<uint32_t> dense_;
+    std::unordered_map<uint64_t, uint32_t> sparse_;
+};
+
 struct RefMaps {
-    std::unordered_map<uint64_t, uint32_t> locations, regions, comms, parameters, strings;
+    RefIndex locations, regions, comms, parameters, strings;
     // Per communicator: its event records carry world ranks instead of communicator ranks
     // (OTF2_GROUP_FLAG_GLOBAL_MEMBERS); the reader translates them.
     std::vector<bool> world_ranks_in_records;

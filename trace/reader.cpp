@@ -83,11 +83,8 @@ void push_request(EventContext& ctx, uint64_t request) {
     ctx.out->requests.push_back({static_cast<uint32_t>(ctx.out->events.size() - 1), request});
 }
 
-bool lookup(const std::unordered_map<uint64_t, uint32_t>& map, uint64_t ref, uint32_t& index) {
-    auto it = map.find(ref);
-    if (it == map.end()) return false;
-    index = it->second;
-    return true;
+bool lookup(const detail::RefIndex& map, uint64_t ref, uint32_t& index) {
+    return map.find(ref, index);
 }
 
 OTF2_CallbackCode region_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp time,
