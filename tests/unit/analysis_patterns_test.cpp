@@ -1,6 +1,8 @@
 // MPI wait-state patterns on synthetic traces with exact timestamps (1 tick = 1 ns) and
 // exact expected severities.
 #include "analyzer/engine.h"
+#include "analyzer/metric_tree.h"
+#include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "test_util.h"
@@ -345,4 +347,71 @@ TEST(BadInput, TimeGoingBackwardsIsReported) {
     ASSERT_FALSE(r.warnings.empty());
     EXPECT_NE(r.warnings[0].find("time goes backwards"), std::string::npos) << r.warnings[0];
     EXPECT_NE(r.warnings[0].find("event 3"), std::string::npos) << r.warnings[0];
+}
+
+TEST(LateSender, WaitanyCompletingOneOfTwoReceives) {
+    TraceBuilder b(3);
+    begin(b, 3);
+    b.mpi_irecv(0, 10, 11, 1);
+    b.mpi_irecv(0, 12, 13, 2);
+    const auto waitany = b.mpi_region("MPI_Waitany");
+    b.enter(0, 20, waitany);
+    b.irecv(0, 90, 2, b.world(), 0, 8, 2); // the message of rank 2 arrived first
+    b.leave(0, 91, waitany);
+    b.enter(0, 100, waitany);
+    b.irecv(0, 130, 1, b.world(), 0, 8, 1);
+    b.leave(0, 131, waitany);
+    b.mpi_send(2, 70, 71, 0, b.world(), 0, 8);
+    b.mpi_send(1, 120, 121, 0, b.world(), 0, 8);
+    end(b, 3, 300);
+    const auto r = run(b);
+    // First Waitany: 70 - 20; second: 120 - 100.
+    EXPECT_NEAR(value(r, metric::kLateSender, "program/MPI_Waitany", 0), 70 * kTick, 1e-15);
+}
+
+namespace {
+
+// A pattern refining Late Sender the way the wavefront patterns do: it subscribes to the
+// instances Late Sender publishes and keeps the part where the sender is rank 2.
+struct FromRankTwo : analysis::Pattern {
+    int refined = -1;
+    std::vector<analysis::Time> waits;
+    std::string name() const override { return "from rank 2"; }
+    void define_metrics(report::Report& r) override {
+        refined = analysis::define_metric(r, metric::kLateSender, "test_from_rank_2",
+                                          "Late Sender from rank 2", "test refinement");
+    }
+    void subscribe(analysis::Dispatcher& d) override {
+        d.subscribe<patterns::LateSenderInstance>(
+            [this](analysis::Context& c, const patterns::LateSenderInstance& ls) {
+                waits.push_back(ls.wait);
+                if (ls.message.send_call.location == 2)
+                    c.add(refined, ls.message.recv_call.callpath, ls.message.recv_call.location,
+                          c.seconds(ls.wait));
+            });
+    }
+};
+
+} // namespace
+
+TEST(Engine, PatternsRefineThePublishedLateSenderInstances) {
+    TraceBuilder b(3);
+    begin(b, 3);
+    b.mpi_recv(0, 10, 50, 1, b.world(), 0, 8);
+    b.mpi_recv(0, 60, 100, 2, b.world(), 0, 8);
+    b.mpi_send(1, 40, 41, 0, b.world(), 0, 8);
+    b.mpi_send(2, 90, 91, 0, b.world(), 0, 8);
+    end(b, 3, 300);
+    auto list = patterns::all_patterns();
+    auto refinement = std::make_unique<FromRankTwo>();
+    FromRankTwo* probe = refinement.get();
+    list.push_back(std::move(refinement));
+    const auto r = analysis::analyze(b.trace(), list);
+    EXPECT_EQ(probe->waits, (std::vector<analysis::Time>{30, 30}));
+    EXPECT_NEAR(total(r, "test_from_rank_2", 0), 30 * kTick, 1e-15);
+    EXPECT_NEAR(total(r, metric::kLateSender, 0), 60 * kTick, 1e-15);
+    // Exclusive Late Sender keeps what no refinement claimed.
+    const int ls = *r.report.find_metric(metric::kLateSender);
+    EXPECT_NEAR(r.report.value(ls, *r.report.find_callpath("program/MPI_Recv"), 0), 30 * kTick,
+                1e-15);
 }
