@@ -29,7 +29,7 @@ void usage(std::ostream& out) {
            "       topolens --version\n\n"
            "commands:\n";
     for (const Command& c : kCommands)
-        out << "  " << c.name << std::string(8 - std::strlen(c.name), ' ') << c.summary << "\n";
+        out << "  " << c.name << std::string(10 - std::strlen(c.name), ' ') << c.summary << "\n";
 }
 
 const Command* find(const std::string& name) {
