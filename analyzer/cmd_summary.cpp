@@ -1,10 +1,12 @@
-// topolens summary REPORT [--top N]: the metric tree with totals, then where each wait state
-// happened (call paths, locations with their grid coordinates), clock-condition violations
-// and the report's topolens attributes. In the spirit of Cube's cube_stat.
+// topolens summary REPORT [--top N]: the metric tree with totals, the process grid the
+// analysis used (and where it came from), then where each wait state happened (call paths,
+// locations with their grid coordinates, mean per grid role), clock-condition violations and
+// the report's topolens attributes. In the spirit of Cube's cube_stat.
 #include "commands.h"
 #include "text.h"
 
 #include "analyzer/cube4.h"
+#include "analyzer/grid.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,6 +19,7 @@ namespace topolens::cli {
 namespace {
 
 namespace rp = topolens::report;
+namespace an = topolens::analysis;
 
 constexpr std::size_t kDefaultTop = 5;
 
@@ -64,18 +67,39 @@ std::optional<int> time_metric(const rp::Report& report) {
     return std::nullopt;
 }
 
-std::string coords_text(const rp::Report& report, int location) {
-    if (report.topologies.empty()) return "";
-    const auto& coords = report.topologies[0].coords;
-    if (static_cast<std::size_t>(location) >= coords.size()) return "";
+// Coordinates in `grid` ("x y"), empty where the location has none.
+std::string coords_text(const rp::CartTopology* grid, int location) {
+    if (!grid || static_cast<std::size_t>(location) >= grid->coords.size()) return "";
     std::string text;
-    for (uint32_t x : coords[location]) text += (text.empty() ? "" : " ") + std::to_string(x);
+    for (uint32_t x : grid->coords[location]) text += (text.empty() ? "" : " ") + std::to_string(x);
     return text;
+}
+
+// The topology whose coordinates the tables show: the analysis grid, else (no grid chosen)
+// the first topology, as before grids were chosen.
+const rp::CartTopology* coords_topology(const rp::Report& report, const an::ReportGrid& grid) {
+    if (grid.grid) return grid.grid;
+    return report.topologies.empty() ? nullptr : &report.topologies.front();
 }
 
 bool multithreaded(const rp::Report& report) {
     return std::any_of(report.locations.begin(), report.locations.end(),
                        [](const rp::Location& l) { return l.thread != 0; });
+}
+
+// "grid 4x4, periodic no,no"; the sizes are not repeated for names that end in them
+// ("inferred 4x4, periodic no,no").
+std::string topology_line(const rp::CartTopology& topo) {
+    std::vector<std::string> sizes, periodic;
+    for (std::size_t d = 0; d < topo.sizes.size(); ++d) {
+        sizes.push_back(std::to_string(topo.sizes[d]));
+        periodic.push_back(d < topo.periodic.size() && topo.periodic[d] ? "yes" : "no");
+    }
+    const std::string dims = " " + join(sizes, "x");
+    const std::string name = topo.name.empty() ? "(unnamed)" : topo.name;
+    const bool named_by_size = name.size() > dims.size() &&
+                               name.compare(name.size() - dims.size(), dims.size(), dims) == 0;
+    return name + (named_by_size ? "" : dims) + ", periodic " + join(periodic, ",");
 }
 
 void print_overview(std::ostream& out, const std::string& path, const rp::Report& report) {
@@ -96,13 +120,7 @@ void print_overview(std::ostream& out, const std::string& path, const rp::Report
     } else {
         for (std::size_t t = 0; t < report.topologies.size(); ++t) {
             const rp::CartTopology& topo = report.topologies[t];
-            std::vector<std::string> sizes, periodic;
-            for (std::size_t d = 0; d < topo.sizes.size(); ++d) {
-                sizes.push_back(std::to_string(topo.sizes[d]));
-                periodic.push_back(d < topo.periodic.size() && topo.periodic[d] ? "yes" : "no");
-            }
-            std::string line = (topo.name.empty() ? "(unnamed)" : topo.name) + " " +
-                               join(sizes, "x") + ", periodic " + join(periodic, ",");
+            std::string line = topology_line(topo);
             if (t == 0 && report.topologies.size() > 1) line += " (coordinates below)";
             if (t == 0)
                 out << field(report.topologies.size() == 1 ? "topology" : "topologies", line);
@@ -110,6 +128,34 @@ void print_overview(std::ostream& out, const std::string& path, const rp::Report
                 out << std::string(14, ' ') << line << "\n";
         }
     }
+}
+
+// Which grid explains the wait states below, where it came from, and how many processes
+// have each role in it.
+void print_grid(std::ostream& out, const an::ReportGrid& grid) {
+    out << "\ngrid\n";
+    if (!grid.grid) {
+        out << "  " << field("used", "none");
+    } else {
+        out << "  "
+            << field("used", topology_line(*grid.grid) +
+                                 (grid.source == "unknown"
+                                      ? " (the report's first topology; source unknown)"
+                                      : " (" + grid.source + ")"));
+    }
+    if (!grid.explanation.empty()) out << "  " << field("explanation", grid.explanation);
+    if (!grid.grid) return;
+    std::size_t counts[4] = {0, 0, 0, 0};
+    for (const auto& coords : grid.grid->coords)
+        if (!coords.empty() && coords.size() == grid.grid->sizes.size())
+            ++counts[static_cast<int>(an::grid_role(*grid.grid, coords))];
+    std::vector<std::string> roles;
+    for (int r = 0; r < 4; ++r)
+        if (counts[r])
+            roles.push_back(std::to_string(counts[r]) + " " +
+                            std::string(an::grid_role_name(static_cast<an::GridRole>(r))));
+    out << "  "
+        << field("roles", roles.empty() ? "no location has coordinates" : join(roles, ", "));
 }
 
 void print_metric_tree(std::ostream& out, const rp::Report& report,
@@ -140,8 +186,31 @@ void print_metric_tree(std::ostream& out, const rp::Report& report,
     out << table.render();
 }
 
+// Mean per process of each grid role and its ratio to the interior's: corners waiting
+// several times longer than the interior is how a grid shapes a wait state.
+void print_roles(std::ostream& out, const rp::Report& report, int m, const rp::CartTopology& grid) {
+    const std::vector<an::RoleStatistics> stats = an::role_statistics(report, m, grid);
+    if (stats.empty()) return;
+    const std::string& unit = report.metrics[m].unit;
+    const bool ratios = stats.back().vs_interior.has_value(); // all or none have one
+    Table table(ratios ? std::vector<std::string>{"role", "processes", "mean", "vs interior"}
+                       : std::vector<std::string>{"role", "processes", "mean"},
+                {false, true, true, true});
+    for (const an::RoleStatistics& s : stats) {
+        std::vector<std::string> row = {std::string(an::grid_role_name(s.role)),
+                                        grouped(s.processes), format_value(s.mean, unit)};
+        if (ratios) row.push_back(fixed(*s.vs_interior, 2) + "x");
+        table.row(row);
+    }
+    out << "  by grid role (mean per process, " << unit << ")\n" << table.render(4);
+    if (stats.back().role != an::GridRole::Interior)
+        out << "    no interior processes: ratios not available\n";
+    else if (!stats.back().vs_interior)
+        out << "    the interior mean is 0: ratios not available\n";
+}
+
 void print_wait_state(std::ostream& out, const rp::Report& report, int m, double total,
-                      double time_total, std::size_t top) {
+                      double time_total, std::size_t top, const an::ReportGrid& grid) {
     const rp::Metric& metric = report.metrics[m];
     std::string heading = (metric.display_name.empty() ? metric.unique_name : metric.display_name) +
                           " (" + metric.unique_name + "): " + format_value(total, metric.unit) +
@@ -172,7 +241,8 @@ void print_wait_state(std::ostream& out, const rp::Report& report, int m, double
     std::stable_sort(locations.begin(), locations.end(),
                      [&](int a, int b) { return by_location[a] > by_location[b]; });
     const bool threads = multithreaded(report);
-    const bool coords = !report.topologies.empty();
+    const rp::CartTopology* topology = coords_topology(report, grid);
+    const bool coords = topology != nullptr;
     std::vector<std::string> header = {"location", "rank"};
     if (threads) header.push_back("thread");
     header.push_back("host");
@@ -188,7 +258,7 @@ void print_wait_state(std::ostream& out, const rp::Report& report, int m, double
         std::vector<std::string> row = {std::to_string(l), std::to_string(loc.rank)};
         if (threads) row.push_back(std::to_string(loc.thread));
         row.push_back(loc.host);
-        if (coords) row.push_back(coords_text(report, l));
+        if (coords) row.push_back(coords_text(topology, l));
         row.push_back(format_value(by_location[l], metric.unit));
         row.push_back(percent(by_location[l], total));
         table.row(row);
@@ -196,9 +266,11 @@ void print_wait_state(std::ostream& out, const rp::Report& report, int m, double
     out << "  top locations (" << std::min(top, locations.size()) << " of " << locations.size()
         << ")\n"
         << table.render(4);
+    if (grid.grid) print_roles(out, report, m, *grid.grid);
 }
 
-void print_clock_violations(std::ostream& out, const rp::Report& report) {
+void print_clock_violations(std::ostream& out, const rp::Report& report,
+                            const an::ReportGrid& grid) {
     const auto m = report.find_metric("clock_violations");
     if (!m) {
         out << "\nclock condition violations: not counted in this report\n";
@@ -209,7 +281,8 @@ void print_clock_violations(std::ostream& out, const rp::Report& report) {
     for (double v : by_location) total += v;
     out << "\nclock condition violations: " << format_value(total, "occ") << "\n";
     if (total == 0.0) return;
-    const bool coords = !report.topologies.empty();
+    const rp::CartTopology* topology = coords_topology(report, grid);
+    const bool coords = topology != nullptr;
     std::vector<std::string> header = {"location", "rank", "host"};
     if (coords) header.push_back("coords");
     header.push_back("count");
@@ -220,7 +293,7 @@ void print_clock_violations(std::ostream& out, const rp::Report& report) {
         if (by_location[l] == 0.0) continue;
         const rp::Location& loc = report.locations[l];
         std::vector<std::string> row = {std::to_string(l), std::to_string(loc.rank), loc.host};
-        if (coords) row.push_back(coords_text(report, static_cast<int>(l)));
+        if (coords) row.push_back(coords_text(topology, static_cast<int>(l)));
         row.push_back(format_value(by_location[l], "occ"));
         table.row(row);
     }
@@ -241,10 +314,14 @@ void summary_usage(std::ostream& out) {
     out << "usage: topolens summary REPORT [--top N]\n\n"
            "Summarizes a CUBE4 report (.cubex, ours or Scalasca's): the metric tree with each\n"
            "metric's total (inclusive over its sub-metrics, all call paths and locations) and\n"
-           "its share of Time; for every wait state that occurred, the N call paths and N\n"
-           "locations with the most waiting time (default 5), locations with their coordinates\n"
-           "in the report's first Cartesian topology; clock-condition violations; the report's\n"
-           "topolens.* attributes.\n";
+           "its share of Time; the process grid the analysis used, where it came from\n"
+           "(recorded in the trace, declared with --cart, inferred from the messages) and the\n"
+           "processes per grid role (corner, edge, face, interior); for every wait state that\n"
+           "occurred, the N call paths and N locations with the most waiting time (default 5),\n"
+           "locations with their grid coordinates, and the mean per process of each grid role\n"
+           "with its ratio to the interior mean; clock-condition violations; the report's\n"
+           "topolens.* attributes. Reports without a recorded choice of grid (older ones,\n"
+           "Scalasca's) use their first topology.\n";
 }
 
 int summary_main(const std::vector<std::string>& args) {
@@ -298,16 +375,18 @@ int summary_main(const std::vector<std::string>& args) {
         const double time_total = time ? totals[*time] : 0.0;
 
         std::ostream& out = std::cout;
+        const an::ReportGrid grid = an::report_grid(report);
         print_overview(out, path, report);
+        print_grid(out, grid);
         print_metric_tree(out, report, totals, time);
         // Wait states in metric-tree order.
         for (std::size_t root = 0; root < report.metrics.size(); ++root) {
             if (report.metrics[root].parent != -1) continue;
             for (int m : report.metric_subtree(static_cast<int>(root)))
                 if (is_wait_state(report, m) && totals[m] != 0.0)
-                    print_wait_state(out, report, m, totals[m], time_total, top);
+                    print_wait_state(out, report, m, totals[m], time_total, top, grid);
         }
-        print_clock_violations(out, report);
+        print_clock_violations(out, report, grid);
         print_attributes(out, report);
     } catch (const std::exception& e) {
         print_error(e.what());

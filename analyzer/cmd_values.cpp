@@ -1,9 +1,10 @@
 // topolens values REPORT --metric NAME [--callpath PATH] [--format csv|json] [--topology NAME]:
-// one metric's inclusive value per location, with rank, thread, host and grid coordinates,
-// for scripts, plots and other tools.
+// one metric's inclusive value per location, with rank, thread, host, grid coordinates and
+// grid role, for scripts, plots and other tools.
 #include "commands.h"
 
 #include "analyzer/cube4.h"
+#include "analyzer/grid.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <type_traits>
 
@@ -18,6 +20,7 @@ namespace topolens::cli {
 namespace {
 
 namespace rp = topolens::report;
+namespace an = topolens::analysis;
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -133,8 +136,12 @@ std::vector<int> resolve_callpath(const rp::Report& report, const std::string& p
                              (close.empty() ? "" : "; close names: " + list(close, 5)));
 }
 
+// The topology NAME, or by default the grid the analysis used (else the first topology).
 const rp::CartTopology* resolve_topology(const rp::Report& report, const std::string& name) {
-    if (name.empty()) return report.topologies.empty() ? nullptr : &report.topologies[0];
+    if (name.empty()) {
+        if (const rp::CartTopology* grid = an::report_grid(report).grid) return grid;
+        return report.topologies.empty() ? nullptr : &report.topologies[0];
+    }
     for (const rp::CartTopology& t : report.topologies)
         if (t.name == name) return &t;
     for (const rp::CartTopology& t : report.topologies)
@@ -187,6 +194,21 @@ const std::vector<uint32_t>* coords_of(const rp::CartTopology* topology, std::si
     return &topology->coords[location];
 }
 
+// The location's role in `topology`, or nullopt where it has no (usable) coordinates.
+std::optional<an::GridRole> role_of(const rp::CartTopology* topology, std::size_t location) {
+    const auto* coords = coords_of(topology, location);
+    if (!coords || coords->size() != topology->sizes.size()) return std::nullopt;
+    return an::grid_role(*topology, *coords);
+}
+
+// Where `topology` came from: the analysis's grid carries its recorded source; any other
+// topology of a report that records its choice was recorded in the trace.
+std::string topology_source(const rp::Report& report, const rp::CartTopology* topology) {
+    const an::ReportGrid grid = an::report_grid(report);
+    if (topology == grid.grid) return grid.source;
+    return report.attributes.count("topolens.grid_source") ? "recorded" : "unknown";
+}
+
 template <class T> std::string joined(const std::vector<T>& items, const std::string& separator) {
     std::string out;
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -235,14 +257,20 @@ void values_usage(std::ostream& out) {
     out << "usage: topolens values REPORT --metric NAME [--callpath PATH] [--format csv|json]\n"
            "                       [--topology NAME]\n\n"
            "Prints one metric's value per location of a CUBE4 report, inclusive over the\n"
-           "metric's sub-metrics and the call tree below PATH, with rank, thread, host and\n"
-           "Cartesian coordinates (first topology, or NAME). NAME is a metric's unique or\n"
-           "display name (any case). PATH is a path of region names from a root, separated by\n"
+           "metric's sub-metrics and the call tree below PATH, with rank, thread, host,\n"
+           "Cartesian coordinates and grid role. --metric takes a metric's unique or display\n"
+           "name (any case), --topology a topology's name. PATH is a path of region names from a "
+           "root, separated by\n"
            "'/' (program/main/MPI_Recv; the root may be left out when there is one), or one\n"
            "region name: the sum over its call paths not nested in another of its call paths.\n"
-           "Without --callpath: the whole call tree. CSV columns:\n"
-           "location,rank,thread,host,coords,value (coords as \"x y\"). JSON: an object with\n"
-           "report, metric, metric_name, unit, callpath, topology, locations and total.\n";
+           "Without --callpath: the whole call tree. The default topology is the grid the\n"
+           "analysis used (else the first one). CSV columns:\n"
+           "location,rank,thread,host,coords,value,role (coords as \"x y\"; role corner, edge,\n"
+           "face or interior, empty without coordinates). JSON: an object with report, metric,\n"
+           "metric_name, unit, callpath, topology, grid_source (recorded, declared, inferred,\n"
+           "unknown), roles (per role: processes, mean per process, vs_interior = mean / the\n"
+           "interior mean or null), locations (each with coords, role and boundary: per\n"
+           "dimension -1 low, 1 high, 0 neither) and total.\n";
 }
 
 int values_main(const std::vector<std::string>& args) {
@@ -312,13 +340,16 @@ int values_main(const std::vector<std::string>& args) {
 
         std::string out;
         if (o.format == "csv") {
-            out = "location,rank,thread,host,coords,value\n";
+            // New columns go at the end so scripts reading the old ones keep working.
+            out = "location,rank,thread,host,coords,value,role\n";
             for (std::size_t l = 0; l < values.size(); ++l) {
                 const rp::Location& loc = report.locations[l];
                 const auto* coords = coords_of(topology, l);
+                const auto role = role_of(topology, l);
                 out += std::to_string(l) + "," + std::to_string(loc.rank) + "," +
                        std::to_string(loc.thread) + "," + csv_field(loc.host) + "," +
-                       (coords ? joined(*coords, " ") : "") + "," + number(values[l]) + "\n";
+                       (coords ? joined(*coords, " ") : "") + "," + number(values[l]) + "," +
+                       (role ? std::string(an::grid_role_name(*role)) : "") + "\n";
             }
         } else {
             const rp::Metric& m = report.metrics[metric];
@@ -342,8 +373,19 @@ int values_main(const std::vector<std::string>& args) {
                 out += "{\"name\": " + json_string(topology->name) + ", \"dims\": [" +
                        joined(topology->sizes, ",") + "], \"periodic\": [" +
                        joined(topology->periodic, ",") + "]}";
+                out += ", \"grid_source\": " + json_string(topology_source(report, topology)) +
+                       ",\n \"roles\": [";
+                const auto stats = an::role_statistics(report, values, *topology);
+                for (std::size_t i = 0; i < stats.size(); ++i)
+                    out += std::string(i ? ", " : "") + "{\"role\": " +
+                           json_string(std::string(an::grid_role_name(stats[i].role))) +
+                           ", \"processes\": " + std::to_string(stats[i].processes) +
+                           ", \"mean\": " + json_number(stats[i].mean) + ", \"vs_interior\": " +
+                           (stats[i].vs_interior ? json_number(*stats[i].vs_interior) : "null") +
+                           "}";
+                out += "]";
             } else {
-                out += "null";
+                out += "null, \"grid_source\": null, \"roles\": null";
             }
             out += ",\n \"locations\": [";
             for (std::size_t l = 0; l < values.size(); ++l) {
@@ -353,8 +395,16 @@ int values_main(const std::vector<std::string>& args) {
                        ", \"rank\": " + std::to_string(loc.rank) +
                        ", \"thread\": " + std::to_string(loc.thread) +
                        ", \"host\": " + json_string(loc.host) +
-                       ", \"coords\": " + (coords ? "[" + joined(*coords, ",") + "]" : "null") +
-                       ", \"value\": " + json_number(values[l]) + "}";
+                       ", \"coords\": " + (coords ? "[" + joined(*coords, ",") + "]" : "null");
+                if (topology) {
+                    const auto role = role_of(topology, l);
+                    out += ", \"role\": " +
+                           (role ? json_string(std::string(an::grid_role_name(*role))) : "null") +
+                           ", \"boundary\": " +
+                           (role ? "[" + joined(an::boundary_sides(*topology, *coords), ",") + "]"
+                                 : "null");
+                }
+                out += ", \"value\": " + json_number(values[l]) + "}";
             }
             out += "],\n \"total\": " + json_number(total) + "}\n";
         }

@@ -62,11 +62,12 @@ std::string periodic_text(const std::vector<bool>& periodic) {
     return out;
 }
 
-// "a non-periodic 4x4 grid", "a periodic 1D grid of 8"
+// "a non-periodic 4x4 grid", "a periodic 1D grid of 8", "a 4x4 grid periodic in dimension 1"
 std::string grid_text(const std::vector<uint32_t>& dims, const std::vector<bool>& periodic) {
     const std::string shape =
         dims.size() == 1 ? "1D grid of " + std::to_string(dims[0]) : dims_text(dims) + " grid";
-    return "a " + periodic_text(periodic) + " " + shape;
+    const std::string p = periodic_text(periodic);
+    return p.find(' ') == std::string::npos ? "a " + p + " " + shape : "a " + shape + " " + p;
 }
 
 // "rank = x + 4*y + 16*z" (col) or "rank = z + 2*y + 8*x" (row); axes named x, y, z.
@@ -508,9 +509,9 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
         RecordedCheck check = check_recorded(trace, processes, t);
         if (check.grid) {
             choice.source = GridSource::Recorded;
-            choice.explanation = "recorded in the trace: topology '" + t.name + "' (" +
-                                 grid_text(check.grid->sizes, check.grid->periodic).substr(2) +
-                                 ") gives coordinates to all " + processes_text(n) +
+            choice.explanation = "recorded in the trace: topology '" + t.name + "', " +
+                                 grid_text(check.grid->sizes, check.grid->periodic) +
+                                 ", gives coordinates to all " + processes_text(n) +
                                  (declared ? "; the --cart declaration was not needed" : "");
             choice.grid = std::move(check.grid);
             return choice;
@@ -642,6 +643,35 @@ std::vector<RoleStatistics> role_statistics(const report::Report& report,
 std::vector<RoleStatistics> role_statistics(const report::Report& report, int metric,
                                             const report::CartTopology& grid) {
     return role_statistics(report, report.inclusive_by_location(metric, -1), grid);
+}
+
+// ---------------------------------------------------------------- reports
+
+ReportGrid report_grid(const report::Report& report) {
+    ReportGrid result;
+    const auto attribute = [&](const char* key) -> const std::string* {
+        const auto found = report.attributes.find(key);
+        return found == report.attributes.end() ? nullptr : &found->second;
+    };
+    const std::string* source = attribute("topolens.grid_source");
+    if (!source) {
+        if (!report.topologies.empty()) result.grid = &report.topologies.front();
+        result.source = result.grid ? "unknown" : "none";
+        return result;
+    }
+    result.source = *source;
+    if (const std::string* explanation = attribute("topolens.grid_explanation"))
+        result.explanation = *explanation;
+    if (*source == "none") return result;
+    if (const std::string* name = attribute("topolens.grid"))
+        for (const report::CartTopology& t : report.topologies)
+            if (t.name == *name) {
+                result.grid = &t;
+                return result;
+            }
+    // The named grid is missing (an edited report): the analysis put its grid first.
+    if (!report.topologies.empty()) result.grid = &report.topologies.front();
+    return result;
 }
 
 } // namespace topolens::analysis

@@ -72,7 +72,7 @@ GridRole grid_role(const report::CartTopology& grid, const std::vector<uint32_t>
 struct RoleStatistics {
     GridRole role = GridRole::Interior;
     size_t processes = 0;
-    double mean = 0.0;              // mean per process of the metric's inclusive total
+    double mean = 0.0;                 // mean per process of the metric's inclusive total
     std::optional<double> vs_interior; // mean / interior mean, when the interior mean > 0
 };
 
@@ -85,5 +85,17 @@ std::vector<RoleStatistics> role_statistics(const report::Report& report, int me
 std::vector<RoleStatistics> role_statistics(const report::Report& report,
                                             const std::vector<double>& by_location,
                                             const report::CartTopology& grid);
+
+// ---------------------------------------------------------------- reports
+
+// The grid a report's analysis used, as its attributes record it (topolens.grid,
+// topolens.grid_source, topolens.grid_explanation). Reports without them (older ones,
+// Scalasca's): the first topology with source "unknown", or none.
+struct ReportGrid {
+    const report::CartTopology* grid = nullptr;
+    std::string source;      // "recorded", "declared", "inferred", "none" or "unknown"
+    std::string explanation; // empty when the report does not say
+};
+ReportGrid report_grid(const report::Report& report);
 
 } // namespace topolens::analysis

@@ -73,7 +73,8 @@ TEST_F(ReportCommands, SummaryShowsTheMetricTreeWithTotalsAndShares) {
 TEST_F(ReportCommands, SummaryShowsWhereEachWaitStateHappened) {
     const CommandResult r = topolens({"summary", path});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(block(r.out, "Late Sender (", 8),
+    // The sample's grid is periodic in x and 2 high: every process is on a (y) edge.
+    EXPECT_EQ(block(r.out, "Late Sender (", 12),
               (std::vector<std::string>{
                   "Late Sender (mpi_latesender): 1.750000 sec, 10.00% of time",
                   "  top call paths (1 of 1)",
@@ -83,6 +84,10 @@ TEST_F(ReportCommands, SummaryShowsWhereEachWaitStateHappened) {
                   "    location  rank  host   coords     value      %",
                   "    1            1  nodeA  1 0     1.250000  71.43",
                   "    0            0  nodeA  0 0     0.500000  28.57",
+                  "  by grid role (mean per process, sec)",
+                  "    role  processes      mean",
+                  "    edge          4  0.437500",
+                  "    no interior processes: ratios not available",
                   "",
               }));
     EXPECT_EQ(block(r.out, "Late Sender, wrong order (", 0),
@@ -127,7 +132,7 @@ TEST_F(ReportCommands, SummaryTopLimitsTheLists) {
     EXPECT_EQ(nxn[4], "  top locations (2 of 3)");
     EXPECT_EQ(nxn[6], "    3            3  nodeB  1 1     0.375000  50.00");
     EXPECT_EQ(nxn[7], "    2            2  nodeB  0 1     0.250000  33.33");
-    EXPECT_EQ(nxn[8], "");
+    EXPECT_EQ(nxn[8], "  by grid role (mean per process, sec)");
 
     EXPECT_EQ(topolens({"summary", path, "--top", "0"}).exit_code, 2);
     EXPECT_EQ(topolens({"summary", path, "--top"}).exit_code, 2);
@@ -144,21 +149,21 @@ TEST_F(ReportCommands, ValuesCsvPerLocationWithCoordinates) {
     // display name in another case; metric-inclusive (wrong order counts into Late Sender)
     const CommandResult r = topolens({"values", path, "--metric", "late sender"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, "location,rank,thread,host,coords,value\n"
-                     "0,0,0,nodeA,0 0,0.5\n"
-                     "1,1,0,nodeA,1 0,1.25\n"
-                     "2,2,0,nodeB,0 1,0\n"
-                     "3,3,0,nodeB,1 1,0\n");
+    EXPECT_EQ(r.out, "location,rank,thread,host,coords,value,role\n"
+                     "0,0,0,nodeA,0 0,0.5,edge\n"
+                     "1,1,0,nodeA,1 0,1.25,edge\n"
+                     "2,2,0,nodeB,0 1,0,edge\n"
+                     "3,3,0,nodeB,1 1,0,edge\n");
 
     // call-path inclusive below solver; the second topology leaves two locations without
     const CommandResult t = topolens({"values", path, "--metric", "time", "--callpath",
                                       "program/main/solver", "--topology", "line"});
     ASSERT_EQ(t.exit_code, 0) << t.err;
-    EXPECT_EQ(t.out, "location,rank,thread,host,coords,value\n"
-                     "0,0,0,nodeA,0,2.875\n"
-                     "1,1,0,nodeA,,3.75\n"
-                     "2,2,0,nodeB,,2\n"
-                     "3,3,0,nodeB,3,2.125\n");
+    EXPECT_EQ(t.out, "location,rank,thread,host,coords,value,role\n"
+                     "0,0,0,nodeA,0,2.875,corner\n"
+                     "1,1,0,nodeA,,3.75,\n"
+                     "2,2,0,nodeB,,2,\n"
+                     "3,3,0,nodeB,3,2.125,corner\n");
     // the same call path without its root, and as a region name
     EXPECT_EQ(topolens({"values", path, "--metric", "time", "--callpath", "main/solver",
                         "--topology", "line"})
@@ -178,25 +183,33 @@ TEST_F(ReportCommands, ValuesJson) {
                          "\"callpath\": \"MPI_Allreduce\", \"callpaths\": "
                          "[\"program/main/MPI_Allreduce\"],\n"
                          " \"topology\": {\"name\": \"grid\", \"dims\": [2,2], \"periodic\": "
-                         "[true,false]},\n"
+                         "[true,false]}, \"grid_source\": \"unknown\",\n"
+                         " \"roles\": [{\"role\": \"edge\", \"processes\": 4, \"mean\": 0.6875, "
+                         "\"vs_interior\": null}],\n"
                          " \"locations\": [\n"
                          "  {\"location\": 0, \"rank\": 0, \"thread\": 0, \"host\": \"nodeA\", "
-                         "\"coords\": [0,0], \"value\": 0.5},\n"
+                         "\"coords\": [0,0], \"role\": \"edge\", \"boundary\": [0,-1], "
+                         "\"value\": 0.5},\n"
                          "  {\"location\": 1, \"rank\": 1, \"thread\": 0, \"host\": \"nodeA\", "
-                         "\"coords\": [1,0], \"value\": 0.625},\n"
+                         "\"coords\": [1,0], \"role\": \"edge\", \"boundary\": [0,-1], "
+                         "\"value\": 0.625},\n"
                          "  {\"location\": 2, \"rank\": 2, \"thread\": 0, \"host\": \"nodeB\", "
-                         "\"coords\": [0,1], \"value\": 0.75},\n"
+                         "\"coords\": [0,1], \"role\": \"edge\", \"boundary\": [0,1], "
+                         "\"value\": 0.75},\n"
                          "  {\"location\": 3, \"rank\": 3, \"thread\": 0, \"host\": \"nodeB\", "
-                         "\"coords\": [1,1], \"value\": 0.875}],\n"
+                         "\"coords\": [1,1], \"role\": \"edge\", \"boundary\": [0,1], "
+                         "\"value\": 0.875}],\n"
                          " \"total\": 2.75}\n");
 
     // Without --callpath: the whole call tree, "callpath": null; a topology-less location
-    // gets "coords": null.
+    // gets "coords": null and no role.
     const CommandResult all =
         topolens({"values", path, "--metric", "visits", "--format", "json", "--topology", "line"});
     ASSERT_EQ(all.exit_code, 0) << all.err;
     EXPECT_NE(all.out.find("\"callpath\": null, \"callpaths\": []"), std::string::npos);
-    EXPECT_NE(all.out.find("\"coords\": null, \"value\": 6}"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find("\"coords\": null, \"role\": null, \"boundary\": null, \"value\": 6}"),
+              std::string::npos)
+        << all.out;
     EXPECT_NE(all.out.find("\"total\": 44}"), std::string::npos);
 }
 
