@@ -52,6 +52,10 @@ struct GridChoice {
 // coordinates to every process; else `declared` (GridError if it does not fit the ranks);
 // else one inferred from the point-to-point communication graph (1D, 2D or 3D grids whose
 // nearest neighbours are exactly the pairs that communicate); else none.
+// Inference precisely (grid.cpp): grids numbered first coordinate fastest in which every
+// communicating pair are neighbours; the one with the fewest neighbour pairs wins, if the
+// pairs connect all processes and are at least half of its neighbour pairs. A declaration
+// is checked against the rank count even when a recorded topology wins.
 GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matching,
                        const std::optional<CartDeclaration>& declared);
 
