@@ -149,7 +149,25 @@ void fill_definitions(const trace::Trace& trace, const trace::Matching& matching
         report.attributes["topolens.trace_creator"] = trace.defs.creator;
 }
 
+// Records which grid explains the wait states; a declared or inferred one comes first.
+void use_grid(GridChoice choice, report::Report& report) {
+    report.attributes["topolens.grid_source"] = std::string(grid_source_name(choice.source));
+    report.attributes["topolens.grid_explanation"] = choice.explanation;
+    if (!choice.grid) return;
+    report.attributes["topolens.grid"] = choice.grid->name;
+    if (choice.source != GridSource::Recorded)
+        report.topologies.insert(report.topologies.begin(), std::move(*choice.grid));
+}
+
 } // namespace
+
+const report::CartTopology* analysis_grid(const report::Report& report) {
+    auto named = report.attributes.find("topolens.grid");
+    if (named != report.attributes.end())
+        for (const report::CartTopology& t : report.topologies)
+            if (t.name == named->second) return &t;
+    return report.topologies.empty() ? nullptr : &report.topologies.front();
+}
 
 // ---------------------------------------------------------------- replay
 
@@ -166,6 +184,7 @@ class Replay {
         const auto& collectives = m_.collectives_of[loc];
         compute_receive_flags(loc);
         child_time_.clear();
+        for (const auto& callback : d_.begin_) callback(ctx_, loc);
         size_t next_receive = 0, next_send = 0, next_collective = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
             switch (events[i].kind) {
@@ -254,6 +273,8 @@ class Replay {
                             : call_around(mm.recv.location, mm.recv_posted).enter;
         msg.send_event = send.time;
         msg.recv_event = recv.time;
+        msg.send_record = mm.send.event;
+        msg.recv_record = mm.recv.event;
         msg.tag = recv.c;
         msg.comm = recv.b;
         msg.bytes = recv.bytes;
@@ -353,6 +374,7 @@ AnalysisResult analyze(const trace::Trace& trace,
     AnalysisResult result;
     const trace::Matching matching = trace::match(trace);
     fill_definitions(trace, matching, result.report);
+    use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
     Context context(trace, result.report);
     for (const std::string& w : matching.warnings) context.warn(w);
 

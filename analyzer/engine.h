@@ -10,6 +10,7 @@
 // locations.
 #pragma once
 
+#include "analyzer/grid.h"
 #include "analyzer/report.h"
 #include "trace/matching.h"
 #include "trace/model.h"
@@ -56,6 +57,8 @@ struct MessageInstance {
     bool representative = true;
     // A message sent to the same receiver before this one was received after it.
     bool wrong_order = false;
+    uint32_t send_record = trace::kNone; // index of the MpiSend/MpiIsend on the sender
+    uint32_t recv_record = trace::kNone; // index of the MpiRecv/MpiIrecv on the receiver
 };
 
 // One collective operation: every member's call, in communicator rank order.
@@ -65,6 +68,8 @@ struct CollectiveInstance {
     int root = -1; // index into members, -1 for rootless operations
     std::vector<CallInfo> members;
 };
+
+const report::CartTopology* analysis_grid(const report::Report& report);
 
 // Severity bookkeeping and shared facts for patterns during one analysis.
 class Context {
@@ -85,6 +90,9 @@ class Context {
     void warn(const std::string& message);
     const std::vector<std::string>& warnings() const { return warnings_; }
     report::Report& report() { return report_; }
+    // The process grid the analysis explains wait states with (see analyzer/grid.h), or
+    // nullptr; coords are indexed by location.
+    const report::CartTopology* grid() const { return analysis_grid(report_); }
 
     // The engine replays one location at a time; its severities are summed in a dense
     // buffer and moved into the report when the location is done.
@@ -125,6 +133,7 @@ class Dispatcher {
     using Message = std::function<void(Context&, const MessageInstance&)>;
     using Collective = std::function<void(Context&, const CollectiveInstance&, size_t member)>;
     using LocationDone = std::function<void(Context&, uint32_t location, Time first, Time last)>;
+    using LocationBegin = std::function<void(Context&, uint32_t location)>;
 
     // Every region instance when it is left (region enter/leave and call path known).
     void on_region(EnterLeave callback) { regions_.push_back(std::move(callback)); }
@@ -134,6 +143,9 @@ class Dispatcher {
     void on_send(Message callback) { sends_.push_back(std::move(callback)); }
     // On each member's replay, when its part of the instance ends.
     void on_collective(Collective callback) { collectives_.push_back(std::move(callback)); }
+    // Before a location's first event: a pattern may look ahead over the location's own
+    // events (analysis is post-mortem) to prepare per-location state.
+    void on_location_begin(LocationBegin callback) { begin_.push_back(std::move(callback)); }
     // After a location's last event.
     void on_location_done(LocationDone callback) { done_.push_back(std::move(callback)); }
 
@@ -155,13 +167,20 @@ class Dispatcher {
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;
     std::vector<LocationDone> done_;
+    std::vector<LocationBegin> begin_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;
 };
 
 struct AnalysisOptions {
     std::ostream* progress = nullptr; // progress lines for long runs, if set
+    // `--cart`: used when the trace records no topology that covers every process.
+    std::optional<CartDeclaration> declared_grid;
 };
+
+// The grid of an analysis report: the topology named by attribute "topolens.grid", else
+// the first topology; nullptr if there is none.
+const report::CartTopology* analysis_grid(const report::Report& report);
 
 struct AnalysisResult {
     report::Report report;
@@ -170,7 +189,10 @@ struct AnalysisResult {
 };
 
 // Runs `patterns` over `trace`. The report holds the trace's definitions (regions, call
-// tree, locations, topologies) and the patterns' severities, exclusive in both trees.
+// tree, locations, topologies), the grid used (attributes topolens.grid, topolens.grid_source,
+// topolens.grid_explanation; a declared or inferred grid is the first topology) and the
+// patterns' severities, exclusive in both trees. Throws GridError for a declaration that
+// does not fit the trace.
 AnalysisResult analyze(const trace::Trace& trace,
                        const std::vector<std::unique_ptr<Pattern>>& patterns,
                        const AnalysisOptions& options = {});

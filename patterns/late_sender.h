@@ -7,8 +7,11 @@ namespace topolens::patterns {
 
 struct LateSenderInstance {
     analysis::MessageInstance message;
-    analysis::Time wait = 0;  // clamped to the receiving call, in ticks
-    bool wrong_order = false; // already counted as LS, Wrong Order
+    analysis::Time wait = 0; // clamped to the receiving call, in ticks
+    // Sub-patterns partition their parent: a subscriber that counts this instance under
+    // its own metric sets `claimed`, and Late Sender's other refinements (LS, Wrong Order)
+    // leave it alone.
+    mutable bool claimed = false;
 };
 
 } // namespace topolens::patterns

@@ -61,8 +61,10 @@ class PointToPointPatterns : public analysis::Pattern {
         if (wait == 0) return;
         const double seconds = c.seconds(wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
-        if (m.wrong_order) c.add(wrong_order_, call.callpath, call.location, seconds);
-        dispatcher_->publish(c, LateSenderInstance{m, wait, m.wrong_order});
+        const LateSenderInstance instance{m, wait};
+        dispatcher_->publish(c, instance);
+        if (m.wrong_order && !instance.claimed)
+            c.add(wrong_order_, call.callpath, call.location, seconds);
     }
 
     void send(Context& c, const MessageInstance& m) {

@@ -14,5 +14,6 @@ std::vector<std::unique_ptr<analysis::Pattern>> all_patterns();
 std::unique_ptr<analysis::Pattern> time_pattern();
 std::unique_ptr<analysis::Pattern> point_to_point_patterns();
 std::unique_ptr<analysis::Pattern> collective_patterns();
+std::unique_ptr<analysis::Pattern> wavefront_patterns();
 
 } // namespace topolens::patterns
