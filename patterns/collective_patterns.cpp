@@ -8,6 +8,7 @@
 #include "analyzer/metric_tree.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/waits.h"
 
 #include <algorithm>
 
@@ -49,11 +50,6 @@ Shape shape_of(CollectiveOp op) {
     }
 }
 
-Time clamp(Time waited_until, Time from, Time limit) {
-    if (waited_until <= from) return 0;
-    return std::min(waited_until - from, limit);
-}
-
 class CollectivePatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "collective"; }
@@ -93,7 +89,6 @@ class CollectivePatterns : public analysis::Pattern {
   private:
     void collective(Context& c, const CollectiveInstance& instance, size_t member) {
         const CallInfo& me = instance.members[member];
-        const Time duration = me.leave - me.enter;
         switch (shape_of(instance.op)) {
         case Shape::Barrier:
             all_to_all(c, instance, me, barrier_wait_, barrier_completion_);
@@ -103,7 +98,7 @@ class CollectivePatterns : public analysis::Pattern {
             break;
         case Shape::OneToAll:
             if (instance.root >= 0 && static_cast<size_t>(instance.root) != member) {
-                const Time wait = clamp(instance.members[instance.root].enter, me.enter, duration);
+                const Time wait = wait_in_call(instance.members[instance.root].enter, me);
                 c.add(late_broadcast_, me.callpath, me.location, c.seconds(wait));
             }
             break;
@@ -112,8 +107,7 @@ class CollectivePatterns : public analysis::Pattern {
                 Time latest = 0;
                 for (size_t q = 0; q < instance.members.size(); ++q)
                     if (q != member) latest = std::max(latest, instance.members[q].enter);
-                c.add(early_reduce_, me.callpath, me.location,
-                      c.seconds(clamp(latest, me.enter, duration)));
+                c.add(early_reduce_, me.callpath, me.location, c.seconds(wait_in_call(latest, me)));
             }
             break;
         case Shape::Other:
@@ -129,7 +123,7 @@ class CollectivePatterns : public analysis::Pattern {
             first_leave = std::min(first_leave, q.leave);
         }
         const Time duration = me.leave - me.enter;
-        const Time wait = clamp(last_enter, me.enter, duration);
+        const Time wait = wait_in_call(last_enter, me);
         const Time completion =
             me.leave > first_leave ? std::min(me.leave - first_leave, duration - wait) : 0;
         c.add(wait_metric, me.callpath, me.location, c.seconds(wait));

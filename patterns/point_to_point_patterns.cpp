@@ -4,6 +4,7 @@
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/waits.h"
 
 #include <algorithm>
 
@@ -13,12 +14,6 @@ namespace {
 
 using analysis::Context;
 using analysis::MessageInstance;
-
-// A wait, clamped to the waiting call: never negative, never longer than the call.
-analysis::Time clamp_wait(analysis::Time waited_until, const analysis::CallInfo& call) {
-    if (waited_until <= call.enter) return 0;
-    return std::min(waited_until, call.leave) - call.enter;
-}
 
 class PointToPointPatterns : public analysis::Pattern {
   public:
@@ -57,7 +52,7 @@ class PointToPointPatterns : public analysis::Pattern {
         const analysis::CallInfo& call = m.recv_call;
         if (m.recv_event < m.send_event) c.add(violations_, call.callpath, call.location, 1.0);
         if (!m.recv_blocking || !m.representative) return;
-        const analysis::Time wait = clamp_wait(m.send_call.enter, call);
+        const analysis::Time wait = wait_in_call(m.send_call.enter, call);
         if (wait == 0) return;
         const double seconds = c.seconds(wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
@@ -69,7 +64,7 @@ class PointToPointPatterns : public analysis::Pattern {
 
     void send(Context& c, const MessageInstance& m) {
         if (!m.send_blocking) return;
-        const analysis::Time wait = clamp_wait(m.recv_post, m.send_call);
+        const analysis::Time wait = wait_in_call(m.recv_post, m.send_call);
         c.add(late_receiver_, m.send_call.callpath, m.send_call.location, c.seconds(wait));
     }
 
