@@ -6,7 +6,7 @@
 #   - the corner the wave starts from has (almost) nothing: at most 0.1% of the largest
 #     process value, or 1 us;
 #   - the corner the wave reaches last has the largest value of all processes (see
-#     "ties" below);
+#     "noise and ties" below);
 #   - the four together are at least half of Late Sender (few blocks: the waits are
 #     pipeline refills at direction changes).
 # Axis 0 (x) runs west->east, axis 1 (y) south->north: SW = (0,0), NE = (PX-1,PY-1),
@@ -21,25 +21,34 @@
 # the variant, the grid must be PX x PY, and every process must have its coordinates (for
 # recorded those of the sample's --expect file, else rank = x + PX*y).
 #
-# Ties: the sample sweeps SW, NE, NW, SE. A sweep that reverses both directions of the one
-# before (NE after SW, SE after NW) or follows the Allreduce (SW) has, in the sample's model
-# (samples/wavefront2d/README.md), a single largest wait at the last corner. NW follows NE
+# Noise and ties: wavefront2d computes in busy loops, and 64 of them on 2 cores wait for
+# the scheduler; the last corner need only come within NOISE-TOLERANCE (default 0.05) of
+# the largest value. The sample sweeps SW, NE, NW, SE. A sweep that reverses both
+# directions of the one before (NE after SW, SE after NW) or follows the Allreduce (SW)
+# has, in the sample's model (samples/wavefront2d/README.md), a single largest wait, at the
+# last corner, ahead of its neighbours by about (iterations x work) seconds. NW follows NE
 # and reverses only x: the whole east column then waits 2(PX-1)w alike, and which of its
-# processes waits most is scheduling noise. For NW the last corner (SE) need only come
-# within TIE-TOLERANCE (default 0.10) of the largest value
-# (measured on 4x4 and 8x8: the SE corner was the largest in all but one of ~30 runs, and
-# there 2% below an east-column neighbour).
+# processes waits most is noise. For NW the last corner (SE) need only come within
+# TIE-TOLERANCE (default 0.25) of the largest value. Measured on 8x8 with a loaded machine
+# (load average 40): SE at 0.88-1.0 of the largest NW value; SW, NE, SE always the largest
+# with 4 iterations of 5 ms blocks, once 1% below a neighbour with 2 iterations of 3 ms.
 #
-# usage: check_wavefront.sh [--tie-tolerance F] NAME PX PY VARIANT [SAMPLE-ARGS...]
+# usage: check_wavefront.sh [--noise-tolerance F] [--tie-tolerance F]
+#                           NAME PX PY VARIANT [SAMPLE-ARGS...]
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/grid_values.sh"
 
-tie_tolerance=0.10
-if [ "${1:-}" = --tie-tolerance ]; then
-    tie_tolerance="$2"
+noise_tolerance=0.05
+tie_tolerance=0.25
+while [ "$#" -ge 2 ]; do
+    case "$1" in
+    --noise-tolerance) noise_tolerance="$2" ;;
+    --tie-tolerance) tie_tolerance="$2" ;;
+    *) break ;;
+    esac
     shift 2
-fi
-[ "$#" -ge 4 ] || tl_fail "usage: check_wavefront.sh [--tie-tolerance F] NAME PX PY VARIANT [SAMPLE-ARGS...]"
+done
+[ "$#" -ge 4 ] || tl_fail "usage: check_wavefront.sh [--noise-tolerance F] [--tie-tolerance F] NAME PX PY VARIANT [SAMPLE-ARGS...]"
 [ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set: the topolens program was not built"
 name="$1" px="$2" py="$3" variant="$4"
 shift 4
@@ -139,8 +148,7 @@ while read -r metric ox oy lx ly tol; do
             if (total <= 0) msg = msg "; FAIL: the total is zero"
             if (o > 1e-6 && o > 1e-3 * max) msg = msg "; FAIL: the origin corner waits"
             if (l < max * (1 - tol))
-                msg = msg (tol > 0 ? "; FAIL: the last corner is not within " tol * 100 "% of the largest value" \
-                                   : "; FAIL: the last corner does not have the largest value")
+                msg = msg "; FAIL: the last corner is not within " tol * 100 "% of the largest value"
             print total, msg
         }' "$work/$metric.txt" 2>&1 >"$work/$metric.verdict")"
     echo "$verdict"
@@ -149,10 +157,10 @@ while read -r metric ox oy lx ly tol; do
     case "$message" in *FAIL*) bad=$((bad + 1)) ;; esac
     sum="$(awk -v a="$sum" -v b="$total" 'BEGIN { printf "%.9f", a + b }')"
 done <<EOF
-mpi_wavefront_sw 0 0 $((px - 1)) $((py - 1)) 0
-mpi_wavefront_ne $((px - 1)) $((py - 1)) 0 0 0
+mpi_wavefront_sw 0 0 $((px - 1)) $((py - 1)) $noise_tolerance
+mpi_wavefront_ne $((px - 1)) $((py - 1)) 0 0 $noise_tolerance
 mpi_wavefront_nw 0 $((py - 1)) $((px - 1)) 0 $tie_tolerance
-mpi_wavefront_se $((px - 1)) 0 0 $((py - 1)) 0
+mpi_wavefront_se $((px - 1)) 0 0 $((py - 1)) $noise_tolerance
 EOF
 
 share="$(awk -v s="$sum" -v l="$latesender" 'BEGIN { printf "%.3f", (l > 0 ? s / l : 0) }')"
