@@ -189,15 +189,19 @@ int main(int argc, char** argv) {
     int dims[kDims] = {opt.dims[0], opt.dims[1], opt.dims[2]};
     if (err.empty() && opt.jitter_us < 0) opt.jitter_us = 6 * opt.work_us;
     if (err.empty()) {
-        long fixed = 1;
-        bool all_fixed = true;
+        // The product of the given sizes must divide the process count (equal it when all
+        // are given); compared step by step so that huge sizes cannot overflow it.
+        int fixed = 1;
+        bool fits = true, all_fixed = true;
         for (int d : dims) {
-            if (d > 0)
-                fixed *= d;
-            else
+            if (d == 0)
                 all_fixed = false;
+            else if (fixed > world_size / d)
+                fits = false;
+            else
+                fixed *= d;
         }
-        if (world_size % fixed != 0 || (all_fixed && fixed != world_size))
+        if (!fits || world_size % fixed != 0 || (all_fixed && fixed != world_size))
             err = "--dims " + std::to_string(dims[0]) + "," + std::to_string(dims[1]) + "," +
                   std::to_string(dims[2]) + " does not fit " + std::to_string(world_size) +
                   " processes";
