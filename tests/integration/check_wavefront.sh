@@ -89,8 +89,9 @@ echo "== topolens summary"
     tl_fail "topolens summary failed"
 }
 sed -n '1,/^metrics/p' "$work/summary.txt"
-grep -qiw "$variant" "$work/summary.txt" ||
-    tl_fail "topolens summary does not say the grid was $variant"
+# "  used:  <grid> (<source>)" in the summary's grid section
+grep -qE "^ +used: .*\($variant\)\$" "$work/summary.txt" ||
+    tl_fail "topolens summary does not say the grid used was $variant"
 
 # values METRIC: the metric's values per process as tl_values_table prints them.
 values() {
