@@ -1,15 +1,17 @@
-// topolens analyze TRACE [-o REPORT.cubex]: reads an OTF2 trace, runs every pattern, writes
-// the severity report as CUBE4.
+// topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC]: reads an OTF2 trace, runs every
+// pattern, writes the severity report as CUBE4.
 #include "commands.h"
 
 #include "analyzer/cube4.h"
 #include "analyzer/engine.h"
+#include "analyzer/grid.h"
 #include "patterns/registry.h"
 #include "trace/reader.h"
 
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 namespace topolens::cli {
 
@@ -30,19 +32,44 @@ std::string default_report_path(const std::string& anchor) {
 } // namespace
 
 void analyze_usage(std::ostream& out) {
-    out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--quiet]\n\n"
+    out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC] [--quiet]\n\n"
            "Reads the OTF2 trace TRACE (archive directory or .otf2 anchor), finds its wait\n"
            "states (Late Sender, Late Receiver, Wait at NxN, Wait at Barrier, Late Broadcast,\n"
            "Early Reduce, ...) and writes a CUBE4 report, by default report.cubex in the\n"
-           "trace's directory. Progress goes to stderr unless --quiet.\n";
+           "trace's directory. Progress goes to stderr unless --quiet.\n\n"
+           "Wait states are explained by the process grid: the first Cartesian topology\n"
+           "recorded in the trace that covers every process; else the one declared with\n"
+           "--cart; else one inferred from who exchanges point-to-point messages (1D, 2D or\n"
+           "3D, numbered first coordinate fastest). The report says which was used.\n"
+           "  --cart DIMS[:periodic=F,...][:order=row|col]\n"
+           "      DIMS: 1 to 3 sizes joined by 'x' (16, 8x8, 4x2x2) whose product is the\n"
+           "      number of MPI processes; periodic: one 0/1 flag per dimension (default all\n"
+           "      0); order=row (default): the last coordinate varies fastest, as\n"
+           "      MPI_Cart_create numbers ranks; order=col: the first varies fastest\n"
+           "      (rank = i + npe_i*j, as in Sweep3D). A malformed SPEC is a usage error\n"
+           "      (exit 2); dimensions that do not match the trace's processes an error\n"
+           "      (exit 1).\n";
 }
 
 int analyze_main(const std::vector<std::string>& args) {
     std::string trace_path, report_path;
     bool quiet = false;
+    std::optional<analysis::CartDeclaration> cart;
     for (size_t i = 0; i < args.size(); ++i) {
         if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
             report_path = args[++i];
+        } else if (args[i] == "--cart" || args[i].rfind("--cart=", 0) == 0) {
+            if (args[i] == "--cart" && i + 1 >= args.size()) {
+                print_error("analyze: --cart needs a grid, e.g. --cart 8x8");
+                return kExitUsage;
+            }
+            const std::string spec = args[i] == "--cart" ? args[++i] : args[i].substr(7);
+            try {
+                cart = analysis::parse_cart_declaration(spec);
+            } catch (const analysis::GridError& e) {
+                print_error(std::string("analyze: ") + e.what());
+                return kExitUsage;
+            }
         } else if (args[i] == "--quiet" || args[i] == "-q") {
             quiet = true;
         } else if (args[i] == "-h" || args[i] == "--help") {
@@ -73,6 +100,7 @@ int analyze_main(const std::vector<std::string>& args) {
 
         analysis::AnalysisOptions options;
         options.progress = progress;
+        options.declared_grid = cart;
         const auto patterns = patterns::all_patterns();
         analysis::AnalysisResult result = analysis::analyze(trace, patterns, options);
 

@@ -1,0 +1,12 @@
+# Unit tests of the analysis grid: --cart declarations, recorded/declared/inferred grids,
+# grid roles, and the roles in `topolens summary`, `values` and `analyze --cart`.
+add_executable(topolens_grid_tests
+  grid_test.cpp
+  test_util.cpp
+)
+target_link_libraries(topolens_grid_tests PRIVATE topolens-analysis topolens-trace
+  GTest::gtest_main)
+# The command tests run the real binary.
+add_dependencies(topolens_grid_tests topolens)
+target_compile_definitions(topolens_grid_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
+gtest_discover_tests(topolens_grid_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
