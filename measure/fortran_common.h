@@ -23,14 +23,8 @@
 //
 // TOPOLENS_FORTRAN_FUNCTIONS lists every wrapped function once; each binding file expands
 // it with its own symbol names. Event order inside a call mirrors the C wrappers
-// (recorder.h). Byte counts of collectives, per calling process:
-// - sent = what its send arguments describe, received = what its receive arguments
-//   describe (arguments significant only at the root count only at the root; v/w variants
-//   sum their counts);
-// - where MPI_IN_PLACE makes MPI ignore the send arguments, Gather(v) and Allgather(v)
-//   count 0 sent, Alltoall(v/w) count sent = received; Scatter(v) with an in-place receive
-//   buffer counts 0 received; reductions keep count*type, which stays meaningful.
-// These are the C wrappers' rules (wrap_collectives.cpp); keep the two in step.
+// (recorder.h); collectives are recorded, and their bytes counted, by the functions the
+// C wrappers use (collectives.h).
 #pragma once
 
 // The C++ bindings of mpi.h are neither needed nor -Wextra clean.
@@ -39,6 +33,7 @@
 #endif
 
 #include "clock.h"
+#include "collectives.h"
 #include "mpi_functions.h"
 #include "recorder.h"
 
@@ -48,6 +43,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <vector>
 
 // Open MPI's MPI_IN_PLACE for Fortran (a common block; Open MPI's own Fortran layer tests
@@ -80,6 +76,10 @@ inline bool is_in_place(const void* buf) {
 
 inline MPI_Comm c_comm(F comm) {
     return MPI_Comm_f2c(*comm);
+}
+
+inline MPI_Datatype c_type(F type) {
+    return MPI_Type_f2c(*type);
 }
 
 inline uint64_t bytes_of(MPI_Fint count, MPI_Fint type) {
@@ -440,92 +440,61 @@ template <class Pmpi> void request_free(MpiFn fn, Pmpi* pmpi, F request, F ierr)
 }
 
 // ---- collectives
+// Recorded, and their bytes counted, by collectives.h on C handles; Fortran count arrays
+// are INTEGER arrays and go there as they are.
+static_assert(std::is_same_v<MPI_Fint, int>, "Fortran INTEGER counts are read as C int");
 
-struct Bytes {
-    uint64_t sent = 0;
-    uint64_t received = 0;
-};
+// C handles of types[0..n) (Alltoallw).
+inline std::vector<MPI_Datatype> c_types(const MPI_Fint* types, int n) {
+    std::vector<MPI_Datatype> c(n > 0 ? static_cast<size_t>(n) : 0);
+    for (size_t i = 0; i < c.size(); ++i) c[i] = MPI_Type_f2c(types[i]);
+    return c;
+}
 
+// This process's rank in `comm`; MPI_PROC_NULL (never the root, no block) when MPI cannot
+// tell.
 inline int rank_in(F comm) {
-    int rank = MPI_PROC_NULL;
-    PMPI_Comm_rank(c_comm(comm), &rank);
-    return rank;
+    return comm_rank(c_comm(comm), MPI_PROC_NULL);
 }
 
-inline uint64_t comm_size(F comm) {
-    int size = 0;
-    PMPI_Comm_size(c_comm(comm), &size);
-    return size > 0 ? static_cast<uint64_t>(size) : 0;
+inline bool is_root(F comm, F root) {
+    return rank_in(comm) == *root;
 }
 
-// Bytes of counts[0..size(comm)) elements of `type`.
-inline uint64_t sum_bytes(const MPI_Fint* counts, MPI_Fint type, F comm) {
-    const MPI_Datatype t = MPI_Type_f2c(type);
-    uint64_t sum = 0;
-    for (uint64_t i = 0, n = comm_size(comm); i < n; ++i) sum += message_bytes(counts[i], t);
-    return sum;
-}
-
-// Bytes of counts[i] elements of types[i], i in [0, size(comm)) (Alltoallw).
-inline uint64_t sum_bytes_w(const MPI_Fint* counts, const MPI_Fint* types, F comm) {
-    uint64_t sum = 0;
-    for (uint64_t i = 0, n = comm_size(comm); i < n; ++i)
-        sum += message_bytes(counts[i], MPI_Type_f2c(types[i]));
-    return sum;
-}
-
-// Runs `call` (the PMPI call) between MpiCollectiveBegin and MpiCollectiveEnd; `bytes` is
-// evaluated after the call and only while recording. `root` is -1 for rootless operations.
-template <class Call, class ByteCount>
-void collective(MpiFn fn, OTF2_CollectiveOp op, F comm, int root, Call&& call, ByteCount&& bytes) {
-    MpiRegion region(fn);
-    if (region.active()) collective_begin();
-    call();
-    if (region.active()) {
-        const Bytes b = bytes();
-        collective_end(op, c_comm(comm), root, b.sent, b.received);
-    }
+inline int size_of(F comm) {
+    return comm_size(c_comm(comm));
 }
 
 template <class Pmpi> void barrier(MpiFn fn, Pmpi* pmpi, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_BARRIER, comm, -1, [&] { pmpi(comm, ierr); },
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_BARRIER, c_comm(comm), -1, [&] { pmpi(comm, ierr); },
         [] { return Bytes{}; });
 }
 
 template <class Pmpi>
 void bcast(MpiFn fn, Pmpi* pmpi, void* buf, F count, F type, F root, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_BCAST, comm, *root,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_BCAST, c_comm(comm), *root,
         [&] { pmpi(buf, count, type, root, comm, ierr); },
-        [&] {
-            const uint64_t n = bytes_of(*count, *type);
-            return rank_in(comm) == *root ? Bytes{n, 0} : Bytes{0, n};
-        });
+        [&] { return bcast_bytes(*count, c_type(type), is_root(comm, root)); });
 }
 
 template <class Pmpi>
 void reduce(MpiFn fn, Pmpi* pmpi, void* sendbuf, void* recvbuf, F count, F type, F op, F root,
             F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_REDUCE, comm, *root,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_REDUCE, c_comm(comm), *root,
         [&] { pmpi(sendbuf, recvbuf, count, type, op, root, comm, ierr); },
-        [&] {
-            const uint64_t n = bytes_of(*count, *type);
-            return Bytes{n, rank_in(comm) == *root ? n : 0};
-        });
+        [&] { return reduce_bytes(*count, c_type(type), is_root(comm, root)); });
 }
 
-// Allreduce, Scan, Exscan: every process contributes and receives count*type.
+// Allreduce, Scan, Exscan.
 template <OTF2_CollectiveOp otf2_op, class Pmpi>
 void reduce_all(MpiFn fn, Pmpi* pmpi, void* sendbuf, void* recvbuf, F count, F type, F op, F comm,
                 F ierr) {
-    collective(
-        fn, otf2_op, comm, -1, [&] { pmpi(sendbuf, recvbuf, count, type, op, comm, ierr); },
-        [&] {
-            const uint64_t n = bytes_of(*count, *type);
-            return Bytes{n, n};
-        });
+    record_collective(
+        fn, otf2_op, c_comm(comm), -1, [&] { pmpi(sendbuf, recvbuf, count, type, op, comm, ierr); },
+        [&] { return allreduce_bytes(*count, c_type(type)); });
 }
 
 template <class Pmpi>
@@ -550,169 +519,149 @@ void exscan(MpiFn fn, Pmpi* pmpi, void* sendbuf, void* recvbuf, F count, F type,
 template <class Pmpi>
 void gather(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcount, F sendtype, void* recvbuf,
             F recvcount, F recvtype, F root, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_GATHER, comm, *root,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_GATHER, c_comm(comm), *root,
         [&] { pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr); },
         [&] {
-            Bytes b;
-            if (!is_in_place(sendbuf)) b.sent = bytes_of(*sendcount, *sendtype);
-            if (rank_in(comm) == *root)
-                b.received = comm_size(comm) * bytes_of(*recvcount, *recvtype);
-            return b;
+            return gather_bytes(is_in_place(sendbuf), *sendcount, c_type(sendtype), *recvcount,
+                                c_type(recvtype), is_root(comm, root), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void gatherv(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcount, F sendtype, void* recvbuf,
              F recvcounts, F displs, F recvtype, F root, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_GATHERV, comm, *root,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_GATHERV, c_comm(comm), *root,
         [&] {
             pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
                  ierr);
         },
         [&] {
-            Bytes b;
-            if (!is_in_place(sendbuf)) b.sent = bytes_of(*sendcount, *sendtype);
-            if (rank_in(comm) == *root) b.received = sum_bytes(recvcounts, *recvtype, comm);
-            return b;
+            return gatherv_bytes(is_in_place(sendbuf), *sendcount, c_type(sendtype), recvcounts,
+                                 c_type(recvtype), is_root(comm, root), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void scatter(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcount, F sendtype, void* recvbuf,
              F recvcount, F recvtype, F root, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_SCATTER, comm, *root,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_SCATTER, c_comm(comm), *root,
         [&] { pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, ierr); },
         [&] {
-            Bytes b;
-            if (rank_in(comm) == *root) b.sent = comm_size(comm) * bytes_of(*sendcount, *sendtype);
-            if (!is_in_place(recvbuf)) b.received = bytes_of(*recvcount, *recvtype);
-            return b;
+            return scatter_bytes(*sendcount, c_type(sendtype), is_in_place(recvbuf), *recvcount,
+                                 c_type(recvtype), is_root(comm, root), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void scatterv(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcounts, F displs, F sendtype,
               void* recvbuf, F recvcount, F recvtype, F root, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_SCATTERV, comm, *root,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_SCATTERV, c_comm(comm), *root,
         [&] {
             pmpi(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
                  ierr);
         },
         [&] {
-            Bytes b;
-            if (rank_in(comm) == *root) b.sent = sum_bytes(sendcounts, *sendtype, comm);
-            if (!is_in_place(recvbuf)) b.received = bytes_of(*recvcount, *recvtype);
-            return b;
+            return scatterv_bytes(sendcounts, c_type(sendtype), is_in_place(recvbuf), *recvcount,
+                                  c_type(recvtype), is_root(comm, root), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void allgather(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcount, F sendtype, void* recvbuf,
                F recvcount, F recvtype, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_ALLGATHER, c_comm(comm), -1,
         [&] { pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr); },
         [&] {
-            Bytes b;
-            if (!is_in_place(sendbuf)) b.sent = bytes_of(*sendcount, *sendtype);
-            b.received = comm_size(comm) * bytes_of(*recvcount, *recvtype);
-            return b;
+            return allgather_bytes(is_in_place(sendbuf), *sendcount, c_type(sendtype), *recvcount,
+                                   c_type(recvtype), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void allgatherv(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcount, F sendtype, void* recvbuf,
                 F recvcounts, F displs, F recvtype, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_ALLGATHERV, c_comm(comm), -1,
         [&] {
             pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, ierr);
         },
         [&] {
-            Bytes b;
-            if (!is_in_place(sendbuf)) b.sent = bytes_of(*sendcount, *sendtype);
-            b.received = sum_bytes(recvcounts, *recvtype, comm);
-            return b;
+            return allgatherv_bytes(is_in_place(sendbuf), *sendcount, c_type(sendtype), recvcounts,
+                                    c_type(recvtype), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void alltoall(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcount, F sendtype, void* recvbuf,
               F recvcount, F recvtype, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_ALLTOALL, c_comm(comm), -1,
         [&] { pmpi(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, ierr); },
         [&] {
-            Bytes b;
-            b.received = comm_size(comm) * bytes_of(*recvcount, *recvtype);
-            b.sent = is_in_place(sendbuf) ? b.received
-                                          : comm_size(comm) * bytes_of(*sendcount, *sendtype);
-            return b;
+            return alltoall_bytes(is_in_place(sendbuf), *sendcount, c_type(sendtype), *recvcount,
+                                  c_type(recvtype), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void alltoallv(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcounts, F sdispls, F sendtype,
                void* recvbuf, F recvcounts, F rdispls, F recvtype, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_ALLTOALLV, c_comm(comm), -1,
         [&] {
             pmpi(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                  comm, ierr);
         },
         [&] {
-            Bytes b;
-            b.received = sum_bytes(recvcounts, *recvtype, comm);
-            b.sent = is_in_place(sendbuf) ? b.received : sum_bytes(sendcounts, *sendtype, comm);
-            return b;
+            return alltoallv_bytes(is_in_place(sendbuf), sendcounts, c_type(sendtype), recvcounts,
+                                   c_type(recvtype), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void alltoallw(MpiFn fn, Pmpi* pmpi, void* sendbuf, F sendcounts, F sdispls, F sendtypes,
                void* recvbuf, F recvcounts, F rdispls, F recvtypes, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_ALLTOALLW, c_comm(comm), -1,
         [&] {
             pmpi(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                  comm, ierr);
         },
         [&] {
-            Bytes b;
-            b.received = sum_bytes_w(recvcounts, recvtypes, comm);
-            b.sent = is_in_place(sendbuf) ? b.received : sum_bytes_w(sendcounts, sendtypes, comm);
-            return b;
+            const int size = size_of(comm);
+            const bool in_place = is_in_place(sendbuf);
+            // MPI ignores the send types of an in-place call: they are not read.
+            const std::vector<MPI_Datatype> send_types =
+                in_place ? std::vector<MPI_Datatype>() : c_types(sendtypes, size);
+            const std::vector<MPI_Datatype> recv_types = c_types(recvtypes, size);
+            return alltoallw_bytes(in_place, sendcounts, send_types.data(), recvcounts,
+                                   recv_types.data(), size);
         });
 }
 
-// Every process contributes sum(recvcounts) elements and receives its own block.
 template <class Pmpi>
 void reduce_scatter(MpiFn fn, Pmpi* pmpi, void* sendbuf, void* recvbuf, F recvcounts, F type, F op,
                     F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_REDUCE_SCATTER, c_comm(comm), -1,
         [&] { pmpi(sendbuf, recvbuf, recvcounts, type, op, comm, ierr); },
         [&] {
-            const int rank = rank_in(comm);
-            return Bytes{sum_bytes(recvcounts, *type, comm),
-                         rank >= 0 ? bytes_of(recvcounts[rank], *type) : 0};
+            return reduce_scatter_bytes(recvcounts, c_type(type), rank_in(comm), size_of(comm));
         });
 }
 
 template <class Pmpi>
 void reduce_scatter_block(MpiFn fn, Pmpi* pmpi, void* sendbuf, void* recvbuf, F recvcount, F type,
                           F op, F comm, F ierr) {
-    collective(
-        fn, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1,
+    record_collective(
+        fn, OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, c_comm(comm), -1,
         [&] { pmpi(sendbuf, recvbuf, recvcount, type, op, comm, ierr); },
-        [&] {
-            const uint64_t n = bytes_of(*recvcount, *type);
-            return Bytes{comm_size(comm) * n, n};
-        });
+        [&] { return reduce_scatter_block_bytes(*recvcount, c_type(type), size_of(comm)); });
 }
 
 // ---- communicators

@@ -5,6 +5,7 @@
 #include <otf2/OTF2_Definitions.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace topolens::measure {
