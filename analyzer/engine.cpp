@@ -162,6 +162,10 @@ void use_grid(GridChoice choice, report::Report& report) {
 } // namespace
 
 const report::CartTopology* analysis_grid(const report::Report& report) {
+    // An analysis that found no grid says so; a topology covering only some processes is
+    // then in the report but explains nothing.
+    auto source = report.attributes.find("topolens.grid_source");
+    if (source != report.attributes.end() && source->second == "none") return nullptr;
     auto named = report.attributes.find("topolens.grid");
     if (named != report.attributes.end())
         for (const report::CartTopology& t : report.topologies)

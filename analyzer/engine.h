@@ -179,7 +179,8 @@ struct AnalysisOptions {
 };
 
 // The grid of an analysis report: the topology named by attribute "topolens.grid", else
-// the first topology; nullptr if there is none.
+// the first topology (reports of other tools); nullptr if there is none or the analysis
+// found none (attribute "topolens.grid_source" is "none").
 const report::CartTopology* analysis_grid(const report::Report& report);
 
 struct AnalysisResult {

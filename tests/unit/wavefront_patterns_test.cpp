@@ -131,3 +131,26 @@ TEST(Wavefront, NoGridNoWavefrontMetrics) {
         EXPECT_NE(m.unique_name.rfind("mpi_wavefront_", 0), 0u) << m.unique_name;
     EXPECT_GT(r.report.total(*r.report.find_metric(patterns::metric::kLateSender)), 0.0);
 }
+
+TEST(Wavefront, ATopologyCoveringSomeProcessesIsNoGrid) {
+    // Ranks 0 and 1 declare a 2-process line; ranks 2 and 3 are not in it, and the messages
+    // (0-2, 1-3, 0-3) fit no grid either.
+    trace::TraceBuilder b(4);
+    const auto line = b.cart_topology("line", b.world(), {2}, {false});
+    b.cart_coords(line, 0, {0});
+    b.cart_coords(line, 1, {1});
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    b.mpi_send(0, 10, 11, 2, b.world(), 0, 8);
+    b.mpi_recv(2, 5, 20, 0, b.world(), 0, 8);
+    b.mpi_send(1, 10, 11, 3, b.world(), 0, 8);
+    b.mpi_recv(3, 5, 20, 1, b.world(), 0, 8);
+    b.mpi_send(0, 30, 31, 3, b.world(), 1, 8);
+    b.mpi_recv(3, 25, 40, 0, b.world(), 1, 8);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 100, 105);
+    const auto r = analysis::analyze(b.trace(), patterns::all_patterns());
+    EXPECT_EQ(r.report.attributes.at("topolens.grid_source"), "none");
+    EXPECT_EQ(analysis::analysis_grid(r.report), nullptr);
+    EXPECT_EQ(r.report.topologies.size(), 1u); // still in the report, as recorded
+    for (const report::Metric& m : r.report.metrics)
+        EXPECT_NE(m.unique_name.rfind("mpi_wavefront_", 0), 0u) << m.unique_name;
+}
