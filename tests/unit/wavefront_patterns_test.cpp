@@ -154,3 +154,24 @@ TEST(Wavefront, ATopologyCoveringSomeProcessesIsNoGrid) {
     for (const report::Metric& m : r.report.metrics)
         EXPECT_NE(m.unique_name.rfind("mpi_wavefront_", 0), 0u) << m.unique_name;
 }
+
+TEST(Wavefront, PeriodicAxisTakesTheShorterWayRound) {
+    // A periodic ring of 4: a wave travelling east passes 3 -> 0 across the wrap-around;
+    // rank 0 waits 30 ticks for rank 3, and that wait is the start of the eastward wave
+    // (Wavefront from W), not a westward one.
+    trace::TraceBuilder b(4);
+    const auto ring = b.cart_topology("ring", b.world(), {4}, {true});
+    for (uint32_t r = 0; r < 4; ++r) b.cart_coords(ring, r, {r});
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    b.mpi_send(3, 40, 41, 0, b.world(), 0, 8);
+    b.mpi_recv(0, 10, 45, 3, b.world(), 0, 8);
+    b.mpi_send(0, 50, 51, 1, b.world(), 0, 8);
+    b.mpi_recv(1, 20, 55, 0, b.world(), 0, 8);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 100, 105);
+    const auto r = analysis::analyze(b.trace(), patterns::all_patterns());
+    const int west = *r.report.find_metric("mpi_wavefront_w");
+    const int east = *r.report.find_metric("mpi_wavefront_e");
+    EXPECT_NEAR(r.report.total(west, 0), 30e-9, 1e-15);
+    EXPECT_NEAR(r.report.total(west, 1), 30e-9, 1e-15);
+    EXPECT_EQ(r.report.total(east), 0.0);
+}
