@@ -57,22 +57,7 @@ while read -r metric callpath; do
     csv="$work/values.$metric.$callpath.csv"
     "$TL_TOPOLENS" values "$report" --metric "$metric" --callpath "$callpath" --format csv \
         >"$csv" || tl_fail "topolens values --metric $metric --callpath $callpath failed"
-    awk -v metric="$metric" -v callpath="$callpath" -v file="$csv" '
-        function csv_split(line, out,    n, i, c, field, quoted) {
-            n = 0; field = ""; quoted = 0
-            for (i = 1; i <= length(line); i++) {
-                c = substr(line, i, 1)
-                if (quoted) {
-                    if (c != "\"") field = field c
-                    else if (substr(line, i + 1, 1) == "\"") { field = field c; i++ }
-                    else quoted = 0
-                } else if (c == "\"") quoted = 1
-                else if (c == ",") { out[++n] = field; field = "" }
-                else field = field c
-            }
-            out[++n] = field
-            return n
-        }
+    awk -v metric="$metric" -v callpath="$callpath" -v file="$csv" "$TL_AWK_CSV"'
         { sub(/\r$/, "") }
         NR == 1 {
             n = csv_split($0, head)

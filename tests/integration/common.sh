@@ -56,3 +56,24 @@ tl_expect_sum() {
     awk -v f="$2" '$1 == "rank" { for (i = 3; i < NF; i += 2) if ($i == f) s += $(i + 1) }
                    END { print s + 0 }' "$1"
 }
+
+# An awk function shared by the scripts that read `topolens values --format csv`:
+# csv_split(line, out) splits one CSV line into out[1..n] (quoted fields, "" escapes) and
+# returns n. Use it as: awk "$TL_AWK_CSV"'  { n = csv_split($0, field) ... }'
+TL_AWK_CSV='
+        function csv_split(line, out,    n, i, c, field, quoted) {
+            n = 0; field = ""; quoted = 0
+            for (i = 1; i <= length(line); i++) {
+                c = substr(line, i, 1)
+                if (quoted) {
+                    if (c != "\"") field = field c
+                    else if (substr(line, i + 1, 1) == "\"") { field = field c; i++ }
+                    else quoted = 0
+                } else if (c == "\"") quoted = 1
+                else if (c == ",") { out[++n] = field; field = "" }
+                else field = field c
+            }
+            out[++n] = field
+            return n
+        }
+'

@@ -7,22 +7,7 @@
 # role is "-" and there are no coordinates for a location outside the grid. Fails on a
 # header without rank, value or coords, a non-numeric value or an empty file.
 tl_values_table() {
-    awk -v file="$1" '
-        function csv_split(line, out,    n, i, c, field, quoted) {
-            n = 0; field = ""; quoted = 0
-            for (i = 1; i <= length(line); i++) {
-                c = substr(line, i, 1)
-                if (quoted) {
-                    if (c != "\"") field = field c
-                    else if (substr(line, i + 1, 1) == "\"") { field = field c; i++ }
-                    else quoted = 0
-                } else if (c == "\"") quoted = 1
-                else if (c == ",") { out[++n] = field; field = "" }
-                else field = field c
-            }
-            out[++n] = field
-            return n
-        }
+    awk -v file="$1" "$TL_AWK_CSV"'
         { sub(/\r$/, "") }
         NR == 1 {
             n = csv_split($0, head)
