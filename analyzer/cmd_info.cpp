@@ -73,7 +73,21 @@ void print_ranks(std::ostream& out, const tt::Definitions& d) {
     out << t.render();
 }
 
-void print_regions(std::ostream& out, const tt::Definitions& d) {
+// Regions are defined up front (the measurement library defines every MPI function it
+// wraps); which of them the run entered tells more.
+std::vector<std::string> entered_regions(const tt::Trace& trace) {
+    std::vector<bool> entered(trace.defs.regions.size());
+    for (const tt::LocationEvents& l : trace.locations)
+        for (const tt::Event& e : l.events)
+            if (e.kind == tt::EventKind::Enter && e.a < entered.size()) entered[e.a] = true;
+    std::vector<std::string> names;
+    for (std::size_t r = 0; r < entered.size(); ++r)
+        if (entered[r]) names.push_back(trace.defs.regions[r].name);
+    return names;
+}
+
+void print_regions(std::ostream& out, const tt::Trace& trace) {
+    const tt::Definitions& d = trace.defs;
     std::size_t mpi = 0;
     std::vector<std::string> user;
     for (const tt::Region& r : d.regions) {
@@ -88,6 +102,10 @@ void print_regions(std::ostream& out, const tt::Definitions& d) {
     if (other) line += ", " + grouped(other) + " other";
     out << "\n" << field("regions", line + ")");
     if (!user.empty()) out << wrap("user regions: " + join(user, ", "), 100, 2, 16);
+    const std::vector<std::string> entered = entered_regions(trace);
+    out << wrap("entered: " + grouped(entered.size()) +
+                    (entered.empty() ? std::string() : " (" + join(entered, ", ") + ")"),
+                100, 2, 16);
 }
 
 void print_communicators(std::ostream& out, const tt::Definitions& d) {
@@ -221,7 +239,7 @@ int info_main(const std::vector<std::string>& args) {
         std::ostringstream out;
         print_overview(out, trace, summary);
         print_ranks(out, trace.defs);
-        print_regions(out, trace.defs);
+        print_regions(out, trace);
         print_communicators(out, trace.defs);
         print_topologies(out, trace.defs);
         print_tuned(out, tt::reconstruct_tuned_operations(trace), trace.defs.locations.size());

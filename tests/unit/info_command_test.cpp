@@ -111,7 +111,7 @@ TEST(InfoCommand, LongRegionListsWrap) {
     const CommandResult r = topolens({"info", dir.path().string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const std::size_t begin = r.out.find("  user regions: ");
-    const std::size_t end = r.out.find("\n\n", begin);
+    const std::size_t end = r.out.find("\n  entered: ", begin);
     ASSERT_NE(begin, std::string::npos);
     const std::string block = r.out.substr(begin, end - begin);
     std::istringstream lines(block);
@@ -123,6 +123,9 @@ TEST(InfoCommand, LongRegionListsWrap) {
         }
     }
     EXPECT_GT(count, 1u);
+    // Which regions the run entered, after the definitions.
+    EXPECT_NE(r.out.find("\n  entered: 40 (user_function_0, user_function_1, "), std::string::npos)
+        << r.out;
     for (const std::string& n : names)
         EXPECT_NE(block.find(n + (n == names.back() ? "" : ",")), std::string::npos) << n;
 }
