@@ -1,0 +1,132 @@
+// Codelet time and Codelet outlier time: the time each process spent executing the codelets
+// of tuned operations (measure/TRACE_FORMAT.md, "Tuned operations and codelets"), and the
+// part of it spent in search-phase executions that ADCL's heuristic flags as outliers
+// (t > 3 * the fastest execution of that codelet on that process). Both are kept at the
+// codelet's call path (operation/codelet), so outliers can be seen per process on the grid.
+#include "analyzer/metric_tree.h"
+#include "patterns/codelet_estimators.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+#include "trace/tuned.h"
+
+#include <map>
+#include <string_view>
+
+namespace topolens::patterns {
+
+namespace {
+
+using analysis::CallInfo;
+using analysis::Context;
+using trace::TuningPhase;
+
+constexpr std::string_view kCodeletPrefix = "topolens.codelet:";
+constexpr std::string_view kPhasePrefix = "topolens.phase:";
+
+// "topolens.codelet:OP:i:C" -> OP (operation names may contain ':', codelet names too, but
+// the index between them is a number).
+std::string operation_of_codelet(std::string_view canonical) {
+    canonical.remove_prefix(kCodeletPrefix.size());
+    for (size_t colon = canonical.find(':'); colon != std::string_view::npos;
+         colon = canonical.find(':', colon + 1)) {
+        const size_t next = canonical.find(':', colon + 1);
+        const std::string_view index = canonical.substr(colon + 1, next - colon - 1);
+        if (next != std::string_view::npos && !index.empty() &&
+            index.find_first_not_of("0123456789") == std::string_view::npos)
+            return std::string(canonical.substr(0, colon));
+    }
+    return std::string(canonical);
+}
+
+class CodeletPatterns : public analysis::Pattern {
+  public:
+    std::string name() const override { return "codelets"; }
+
+    void define_metrics(report::Report& r) override {
+        bool any = false;
+        for (const report::Region& region : r.regions)
+            any = any || region.canonical_name.rfind(kCodeletPrefix, 0) == 0;
+        if (!any) return; // no autotuner in this run
+        codelet_time_ = analysis::define_metric(
+            r, "", metric::kCodeletTime, "Codelet time",
+            "Time spent executing the codelets of tuned operations (ADCL-style autotuners), "
+            "at each codelet's call path: what each implementation cost each process.");
+        outlier_time_ = analysis::define_metric(
+            r, metric::kCodeletTime, metric::kCodeletOutlierTime, "Codelet outlier time",
+            "The part of Codelet time spent in search-phase executions that ADCL's "
+            "heuristic flags as outliers: longer than 3 times the fastest execution of the "
+            "same codelet on the same process. Such measurements can mislead the tuner.");
+    }
+
+    void subscribe(analysis::Dispatcher& d) override {
+        if (codelet_time_ < 0) return;
+        d.on_location_begin([this](Context& c, uint32_t loc) { begin(c, loc); });
+        d.on_region([this](Context& c, const CallInfo& call) { region(c, call); });
+        d.on_location_done(
+            [this](Context& c, uint32_t loc, analysis::Time, analysis::Time) { done(c, loc); });
+    }
+
+  private:
+    struct Execution {
+        uint32_t callpath;
+        analysis::Time duration;
+        bool search;
+    };
+
+    // The phase of each tuned operation over time, from this location's own phase records.
+    void begin(Context& c, uint32_t loc) {
+        const trace::Trace& t = c.trace();
+        executions_.clear();
+        phases_.clear();
+        for (const trace::Event& e : t.locations[loc].events) {
+            if (e.kind != trace::EventKind::ParameterString || e.a >= t.defs.parameters.size() ||
+                e.b >= t.defs.strings.size())
+                continue;
+            const std::string& parameter = t.defs.parameters[e.a].name;
+            if (parameter.rfind(kPhasePrefix, 0) != 0) continue;
+            phases_[parameter.substr(kPhasePrefix.size())].push_back(
+                {e.time, trace::parse_tuning_phase(t.defs.strings[e.b])});
+        }
+    }
+
+    void region(Context& c, const CallInfo& call) {
+        const trace::Region& region = c.trace().defs.regions[call.region];
+        if (region.canonical_name.rfind(kCodeletPrefix, 0) != 0) return;
+        // Executions before any phase record count as search, as the trace format says.
+        TuningPhase phase = TuningPhase::Search;
+        for (const auto& change : phases_[operation_of_codelet(region.canonical_name)])
+            if (change.first <= call.enter) phase = change.second;
+        executions_[call.region].push_back(
+            {call.callpath, call.leave - call.enter, phase == TuningPhase::Search});
+    }
+
+    void done(Context& c, uint32_t loc) {
+        for (const auto& [codelet, runs] : executions_) {
+            std::vector<double> search;
+            std::vector<size_t> index_of;
+            for (size_t k = 0; k < runs.size(); ++k) {
+                c.add(codelet_time_, runs[k].callpath, loc, c.seconds(runs[k].duration));
+                if (!runs[k].search) continue;
+                search.push_back(c.seconds(runs[k].duration));
+                index_of.push_back(k);
+            }
+            if (search.empty()) continue;
+            for (size_t outlier : heuristic_estimate(search).outliers) {
+                const Execution& run = runs[index_of[outlier]];
+                c.add(outlier_time_, run.callpath, loc, c.seconds(run.duration));
+            }
+        }
+    }
+
+    int codelet_time_ = -1, outlier_time_ = -1;
+    std::map<uint32_t, std::vector<Execution>> executions_; // by codelet region
+    std::map<std::string, std::vector<std::pair<analysis::Time, TuningPhase>>> phases_;
+};
+
+} // namespace
+
+std::unique_ptr<analysis::Pattern> codelet_patterns() {
+    return std::make_unique<CodeletPatterns>();
+}
+
+} // namespace topolens::patterns
