@@ -15,8 +15,8 @@ using trace::kNone;
 
 // ---------------------------------------------------------------- context
 
-Context::Context(const trace::Trace& trace, report::Report& report)
-    : trace_(trace), report_(report),
+Context::Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report)
+    : trace_(trace), location_of_rank_(matching.location_of_rank), report_(report),
       resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
 
 void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {
@@ -135,12 +135,11 @@ void fill_definitions(const trace::Trace& trace, const trace::Matching& matching
         topology.coords.resize(trace.locations.size());
         for (uint32_t rank = 0; rank < t.coords_by_rank.size(); ++rank) {
             if (t.coords_by_rank[rank].empty()) continue;
+            // The process's first location stands for it.
             const uint32_t world = trace::world_rank(trace, t.communicator, rank, 0);
-            for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc)
-                if (trace.defs.locations[loc].rank == world) {
-                    topology.coords[loc] = t.coords_by_rank[rank];
-                    break; // the process's first location stands for it
-                }
+            if (world < matching.location_of_rank.size() &&
+                matching.location_of_rank[world] != kNone)
+                topology.coords[matching.location_of_rank[world]] = t.coords_by_rank[rank];
         }
         report.topologies.push_back(std::move(topology));
     }
@@ -379,7 +378,7 @@ AnalysisResult analyze(const trace::Trace& trace,
     const trace::Matching matching = trace::match(trace);
     fill_definitions(trace, matching, result.report);
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
-    Context context(trace, result.report);
+    Context context(trace, matching, result.report);
     for (const std::string& w : matching.warnings) context.warn(w);
 
     Dispatcher dispatcher;

@@ -74,8 +74,13 @@ const report::CartTopology* analysis_grid(const report::Report& report);
 // Severity bookkeeping and shared facts for patterns during one analysis.
 class Context {
   public:
-    Context(const trace::Trace& trace, report::Report& report);
+    Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report);
     const trace::Trace& trace() const { return trace_; }
+    // The location that does the MPI of world rank `rank` (its process's first location),
+    // or trace::kNone.
+    uint32_t location_of_rank(uint32_t rank) const {
+        return rank < location_of_rank_.size() ? location_of_rank_[rank] : trace::kNone;
+    }
     double seconds(Time ticks) const { return static_cast<double>(ticks) / resolution_; }
     // Inclusive severity of `metric` (its value before children are subtracted).
     void add(int metric, uint32_t callpath, uint32_t location, double value) {
@@ -103,6 +108,7 @@ class Context {
     void add_to_report(int metric, uint32_t callpath, uint32_t location, double value);
 
     const trace::Trace& trace_;
+    const std::vector<uint32_t>& location_of_rank_;
     report::Report& report_;
     double resolution_;
     uint32_t current_ = trace::kNone;

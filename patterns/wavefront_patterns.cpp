@@ -157,7 +157,7 @@ class WavefrontPatterns : public analysis::Pattern {
             const bool is_send = e.kind == EventKind::MpiSend || e.kind == EventKind::MpiIsend;
             const bool is_receive = e.kind == EventKind::MpiRecv || e.kind == EventKind::MpiIrecv;
             if (!is_send && !is_receive) continue;
-            const uint32_t partner = partner_location(t, e, loc);
+            const uint32_t partner = partner_location(c, e, loc);
             Travel travel{};
             if (partner != kNone && partner < grid.coords.size() &&
                 grid.coords[partner].size() == mine.size())
@@ -185,14 +185,10 @@ class WavefrontPatterns : public analysis::Pattern {
         close_block();
     }
 
-    // The location of the world rank at the other end of send or receive record `e`.
-    static uint32_t partner_location(const trace::Trace& t, const trace::Event& e, uint32_t loc) {
-        const uint32_t rank = trace::world_rank(t, e.b, e.a, loc);
-        if (rank == kNone) return kNone;
-        if (rank < t.defs.locations.size() && t.defs.locations[rank].rank == rank) return rank;
-        for (uint32_t l = 0; l < t.defs.locations.size(); ++l)
-            if (t.defs.locations[l].rank == rank) return l;
-        return kNone;
+    // The location at the other end of send or receive record `e`.
+    static uint32_t partner_location(const Context& c, const trace::Event& e, uint32_t loc) {
+        const uint32_t rank = trace::world_rank(c.trace(), e.b, e.a, loc);
+        return rank == kNone ? kNone : c.location_of_rank(rank);
     }
 
     // +1: the message came from the low side of the axis (the wave travels up), -1: from

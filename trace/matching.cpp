@@ -129,8 +129,9 @@ class Matcher {
           sequence_(trace.defs.communicators.size()) {
         for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
             const uint32_t rank = trace.defs.locations[loc].rank;
-            if (rank >= location_of_rank_.size()) location_of_rank_.resize(rank + 1, kNone);
-            if (location_of_rank_[rank] == kNone) location_of_rank_[rank] = loc;
+            auto& first = m_.location_of_rank;
+            if (rank >= first.size()) first.resize(rank + 1, kNone);
+            if (first[rank] == kNone) first[rank] = loc;
         }
         const size_t nloc = trace.locations.size();
         m_.frames.resize(nloc);
@@ -196,7 +197,7 @@ class Matcher {
             const Event& e = events[p.event];
             const uint32_t source = world_rank(trace_, e.b, e.a, loc);
             const uint32_t source_loc =
-                source < location_of_rank_.size() ? location_of_rank_[source] : kNone;
+                source < m_.location_of_rank.size() ? m_.location_of_rank[source] : kNone;
             SendQueue* queue =
                 source_loc == kNone ? nullptr : queues_.find(Channel{source_loc, loc, e.b, e.c});
             if (!queue || queue->next == queue->sends.size()) {
@@ -283,14 +284,14 @@ class Matcher {
         case EventKind::MpiSend:
         case EventKind::MpiIsend: {
             const uint32_t dest = world_rank(trace_, e.b, e.a, loc);
-            if (dest == kNone || dest >= location_of_rank_.size() ||
-                location_of_rank_[dest] == kNone) {
+            if (dest == kNone || dest >= m_.location_of_rank.size() ||
+                m_.location_of_rank[dest] == kNone) {
                 warn_.add("bad peer", where(trace_, loc, i) + ": send to a rank outside the trace");
                 return;
             }
             const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
             m_.sends_of[loc].push_back({i, kNone}); // the message id is set when matched
-            queues_.get(Channel{loc, location_of_rank_[dest], e.b, e.c})
+            queues_.get(Channel{loc, m_.location_of_rank[dest], e.b, e.c})
                 .sends.push_back({{loc, i}, slot});
             return;
         }
@@ -360,7 +361,6 @@ class Matcher {
     Matching& m_;
     Warnings& warn_;
     CommRanks ranks_;
-    std::vector<uint32_t> location_of_rank_; // world rank -> its (first) location
     std::vector<std::vector<std::pair<Ref, uint32_t>>> children_;
     std::vector<uint32_t> stack_;
     ChannelQueues queues_;

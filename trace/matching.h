@@ -45,6 +45,9 @@ struct CollectiveMatch {
 };
 
 struct Matching {
+    // World rank -> the location that does its MPI (the process's first location); kNone
+    // for ranks without a location.
+    std::vector<uint32_t> location_of_rank;
     std::vector<CallNode> calltree;
     std::vector<LocationFrames> frames; // parallel to trace.locations
     std::vector<MessageMatch> messages;
