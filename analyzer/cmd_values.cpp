@@ -5,6 +5,7 @@
 
 #include "analyzer/cube4.h"
 #include "analyzer/grid.h"
+#include "analyzer/json.h"
 
 #include <algorithm>
 #include <cctype>
@@ -151,34 +152,6 @@ const rp::CartTopology* resolve_topology(const rp::Report& report, const std::st
     throw std::runtime_error(
         "no topology named '" + name + "'; " +
         (names.empty() ? "the report has none" : "the report has " + list(names, 20)));
-}
-
-// Shortest text that reads back as the same double.
-std::string number(double v) {
-    char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, v);
-    return std::string(buffer, result.ptr);
-}
-
-std::string json_number(double v) {
-    return std::isfinite(v) ? number(v) : "null";
-}
-
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            char buffer[8];
-            std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-            out += buffer;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
 }
 
 std::string csv_field(const std::string& s) {
@@ -348,19 +321,19 @@ int values_main(const std::vector<std::string>& args) {
                 const auto role = role_of(topology, l);
                 out += std::to_string(l) + "," + std::to_string(loc.rank) + "," +
                        std::to_string(loc.thread) + "," + csv_field(loc.host) + "," +
-                       (coords ? joined(*coords, " ") : "") + "," + number(values[l]) + "," +
+                       (coords ? joined(*coords, " ") : "") + "," + json::shortest_number(values[l]) + "," +
                        (role ? std::string(an::grid_role_name(*role)) : "") + "\n";
             }
         } else {
             const rp::Metric& m = report.metrics[metric];
             std::vector<std::string> names;
             for (int c : callpaths)
-                if (c != -1) names.push_back(json_string(report.callpath_name(c)));
-            out = "{\"report\": " + json_string(o.report) +
-                  ", \"metric\": " + json_string(m.unique_name) +
-                  ", \"metric_name\": " + json_string(m.display_name) +
-                  ", \"unit\": " + json_string(m.unit) +
-                  ", \"callpath\": " + (o.has_callpath ? json_string(o.callpath) : "null") +
+                if (c != -1) names.push_back(json::string(report.callpath_name(c)));
+            out = "{\"report\": " + json::string(o.report) +
+                  ", \"metric\": " + json::string(m.unique_name) +
+                  ", \"metric_name\": " + json::string(m.display_name) +
+                  ", \"unit\": " + json::string(m.unit) +
+                  ", \"callpath\": " + (o.has_callpath ? json::string(o.callpath) : "null") +
                   ", \"callpaths\": [" +
                   [&] {
                       std::string s;
@@ -370,18 +343,18 @@ int values_main(const std::vector<std::string>& args) {
                   }() +
                   "]" + ",\n \"topology\": ";
             if (topology) {
-                out += "{\"name\": " + json_string(topology->name) + ", \"dims\": [" +
+                out += "{\"name\": " + json::string(topology->name) + ", \"dims\": [" +
                        joined(topology->sizes, ",") + "], \"periodic\": [" +
                        joined(topology->periodic, ",") + "]}";
-                out += ", \"grid_source\": " + json_string(topology_source(report, topology)) +
+                out += ", \"grid_source\": " + json::string(topology_source(report, topology)) +
                        ",\n \"roles\": [";
                 const auto stats = an::role_statistics(report, values, *topology);
                 for (std::size_t i = 0; i < stats.size(); ++i)
                     out += std::string(i ? ", " : "") + "{\"role\": " +
-                           json_string(std::string(an::grid_role_name(stats[i].role))) +
+                           json::string(std::string(an::grid_role_name(stats[i].role))) +
                            ", \"processes\": " + std::to_string(stats[i].processes) +
-                           ", \"mean\": " + json_number(stats[i].mean) + ", \"vs_interior\": " +
-                           (stats[i].vs_interior ? json_number(*stats[i].vs_interior) : "null") +
+                           ", \"mean\": " + json::number(stats[i].mean) + ", \"vs_interior\": " +
+                           (stats[i].vs_interior ? json::number(*stats[i].vs_interior) : "null") +
                            "}";
                 out += "]";
             } else {
@@ -394,19 +367,19 @@ int values_main(const std::vector<std::string>& args) {
                 out += std::string(l ? "," : "") + "\n  {\"location\": " + std::to_string(l) +
                        ", \"rank\": " + std::to_string(loc.rank) +
                        ", \"thread\": " + std::to_string(loc.thread) +
-                       ", \"host\": " + json_string(loc.host) +
+                       ", \"host\": " + json::string(loc.host) +
                        ", \"coords\": " + (coords ? "[" + joined(*coords, ",") + "]" : "null");
                 if (topology) {
                     const auto role = role_of(topology, l);
                     out += ", \"role\": " +
-                           (role ? json_string(std::string(an::grid_role_name(*role))) : "null") +
+                           (role ? json::string(std::string(an::grid_role_name(*role))) : "null") +
                            ", \"boundary\": " +
                            (role ? "[" + joined(an::boundary_sides(*topology, *coords), ",") + "]"
                                  : "null");
                 }
-                out += ", \"value\": " + json_number(values[l]) + "}";
+                out += ", \"value\": " + json::number(values[l]) + "}";
             }
-            out += "],\n \"total\": " + json_number(total) + "}\n";
+            out += "],\n \"total\": " + json::number(total) + "}\n";
         }
         std::cout << out;
     } catch (const std::exception& e) {

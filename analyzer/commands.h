@@ -37,6 +37,9 @@ void values_usage(std::ostream& out);
 int synth_main(const std::vector<std::string>& args);
 void synth_usage(std::ostream& out);
 
+int audit_main(const std::vector<std::string>& args);
+void audit_usage(std::ostream& out);
+
 int render_main(const std::vector<std::string>& args);
 void render_usage(std::ostream& out);
 

@@ -401,6 +401,7 @@ AnalysisResult analyze(const trace::Trace& trace,
             next_report = done + total / 10;
         }
     }
+    for (const auto& callback : dispatcher.finish_) callback(context);
     make_metrics_exclusive(result.report);
     result.warnings = context.warnings();
     result.events = total;

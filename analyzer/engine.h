@@ -120,6 +120,8 @@ class Context {
 };
 
 class Dispatcher;
+struct AnalysisOptions;
+struct AnalysisResult;
 
 // A pattern: declares its metrics, then subscribes to what it needs.
 class Pattern {
@@ -140,6 +142,7 @@ class Dispatcher {
     using Collective = std::function<void(Context&, const CollectiveInstance&, size_t member)>;
     using LocationDone = std::function<void(Context&, uint32_t location, Time first, Time last)>;
     using LocationBegin = std::function<void(Context&, uint32_t location)>;
+    using Finish = std::function<void(Context&)>;
 
     // Every region instance when it is left (region enter/leave and call path known).
     void on_region(EnterLeave callback) { regions_.push_back(std::move(callback)); }
@@ -154,6 +157,9 @@ class Dispatcher {
     void on_location_begin(LocationBegin callback) { begin_.push_back(std::move(callback)); }
     // After a location's last event.
     void on_location_done(LocationDone callback) { done_.push_back(std::move(callback)); }
+    // After every location, before the report's values are made exclusive: for results
+    // that need all locations (the codelet audit).
+    void on_finish(Finish callback) { finish_.push_back(std::move(callback)); }
 
     // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
     template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
@@ -169,11 +175,14 @@ class Dispatcher {
 
   private:
     friend class Replay;
+    friend AnalysisResult analyze(const trace::Trace&, const std::vector<std::unique_ptr<Pattern>>&,
+                                  const AnalysisOptions&);
     std::vector<EnterLeave> regions_;
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;
     std::vector<LocationDone> done_;
     std::vector<LocationBegin> begin_;
+    std::vector<Finish> finish_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;
 };

@@ -21,6 +21,8 @@ const Command kCommands[] = {
      topolens::cli::values_main, topolens::cli::values_usage},
     {"synth", "write a synthetic trace with known wait states (benchmarks, exact tests)",
      topolens::cli::synth_main, topolens::cli::synth_usage},
+    {"audit", "audit an autotuner's decisions: estimates, outliers, verdict, search cost",
+     topolens::cli::audit_main, topolens::cli::audit_usage},
     {"render", "draw the GUI's topology or codelet view of a report into a PNG (needs X)",
      topolens::cli::render_main, topolens::cli::render_usage},
 };

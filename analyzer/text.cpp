@@ -64,12 +64,14 @@ std::string fixed(double value, int decimals) {
 }
 
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent,
-                 std::size_t hanging) {
+                 std::size_t hanging, const std::string& separator) {
+    // What of the separator stays at the end of a piece: "," of ", ", nothing of " ".
+    const std::size_t kept = separator.find_last_not_of(' ') + 1;
     std::string out, line(indent, ' ');
     bool line_empty = true;
     for (std::size_t start = 0; start < text.size();) {
-        const std::size_t comma = text.find(", ", start);
-        const std::size_t end = comma == std::string::npos ? text.size() : comma + 1; // keep ","
+        const std::size_t cut = text.find(separator, start);
+        const std::size_t end = cut == std::string::npos ? text.size() : cut + kept;
         const std::string piece = text.substr(start, end - start);
         if (!line_empty && line.size() + 1 + piece.size() > width) {
             out += line + "\n";
@@ -79,7 +81,7 @@ std::string wrap(const std::string& text, std::size_t width, std::size_t indent,
         if (!line_empty) line += ' ';
         line += piece;
         line_empty = false;
-        start = comma == std::string::npos ? text.size() : comma + 2;
+        start = cut == std::string::npos ? text.size() : cut + separator.size();
     }
     return out + line + "\n";
 }

@@ -28,10 +28,11 @@ std::string rank_ranges(std::vector<uint32_t> ranks);
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 // Fixed-point with `decimals` digits, e.g. seconds(0.0012345, 6) = "0.001235".
 std::string fixed(double value, int decimals);
-// `text` broken at ", " into lines of at most `width` characters; the first line is indented
-// by `indent`, the following ones by `hanging`. Ends with a newline.
+// `text` broken at `separator` (", " keeps the comma at the line's end; " " breaks between
+// words) into lines of at most `width` characters; the first line is indented by `indent`,
+// the following ones by `hanging`. Ends with a newline.
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent,
-                 std::size_t hanging);
+                 std::size_t hanging, const std::string& separator = ", ");
 // Thousands grouped: 1234567 -> "1,234,567".
 std::string grouped(uint64_t value);
 

@@ -3,12 +3,22 @@
 // part of it spent in search-phase executions that ADCL's heuristic flags as outliers
 // (t > 3 * the fastest execution of that codelet on that process). Both are kept at the
 // codelet's call path (operation/codelet), so outliers can be seen per process on the grid.
+//
+// At the end of the replay the same pattern gathers the codelet audit's input — every
+// search-phase measurement with the time it spent in wait states — and stores it and the
+// audit with default parameters in the report (patterns/AUDIT_FORMAT.md).
 #include "analyzer/metric_tree.h"
+#include "patterns/codelet_audit.h"
+#include "patterns/codelet_audit_json.h"
 #include "patterns/codelet_estimators.h"
+#include "patterns/codelet_measurements.h"
+#include "patterns/wait_state.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/tuned.h"
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <string_view>
 
@@ -22,6 +32,7 @@ using trace::TuningPhase;
 
 constexpr std::string_view kCodeletPrefix = "topolens.codelet:";
 constexpr std::string_view kPhasePrefix = "topolens.phase:";
+constexpr std::string_view kTunedPrefix = "topolens.tuned:";
 
 // "topolens.codelet:OP:i:C" -> OP (operation names may contain ':', codelet names too, but
 // the index between them is a number).
@@ -62,8 +73,17 @@ class CodeletPatterns : public analysis::Pattern {
         if (codelet_time_ < 0) return;
         d.on_location_begin([this](Context& c, uint32_t loc) { begin(c, loc); });
         d.on_region([this](Context& c, const CallInfo& call) { region(c, call); });
-        d.on_location_done(
-            [this](Context& c, uint32_t loc, analysis::Time, analysis::Time) { done(c, loc); });
+        d.on_location_done([this](Context& c, uint32_t loc, analysis::Time first,
+                                  analysis::Time last) {
+            done(c, loc);
+            if (!c.trace().locations[loc].events.empty()) {
+                first_event_ = std::min(first_event_, first);
+                run_ = std::max(run_, last - first);
+            }
+        });
+        d.subscribe<WaitStateInstance>(
+            [this](Context&, const WaitStateInstance& w) { waits_.push_back({w.call.enter, w.wait}); });
+        d.on_finish([this](Context& c) { store_audit(c); });
     }
 
   private:
@@ -78,6 +98,7 @@ class CodeletPatterns : public analysis::Pattern {
         const trace::Trace& t = c.trace();
         executions_.clear();
         phases_.clear();
+        waits_.clear();
         for (const trace::Event& e : t.locations[loc].events) {
             if (e.kind != trace::EventKind::ParameterString || e.a >= t.defs.parameters.size() ||
                 e.b >= t.defs.strings.size())
@@ -91,6 +112,7 @@ class CodeletPatterns : public analysis::Pattern {
 
     void region(Context& c, const CallInfo& call) {
         const trace::Region& region = c.trace().defs.regions[call.region];
+        if (region.canonical_name.rfind(kTunedPrefix, 0) == 0) execution_done(call);
         if (region.canonical_name.rfind(kCodeletPrefix, 0) != 0) return;
         // Executions before any phase record count as search, as the trace format says.
         TuningPhase phase = TuningPhase::Search;
@@ -118,7 +140,61 @@ class CodeletPatterns : public analysis::Pattern {
         }
     }
 
+    // An execution of a tuned operation ended: the wait states inside it are its wait.
+    void execution_done(const CallInfo& call) {
+        analysis::Time inside = 0;
+        for (const auto& [enter, wait] : waits_)
+            if (enter >= call.enter && enter <= call.leave) inside += wait;
+        if (inside) execution_wait_[{call.location, call.enter}] += inside;
+        std::erase_if(waits_, [&](const auto& w) { return w.first <= call.leave; });
+    }
+
+    void store_audit(Context& c) {
+        const trace::Trace& t = c.trace();
+        CodeletMeasurements m;
+        m.run_seconds = c.seconds(run_);
+        for (const trace::TunedOperation& op : trace::reconstruct_tuned_operations(t)) {
+            OperationMeasurements out;
+            out.name = op.name;
+            out.codelets = op.codelets;
+            out.unfinished = op.unfinished_executions;
+            for (uint32_t loc = 0; loc < op.locations.size(); ++loc)
+                if (op.locations[loc].decision)
+                    out.decisions[loc] = op.locations[loc].decision->index;
+            std::map<std::pair<uint32_t, int64_t>, uint32_t> numbers;
+            std::map<std::pair<uint32_t, int64_t>, ProductionTotal> production;
+            for (const trace::CodeletExecution& x : op.executions) {
+                if (x.codelet < 0) continue; // before any codelet switch: not a measurement
+                auto found = execution_wait_.find({x.location, x.start});
+                const double wait = found == execution_wait_.end() ? 0 : c.seconds(found->second);
+                const double duration = c.seconds(x.end - x.start);
+                if (x.phase == TuningPhase::Search) {
+                    out.search.push_back({x.location, x.codelet, numbers[{x.location, x.codelet}]++,
+                                          c.seconds(x.start - first_event_), duration, wait});
+                } else if (x.phase == TuningPhase::Production) {
+                    ProductionTotal& p = production[{x.location, x.codelet}];
+                    p.location = x.location;
+                    p.codelet = x.codelet;
+                    ++p.executions;
+                    p.duration += duration;
+                    p.wait += wait;
+                }
+            }
+            for (const auto& [key, total] : production) out.production.push_back(total);
+            m.operations.push_back(std::move(out));
+        }
+        if (m.operations.empty()) return;
+        report::Report& r = c.report();
+        r.attributes[kMeasurementsAttribute] = to_text(m);
+        std::vector<uint32_t> ranks;
+        for (const report::Location& l : r.locations) ranks.push_back(static_cast<uint32_t>(l.rank));
+        r.attributes[kAuditAttribute] = to_json(audit(m, AuditParameters{}, ranks), ranks);
+    }
+
     int codelet_time_ = -1, outlier_time_ = -1;
+    std::vector<std::pair<analysis::Time, analysis::Time>> waits_; // (call enter, wait) pending
+    std::map<std::pair<uint32_t, analysis::Time>, analysis::Time> execution_wait_;
+    analysis::Time first_event_ = std::numeric_limits<analysis::Time>::max(), run_ = 0;
     std::map<uint32_t, std::vector<Execution>> executions_; // by codelet region
     std::map<std::string, std::vector<std::pair<analysis::Time, TuningPhase>>> phases_;
 };

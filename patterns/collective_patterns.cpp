@@ -8,6 +8,7 @@
 #include "analyzer/metric_tree.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/wait_state.h"
 #include "patterns/waits.h"
 
 #include <algorithm>
@@ -81,6 +82,7 @@ class CollectivePatterns : public analysis::Pattern {
     }
 
     void subscribe(analysis::Dispatcher& d) override {
+        dispatcher_ = &d;
         d.on_collective([this](Context& c, const CollectiveInstance& instance, size_t member) {
             collective(c, instance, member);
         });
@@ -98,8 +100,7 @@ class CollectivePatterns : public analysis::Pattern {
             break;
         case Shape::OneToAll:
             if (instance.root >= 0 && static_cast<size_t>(instance.root) != member) {
-                const Time wait = wait_in_call(instance.members[instance.root].enter, me);
-                c.add(late_broadcast_, me.callpath, me.location, c.seconds(wait));
+                record_wait(c, late_broadcast_, me, wait_in_call(instance.members[instance.root].enter, me));
             }
             break;
         case Shape::AllToOne:
@@ -107,7 +108,7 @@ class CollectivePatterns : public analysis::Pattern {
                 Time latest = 0;
                 for (size_t q = 0; q < instance.members.size(); ++q)
                     if (q != member) latest = std::max(latest, instance.members[q].enter);
-                c.add(early_reduce_, me.callpath, me.location, c.seconds(wait_in_call(latest, me)));
+                record_wait(c, early_reduce_, me, wait_in_call(latest, me));
             }
             break;
         case Shape::Other:
@@ -126,10 +127,18 @@ class CollectivePatterns : public analysis::Pattern {
         const Time wait = wait_in_call(last_enter, me);
         const Time completion =
             me.leave > first_leave ? std::min(me.leave - first_leave, duration - wait) : 0;
-        c.add(wait_metric, me.callpath, me.location, c.seconds(wait));
+        record_wait(c, wait_metric, me, wait);
         c.add(completion_metric, me.callpath, me.location, c.seconds(completion));
     }
 
+    // Counts a wait state and tells subscribers about it.
+    void record_wait(Context& c, int metric, const CallInfo& call, Time ticks) {
+        if (ticks == 0) return;
+        c.add(metric, call.callpath, call.location, c.seconds(ticks));
+        dispatcher_->publish(c, WaitStateInstance{call, ticks});
+    }
+
+    const analysis::Dispatcher* dispatcher_ = nullptr;
     int barrier_wait_ = -1, barrier_completion_ = -1, wait_nxn_ = -1, nxn_completion_ = -1;
     int late_broadcast_ = -1, early_reduce_ = -1;
 };

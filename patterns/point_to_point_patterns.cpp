@@ -4,6 +4,7 @@
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/wait_state.h"
 #include "patterns/waits.h"
 
 #include <algorithm>
@@ -56,6 +57,7 @@ class PointToPointPatterns : public analysis::Pattern {
         if (wait == 0) return;
         const double seconds = c.seconds(wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
+        dispatcher_->publish(c, WaitStateInstance{call, wait});
         const LateSenderInstance instance{m, wait};
         dispatcher_->publish(c, instance);
         if (m.wrong_order && !instance.claimed)
@@ -65,7 +67,9 @@ class PointToPointPatterns : public analysis::Pattern {
     void send(Context& c, const MessageInstance& m) {
         if (!m.send_blocking) return;
         const analysis::Time wait = wait_in_call(m.recv_post, m.send_call);
+        if (wait == 0) return;
         c.add(late_receiver_, m.send_call.callpath, m.send_call.location, c.seconds(wait));
+        dispatcher_->publish(c, WaitStateInstance{m.send_call, wait});
     }
 
     const analysis::Dispatcher* dispatcher_ = nullptr;

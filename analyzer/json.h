@@ -1,0 +1,57 @@
+// JSON output for the command line and the report's JSON attributes: escaping, numbers
+// that read back exactly, and a small writer that keeps commas and nesting right.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topolens::json {
+
+// Shortest text that reads back as the same double ("nan"/"inf" for non-finite values).
+std::string shortest_number(double v);
+// A JSON number, or null for NaN and infinities (JSON has no such numbers).
+std::string number(double v);
+// A quoted JSON string with '"', '\\' and control characters escaped.
+std::string string(const std::string& s);
+
+// Builds one JSON document. Objects and arrays are opened and closed explicitly; `key`
+// names the next value inside an object. Nested containers are indented by two spaces;
+// arrays of plain numbers stay on one line.
+class Writer {
+  public:
+    Writer& begin_object();
+    Writer& end_object();
+    Writer& begin_array();
+    Writer& end_array();
+    Writer& key(const std::string& name);
+    Writer& value(double v);
+    Writer& value(long long v);
+    Writer& value(int v) { return value(static_cast<long long>(v)); }
+    Writer& value(unsigned long long v);
+    Writer& value(unsigned long v) { return value(static_cast<unsigned long long>(v)); }
+    Writer& value(unsigned v) { return value(static_cast<unsigned long long>(v)); }
+    Writer& value(long v) { return value(static_cast<long long>(v)); }
+    Writer& value(bool v);
+    Writer& value(const std::string& v);
+    Writer& value(const char* v) { return value(std::string(v)); }
+    Writer& null();
+    template <typename T> Writer& value(const std::optional<T>& v) {
+        return v ? value(*v) : null();
+    }
+    // An array of numbers on one line; nullopt entries are null.
+    Writer& numbers(const std::vector<double>& values);
+    Writer& numbers(const std::vector<std::optional<double>>& values);
+    const std::string& text() const { return out_; }
+
+  private:
+    void before_value();
+    void newline();
+    void close(char bracket);
+    std::string out_;
+    // One entry per open container: true once it holds a value.
+    std::vector<bool> has_value_;
+    bool after_key_ = false;
+};
+
+} // namespace topolens::json
