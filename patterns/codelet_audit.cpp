@@ -131,6 +131,7 @@ class OperationAuditor {
         c.processes = by_location.size();
         c.per_process_mean.assign(ranks_.size(), std::nullopt);
         for (auto& v : c.per_process_estimate) v.assign(ranks_.size(), std::nullopt);
+        c.per_process_own.assign(ranks_.size(), std::nullopt);
         std::set<std::size_t> counts;
         std::map<uint32_t, double> sample_max; // measurement number -> max over processes
         std::map<uint32_t, double> filtered_max; // the same without heuristic outliers
@@ -150,6 +151,9 @@ class OperationAuditor {
             e[Cluster] = cluster_estimate(t, par_.nomax);
             e[StudentT] = student_t_estimate(t, par_.nu);
             c.per_process_mean[location] = e[Raw].value;
+            std::vector<double> own;
+            for (const SearchMeasurement* s : sample) own.push_back(std::max(0.0, s->duration - s->wait));
+            c.per_process_own[location] = heuristic_estimate(own, par_.b, par_.nomax).value;
             for (std::size_t k = 0, o = 0; k < sample.size(); ++k) {
                 const auto& dropped = e[Heuristic].outliers;
                 if (e[Heuristic].filtered && o < dropped.size() && dropped[o] == k) {

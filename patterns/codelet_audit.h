@@ -63,6 +63,10 @@ struct CodeletAudit {
     // By location (size = number of locations); nullopt where it was not measured.
     std::vector<std::optional<double>> per_process_mean;
     std::array<std::vector<std::optional<double>>, kMethods> per_process_estimate;
+    // The heuristic's estimate of each process's own time, duration minus wait: where the
+    // time went when processes wait for each other inside the operation (without a barrier
+    // before each measurement, one slow process makes its neighbours' measurements slow too).
+    std::vector<std::optional<double>> per_process_own;
 };
 
 struct ProductionCheck {

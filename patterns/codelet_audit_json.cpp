@@ -72,6 +72,7 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
     w.key("stability").value(c.stability);
     w.key("winner_set").value(c.winner_set);
     w.key("per_process_mean").numbers(c.per_process_mean);
+    w.key("per_process_own").numbers(c.per_process_own);
     w.key("per_process_estimate").begin_object();
     for (Method m : kRobustMethods) w.key(method_key(m)).numbers(c.per_process_estimate[m]);
     w.end_object();
