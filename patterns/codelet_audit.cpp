@@ -172,7 +172,7 @@ class OperationAuditor {
                     const SearchMeasurement& s = *sample[k];
                     const double excess = s.duration - med;
                     c.outliers[m].push_back({location, s.number, s.start, s.duration, s.wait,
-                                             excess > 0 && s.wait >= 0.5 * excess});
+                                             excess > 0 && s.wait >= 0.5 * excess, excess > 0});
                 }
             }
         }

@@ -35,6 +35,9 @@ struct OutlierAt {
     // for other processes: this process did not cause the outlier, it waited for one that
     // did (e.g. a neighbour in a halo exchange).
     bool propagated = false;
+    // Above the process's median: a perturbed measurement. Two-sided filters (IQR, cluster,
+    // Student-t) also drop measurements that are unusually fast; those are not perturbations.
+    bool slow = true;
 };
 
 struct BoxPlot {

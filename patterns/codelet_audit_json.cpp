@@ -36,6 +36,7 @@ void outliers(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t
             w.key("time").value(o.time);
             w.key("wait").value(o.wait);
             w.key("propagated").value(o.propagated);
+            w.key("slow").value(o.slow);
             w.end_object();
         }
         w.end_array().end_object();
