@@ -92,8 +92,7 @@ void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint
         w.key(method_key(Method(m))).value(op.method_winner[m]);
     w.end_object();
     w.key("agreeing_methods").value(op.agreeing_methods);
-    w.key("best");
-    codelet_ref(w, op, op.best);
+    w.key("best").value(op.best); // an index (AUDIT_FORMAT.md), null without measurements
     w.key("penalty_percent").value(op.penalty_percent);
     w.key("search_seconds").value(op.search_seconds);
     w.key("search_cost_seconds").value(op.search_cost_seconds);
