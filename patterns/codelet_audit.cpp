@@ -275,8 +275,10 @@ class OperationAuditor {
         }
         std::size_t decided = 0;
         for (const auto& [index, group] : by_choice) decided += group.size();
+        // The processes whose measurements the audit uses (not those it ignored).
         std::set<uint32_t> measuring;
-        for (const SearchMeasurement& s : in_.search) measuring.insert(s.location);
+        for (const auto& [index, by_location] : samples_)
+            for (const auto& [location, sample] : by_location) measuring.insert(location);
         if (decided < measuring.size())
             note(std::to_string(measuring.size() - decided) + " of " +
                  std::to_string(measuring.size()) + " measuring processes recorded no decision");
@@ -312,12 +314,16 @@ class OperationAuditor {
         for (const ProductionTotal& p : in_.production)
             if (p.executions) by_codelet[p.codelet].push_back(&p);
         if (by_codelet.empty()) return;
-        const auto used = used_codelet();
+        // Production should run the tuner's choice (measured or not); without a decision,
+        // the audit's winner stands in.
+        const auto chosen = out_.tuner_winner ? out_.tuner_winner : out_.best;
         for (const auto& [index, totals] : by_codelet)
-            if (index != used)
+            if (index != chosen)
                 note("the production phase also ran " + label(index) +
                      ", not the chosen codelet");
-        if (!used || !by_codelet.count(*used)) return;
+        // The check needs a search estimate: none for a choice the search never measured.
+        const auto used = used_codelet();
+        if (!used || used != chosen || !by_codelet.count(*used)) return;
         ProductionCheck p;
         for (const ProductionTotal* t : by_codelet[*used]) {
             p.executions += t->executions;
@@ -367,8 +373,10 @@ class OperationAuditor {
         }
         std::vector<std::string> doubts = unreliable_;
         if (!good)
-            doubts.push_back(best + " is " + percent_text(out_.penalty_percent) +
-                             " faster, within the measurements' spread");
+            doubts.push_back(best + " is faster: " + chosen + " costs " +
+                             percent_text(out_.penalty_percent) + " more" +
+                             (c->winner_set ? ", within the measurements' spread"
+                                            : ", and their measurement ranges do not overlap"));
         if (single_measurement_) doubts.push_back("codelets were measured only once per process");
         if (out_.production && out_.production->flagged)
             doubts.push_back("in production " + chosen + " took " +
@@ -381,9 +389,9 @@ class OperationAuditor {
                               std::to_string(out_.agreeing_methods) +
                               " of 4 robust methods agree).";
             else
-                out_.reason = "The tuner chose " + chosen + "; " + best + " is only " +
-                              percent_text(out_.penalty_percent) +
-                              " faster and their measurement ranges overlap, so either is a "
+                out_.reason = "The tuner chose " + chosen + "; " + best + " is faster, but " +
+                              chosen + " costs only " + percent_text(out_.penalty_percent) +
+                              " more and their measurement ranges overlap, so either is a "
                               "good choice.";
             return;
         }
