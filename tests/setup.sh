@@ -13,6 +13,7 @@ TOPOLENS_PACKAGES=(
     libpugixml-dev
     libgtest-dev libgmock-dev
     xvfb xauth
+    qt6-base-dev libqt6opengl6-dev qt6-charts-dev libvtk9-dev
 )
 
 topolens_install_missing() {

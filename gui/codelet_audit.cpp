@@ -1,0 +1,162 @@
+#include "gui/codelet_audit.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace topolens::gui {
+
+namespace {
+
+[[noreturn]] void schema_error(const std::string& what) {
+    throw std::runtime_error("codelet audit (report attribute topolens.audit): " + what);
+}
+
+QJsonObject object_field(const QJsonObject& object, const char* key, const std::string& where) {
+    const QJsonValue value = object.value(key);
+    if (!value.isObject()) schema_error(where + " has no object \"" + key + "\"");
+    return value.toObject();
+}
+
+QJsonArray array_field(const QJsonObject& object, const char* key, const std::string& where) {
+    const QJsonValue value = object.value(key);
+    if (!value.isArray()) schema_error(where + " has no array \"" + key + "\"");
+    return value.toArray();
+}
+
+double number_field(const QJsonObject& object, const char* key, const std::string& where) {
+    const QJsonValue value = object.value(key);
+    if (!value.isDouble()) schema_error(where + " has no number \"" + key + "\"");
+    return value.toDouble();
+}
+
+std::string string_field(const QJsonObject& object, const char* key, const std::string& where) {
+    const QJsonValue value = object.value(key);
+    if (!value.isString()) schema_error(where + " has no string \"" + key + "\"");
+    return value.toString().toStdString();
+}
+
+AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
+    AuditCodelet codelet;
+    codelet.index = static_cast<int>(number_field(json, "index", where));
+    codelet.name = string_field(json, "name", where);
+    const std::string here = where + " codelet " + codelet.name;
+    codelet.processes = static_cast<int>(json.value("processes").toDouble());
+    codelet.measurements = static_cast<int>(json.value("measurements").toDouble());
+    for (const QJsonValue v : array_field(json, "samples", here)) {
+        if (!v.isDouble()) schema_error(here + ": a sample is not a number");
+        codelet.samples.push_back(v.toDouble());
+    }
+    const QJsonObject box = object_field(json, "box", here);
+    codelet.box = {number_field(box, "min", here),       number_field(box, "q1", here),
+                   number_field(box, "median", here),    number_field(box, "q3", here),
+                   number_field(box, "max", here),       number_field(box, "whisker_lo", here),
+                   number_field(box, "whisker_hi", here)};
+    for (const QJsonValue v : json.value("box_outliers").toArray()) {
+        const int i = v.toInt(-1);
+        if (i < 0 || i >= static_cast<int>(codelet.samples.size()))
+            schema_error(here + ": box_outliers names a sample that does not exist");
+        codelet.box_outliers.push_back(i);
+    }
+    codelet.winner_set = json.value("winner_set").toBool();
+    codelet.stability = json.value("stability").toString().toStdString();
+    for (const QJsonValue v : json.value("per_process_mean").toArray())
+        codelet.per_process_mean.push_back(v.isDouble() ? std::optional<double>(v.toDouble())
+                                                        : std::nullopt);
+    return codelet;
+}
+
+} // namespace
+
+const AuditCodelet* AuditOperation::codelet_by_index(int index) const {
+    for (const auto& c : codelets)
+        if (c.index == index) return &c;
+    return nullptr;
+}
+
+const AuditCodelet* AuditOperation::codelet_by_name(const std::string& wanted) const {
+    for (const auto& c : codelets)
+        if (c.name == wanted) return &c;
+    return nullptr;
+}
+
+const AuditOperation* Audit::operation(const std::string& name) const {
+    for (const auto& op : operations)
+        if (op.name == name) return &op;
+    return nullptr;
+}
+
+Audit parse_audit(const std::string& json) {
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromStdString(json), &error);
+    if (document.isNull())
+        schema_error("not JSON: " + error.errorString().toStdString() + " at offset " +
+                     std::to_string(error.offset));
+    if (!document.isObject()) schema_error("not a JSON object");
+    const QJsonObject root = document.object();
+    if (root.value("format").toString() != "topolens-audit")
+        schema_error("\"format\" is not \"topolens-audit\"");
+    Audit audit;
+    for (const QJsonValue value : array_field(root, "operations", "the document")) {
+        if (!value.isObject()) schema_error("an operation is not an object");
+        const QJsonObject json = value.toObject();
+        AuditOperation op;
+        op.name = string_field(json, "name", "an operation");
+        const std::string where = "operation " + op.name;
+        op.verdict = string_field(json, "verdict", where);
+        op.reason = json.value("reason").toString().toStdString();
+        const QJsonValue tuner = json.value("tuner_winner");
+        if (tuner.isObject()) {
+            op.tuner_winner = static_cast<int>(number_field(tuner.toObject(), "index", where));
+            op.tuner_winner_name = tuner.toObject().value("name").toString().toStdString();
+        }
+        if (json.value("best").isDouble()) op.best = json.value("best").toInt();
+        op.penalty_percent = json.value("penalty_percent").toDouble();
+        for (const QJsonValue c : array_field(json, "codelets", where)) {
+            if (!c.isObject()) schema_error(where + ": a codelet is not an object");
+            op.codelets.push_back(parse_codelet(c.toObject(), where));
+        }
+        audit.operations.push_back(std::move(op));
+    }
+    return audit;
+}
+
+std::optional<Audit> read_audit(const report::Report& report) {
+    const auto found = report.attributes.find(kAuditAttribute);
+    if (found == report.attributes.end()) return std::nullopt;
+    return parse_audit(found->second);
+}
+
+std::string verdict_sentence(const AuditOperation& op) {
+    std::string chosen = op.tuner_winner
+                             ? "the tuner's choice " + (op.tuner_winner_name.empty()
+                                                            ? "#" + std::to_string(*op.tuner_winner)
+                                                            : op.tuner_winner_name)
+                             : "no decision of the tuner";
+    std::string sentence = op.name + ": " + chosen;
+    if (op.verdict == "confirmed")
+        sentence += " is confirmed by the audit";
+    else if (op.verdict == "questionable")
+        sentence += " is questionable";
+    else if (op.verdict == "wrong")
+        sentence += " is wrong";
+    else
+        sentence += ": the audit is undecided";
+    if (const AuditCodelet* best = op.best ? op.codelet_by_index(*op.best) : nullptr;
+        best && op.verdict != "confirmed")
+        sentence += "; the audit's winner is " + best->name;
+    if (op.penalty_percent > 0.0 && op.verdict != "confirmed") {
+        char buffer[64];
+        std::snprintf(buffer, sizeof buffer, " (the choice costs %.1f %% more)",
+                      op.penalty_percent);
+        sentence += buffer;
+    }
+    sentence += ".";
+    if (!op.reason.empty()) sentence += " " + op.reason;
+    return sentence;
+}
+
+} // namespace topolens::gui

@@ -1,0 +1,47 @@
+// topolens-gui [REPORT|TRACE]: the browser window.
+// topolens-gui --render REPORT --png FILE ...: one view into a PNG file (topolens render).
+#include "gui/main_window.h"
+#include "gui/picture_render.h"
+#include "gui/render_options.h"
+#include "gui/vtk_gl_widget.h"
+
+#include <QApplication>
+#include <QTimer>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+    using namespace topolens::gui;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+        render_usage(std::cout);
+        return 0;
+    }
+    if (!args.empty() && args[0] == "--render") {
+        RenderOptions options;
+        if (auto error = parse_render_options({args.begin() + 1, args.end()}, options)) {
+            std::cerr << "topolens-gui: error: " << *error << "\n";
+            render_usage(std::cerr);
+            return 2;
+        }
+        QApplication app(argc, argv);
+        return render_picture(options, std::cerr);
+    }
+    if (args.size() > 1 || (!args.empty() && !args[0].empty() && args[0][0] == '-')) {
+        std::cerr << "topolens-gui: error: expected at most one report or trace\n";
+        render_usage(std::cerr);
+        return 2;
+    }
+    use_vtk_surface_format();
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("topolens-gui");
+    MainWindow window;
+    window.show();
+    if (!args.empty()) {
+        const QString path = QString::fromStdString(args[0]);
+        QTimer::singleShot(0, &window, [&window, path] { window.open_file(path); });
+    }
+    return app.exec();
+}

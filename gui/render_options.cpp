@@ -1,0 +1,87 @@
+#include "gui/render_options.h"
+
+#include <cstdio>
+
+namespace topolens::gui {
+
+void render_usage(std::ostream& out) {
+    out << "usage: topolens-gui [REPORT|TRACE]\n"
+           "       topolens-gui --render REPORT --png FILE [--metric NAME] [--callpath PATH]\n"
+           "                    [--view topology|codelets] [--orientation top|front|iso]\n"
+           "                    [--high-resolution] [--size WxH] [--topology NAME]\n"
+           "                    [--operation NAME] [--codelet NAME]\n\n"
+           "Without --render: opens the browser (with REPORT, a .cubex report, or TRACE, an\n"
+           "OTF2 trace that is analyzed first).\n\n"
+           "--render draws one view into a PNG file without opening a window (VTK still\n"
+           "needs an X display: on a machine without one use `xvfb-run -a`):\n"
+           "  --view topology   (default) the process grid coloured by --metric (unique or\n"
+           "                    display name, default the first metric) at --callpath (a\n"
+           "                    path like program/main/MPI_Recv, default the whole program,\n"
+           "                    inclusive); --orientation top (default for 1D/2D grids),\n"
+           "                    front or iso (default for 3D); --high-resolution spreads the\n"
+           "                    colours over the grid's smallest..largest value instead of\n"
+           "                    0..the largest value of any process over the whole program;\n"
+           "                    --topology NAME another of the report's topologies;\n"
+           "                    --operation OP --codelet NAME colours the grid by that\n"
+           "                    codelet's mean time per process (from the codelet audit)\n"
+           "  --view codelets   the box plots of the tuned operation --operation (default\n"
+           "                    the first) from the report's codelet audit\n"
+           "  --size WxH        picture size in pixels (default 1000x760)\n";
+}
+
+std::optional<std::string> parse_render_options(const std::vector<std::string>& args,
+                                                RenderOptions& options) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        auto value = [&](std::string& into) -> bool {
+            if (i + 1 >= args.size()) return false;
+            into = args[++i];
+            return true;
+        };
+        std::string text;
+        if (arg == "--png") {
+            if (!value(options.png)) return "--png needs a file name";
+        } else if (arg == "--metric") {
+            if (!value(options.metric)) return "--metric needs a metric name";
+        } else if (arg == "--callpath") {
+            if (!value(options.callpath)) return "--callpath needs a call path";
+        } else if (arg == "--view") {
+            if (!value(options.view)) return "--view needs topology or codelets";
+            if (options.view != "topology" && options.view != "codelets")
+                return "--view must be topology or codelets, not '" + options.view + "'";
+        } else if (arg == "--orientation") {
+            if (!value(text)) return "--orientation needs top, front or iso";
+            options.orientation = parse_orientation(text);
+            if (!options.orientation)
+                return "--orientation must be top, front or iso, not '" + text + "'";
+        } else if (arg == "--high-resolution") {
+            options.high_resolution = true;
+        } else if (arg == "--size") {
+            if (!value(text)) return "--size needs WxH";
+            int w = 0, h = 0;
+            char rest = 0;
+            if (std::sscanf(text.c_str(), "%dx%d%c", &w, &h, &rest) != 2 || w < 100 || h < 100 ||
+                w > 8000 || h > 8000)
+                return "--size must be WxH with 100..8000 pixels each, not '" + text + "'";
+            options.width = w;
+            options.height = h;
+        } else if (arg == "--operation") {
+            if (!value(options.operation)) return "--operation needs a tuned operation's name";
+        } else if (arg == "--codelet") {
+            if (!value(options.codelet)) return "--codelet needs a codelet name";
+        } else if (arg == "--topology") {
+            if (!value(options.topology)) return "--topology needs a topology name";
+        } else if (!arg.empty() && arg[0] == '-') {
+            return "unknown option '" + arg + "'";
+        } else if (options.input.empty()) {
+            options.input = arg;
+        } else {
+            return "more than one report given ('" + options.input + "', '" + arg + "')";
+        }
+    }
+    if (options.input.empty()) return "no report given";
+    if (options.png.empty()) return "--png FILE is required";
+    return std::nullopt;
+}
+
+} // namespace topolens::gui

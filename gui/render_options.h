@@ -1,0 +1,32 @@
+// The command line of `topolens-gui --render` (and of `topolens render`, which execs it).
+#pragma once
+
+#include "gui/topology_scene.h"
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace topolens::gui {
+
+struct RenderOptions {
+    std::string input; // report or trace
+    std::string png;
+    std::string metric;                     // unique or display name; empty: the first metric
+    std::string callpath;                   // empty: the whole program
+    std::string view = "topology";          // or "codelets"
+    std::optional<Orientation> orientation; // empty: the grid's default
+    bool high_resolution = false;
+    int width = 1000, height = 760;
+    std::string operation; // codelet view: tuned operation (empty: the first)
+    std::string codelet;   // topology coloured by this codelet's per-process mean
+    std::string topology;  // topology name (empty: the analysis grid)
+};
+
+// Parses the arguments after --render. Returns an error message or nothing.
+std::optional<std::string> parse_render_options(const std::vector<std::string>& args,
+                                                RenderOptions& options);
+void render_usage(std::ostream& out);
+
+} // namespace topolens::gui

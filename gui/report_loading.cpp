@@ -1,0 +1,62 @@
+#include "gui/report_loading.h"
+
+#include "analyzer/cube4.h"
+#include "analyzer/engine.h"
+#include "patterns/registry.h"
+#include "trace/reader.h"
+
+#include <filesystem>
+#include <ostream>
+#include <streambuf>
+
+namespace topolens::gui {
+
+namespace {
+
+// An ostream buffer handing every complete line to a callback: the engine writes progress
+// to an ostream, the GUI shows it in a progress dialog.
+class LineBuffer : public std::streambuf {
+  public:
+    explicit LineBuffer(const std::function<void(const std::string&)>& sink) : sink_(sink) {}
+
+  protected:
+    int overflow(int ch) override {
+        if (ch == traits_type::eof()) return ch;
+        if (ch == '\n') {
+            if (sink_) sink_(line_);
+            line_.clear();
+        } else {
+            line_.push_back(static_cast<char>(ch));
+        }
+        return ch;
+    }
+
+  private:
+    const std::function<void(const std::string&)>& sink_;
+    std::string line_;
+};
+
+} // namespace
+
+bool is_trace_path(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) return true;
+    return std::filesystem::path(path).extension() == ".otf2";
+}
+
+report::Report load_report_or_trace(const std::string& path,
+                                    const std::function<void(const std::string&)>& progress) {
+    if (!is_trace_path(path)) return report::read_cube4(path);
+    LineBuffer buffer(progress);
+    std::ostream progress_stream(&buffer);
+    progress_stream << "reading trace " << path << "\n";
+    const trace::Trace trace = trace::read_trace(path);
+    analysis::AnalysisOptions options;
+    options.progress = &progress_stream;
+    const auto patterns = patterns::all_patterns();
+    analysis::AnalysisResult result = analysis::analyze(trace, patterns, options);
+    progress_stream << "analyzed " << result.events << " events\n";
+    return std::move(result.report);
+}
+
+} // namespace topolens::gui

@@ -1,0 +1,21 @@
+// Opening what the user names: a CUBE4 report is read, an OTF2 trace (archive directory or
+// .otf2 anchor) is analyzed with every pattern first, exactly as `topolens analyze` does
+// (analyzer/cmd_analyze.cpp), without writing a report file.
+#pragma once
+
+#include "analyzer/report.h"
+
+#include <functional>
+#include <string>
+
+namespace topolens::gui {
+
+// True when `path` names a trace rather than a report.
+bool is_trace_path(const std::string& path);
+
+// Throws std::exception (report::ReportError, trace errors, ...) with a message naming the
+// file and the problem. `progress` receives the analysis' progress lines (may be empty).
+report::Report load_report_or_trace(const std::string& path,
+                                    const std::function<void(const std::string&)>& progress = {});
+
+} // namespace topolens::gui

@@ -1,0 +1,589 @@
+// GUI tests (run under xvfb-run, one test function per ctest): the wavefront sample's
+// report in the real window — topology pixels, legend ranges, picking, panes — the codelet
+// view on a hand-written audit, damaged files and `--render`.
+#include "audit_fixture.h"
+
+#include "analyzer/cube4.h"
+#include "gui/browser_panes.h"
+#include "gui/codelet_view.h"
+#include "gui/color_scale.h"
+#include "gui/main_window.h"
+#include "gui/topology_scene.h"
+#include "gui/topology_view.h"
+#include "gui/value_tree.h"
+#include "gui/vtk_gl_widget.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
+#include <QFile>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProcess>
+#include <QTabWidget>
+#include <QTimer>
+#include <QtTest>
+
+#include <vtkLookupTable.h>
+#include <vtkRenderWindow.h>
+#include <vtkScalarBarActor.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace topolens;
+using namespace topolens::gui;
+
+namespace {
+
+QString env(const char* name) {
+    return qEnvironmentVariable(name);
+}
+
+QString work_dir() {
+    const QString dir = env("TOPOLENS_GUI_TEST_WORK") + "/gui-tests";
+    std::filesystem::create_directories(dir.toStdString());
+    return dir;
+}
+
+// The location at the given grid coordinates.
+int location_at(const report::CartTopology& grid, std::vector<uint32_t> coords) {
+    for (size_t l = 0; l < grid.coords.size(); ++l)
+        if (grid.coords[l] == coords) return static_cast<int>(l);
+    return -1;
+}
+
+QColor pixel_at(const QImage& image, const std::array<double, 2>& display) {
+    // VTK counts rows from the bottom, QImage from the top.
+    return image.pixelColor(static_cast<int>(std::lround(display[0])),
+                            image.height() - 1 - static_cast<int>(std::lround(display[1])));
+}
+
+bool close_to(const QColor& c, int r, int g, int b, int tolerance) {
+    return std::abs(c.red() - r) <= tolerance && std::abs(c.green() - g) <= tolerance &&
+           std::abs(c.blue() - b) <= tolerance;
+}
+
+// The range of the lookup table the legend shows.
+void legend_range(TopologyScene& scene, double range[2]) {
+    const double* r = scene.legend()->GetLookupTable()->GetRange();
+    range[0] = r[0];
+    range[1] = r[1];
+}
+
+QString describe(const QColor& c) {
+    return QString("(%1,%2,%3)").arg(c.red()).arg(c.green()).arg(c.blue());
+}
+
+} // namespace
+
+class GuiTest : public QObject {
+    Q_OBJECT
+
+  private:
+    std::unique_ptr<MainWindow> window_;
+
+    // The window with the wavefront report open, shown and drawn once.
+    MainWindow& open_wavefront() {
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1200, 950);
+        window_->show();
+        if (!QTest::qWaitForWindowExposed(window_.get())) qFatal("window not exposed");
+        const QString report = env("TOPOLENS_GUI_TEST_REPORT");
+        if (!QFile::exists(report)) qFatal("no wavefront report at %s", qPrintable(report));
+        if (!window_->open_file(report)) qFatal("cannot open %s", qPrintable(report));
+        QApplication::processEvents();
+        return *window_;
+    }
+
+    const report::CartTopology& grid() {
+        return window_->report()->topologies.at(window_->current_topology());
+    }
+
+    int metric(const char* name) {
+        const auto m = window_->report()->find_metric(name);
+        if (!m) qFatal("no metric %s", name);
+        return *m;
+    }
+
+    // The leaf call path holding most of `metric` (an MPI_Recv of the sweeps).
+    int busiest_leaf_callpath(int m) {
+        const report::Report& r = *window_->report();
+        const std::vector<double> own = r.callpath_totals(m, false);
+        int best = -1;
+        for (int c = 0; c < static_cast<int>(own.size()); ++c)
+            if (r.callpaths[c].children.empty() && (best < 0 || own[c] > own[best])) best = c;
+        return best;
+    }
+
+    QImage grab() {
+        QApplication::processEvents();
+        return window_->topology_view()->grab_picture();
+    }
+
+  private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void cleanup() { window_.reset(); }
+
+    void wavefront_sw_origin_is_zero_ne_is_hottest() {
+        MainWindow& window = open_wavefront();
+        const int sw_metric = metric("Wavefront from SW");
+        QVERIFY(window.panes()->select_metric(sw_metric));
+        TopologyView& view = *window.topology_view();
+        QVERIFY(QString::fromStdString(view.scene().title_text()).startsWith("Wavefront from SW"));
+        const int sw = location_at(grid(), {0, 0});
+        const int ne = location_at(grid(), {grid().sizes[0] - 1, grid().sizes[1] - 1});
+        QVERIFY(sw >= 0 && ne >= 0);
+        // The facts the picture must show, from the report itself.
+        const std::vector<double> values = window.report()->inclusive_by_location(sw_metric, -1);
+        QCOMPARE(values[sw], 0.0);
+        QCOMPARE(values[ne], *std::max_element(values.begin(), values.end()));
+
+        const QImage image = grab();
+        const auto sw_pos = view.scene().display_position(sw);
+        const auto ne_pos = view.scene().display_position(ne);
+        QVERIFY(sw_pos && ne_pos);
+        const QColor sw_color = pixel_at(image, *sw_pos);
+        const QColor ne_color = pixel_at(image, *ne_pos);
+        QVERIFY2(close_to(sw_color, 255, 255, 255, 3),
+                 qPrintable("SW cell should show the background (zero): " + describe(sw_color)));
+        QVERIFY2(ne_color.red() >= 235 && ne_color.green() <= 25 && ne_color.blue() <= 25,
+                 qPrintable("NE cell should be the hottest colour (red): " + describe(ne_color)));
+        // And a cell in between is on the scale: neither background nor red.
+        const int middle = location_at(grid(), {1, 2});
+        const QColor mid_color = pixel_at(image, *view.scene().display_position(middle));
+        QVERIFY2(!close_to(mid_color, 255, 255, 255, 10) && !close_to(mid_color, 255, 0, 0, 40),
+                 qPrintable("interior cell colour " + describe(mid_color)));
+    }
+
+    void high_resolution_legend_is_grid_min_max() {
+        MainWindow& window = open_wavefront();
+        const report::Report& r = *window.report();
+        TopologyView& view = *window.topology_view();
+        // Time (collapsed: with all its sub-metrics) at the call path that holds most of it:
+        // the time elsewhere makes the whole-program maximum larger than this call path's.
+        const int time_metric = metric("time");
+        window.panes()
+            ->metric_tree()
+            ->find_node(time_metric, BrowserPanes::kMetric)
+            ->setExpanded(false);
+        const int callpath = busiest_leaf_callpath(time_metric);
+        QVERIFY(callpath >= 0);
+        QVERIFY(window.panes()->select_metric(time_metric));
+        QVERIFY(window.panes()->select_callpath(callpath));
+        QVERIFY(window.panes()->metric_choice().inclusive);
+
+        const std::vector<double> whole = r.inclusive_by_location(time_metric, -1);
+        const std::vector<double> here = r.inclusive_by_location(time_metric, callpath);
+        double whole_max = 0.0, here_min = INFINITY, here_max = -INFINITY;
+        for (size_t l = 0; l < here.size(); ++l) {
+            if (grid().coords[l].empty()) continue;
+            whole_max = std::max(whole_max, whole[l]);
+            here_min = std::min(here_min, here[l]);
+            here_max = std::max(here_max, here[l]);
+        }
+        QVERIFY(here_max < whole_max); // else the switch could not show a difference
+        double range[2];
+        // Low resolution: 0 .. the largest whole-program value of any process.
+        QVERIFY(!view.high_resolution());
+        legend_range(view.scene(), range);
+        QCOMPARE(range[0], 0.0);
+        QVERIFY(std::abs(range[1] - whole_max) <= 1e-12 * whole_max);
+        QVERIFY(QString::fromStdString(view.scene().scale_text())
+                    .startsWith("colour scale 0 .. " +
+                                QString::fromStdString(format_number(whole_max))));
+
+        view.set_high_resolution(true);
+        grab();
+        legend_range(view.scene(), range);
+        QVERIFY2(std::abs(range[0] - here_min) <= 1e-12 &&
+                     std::abs(range[1] - here_max) <= 1e-12 * here_max,
+                 qPrintable(QString("legend %1..%2, grid %3..%4")
+                                .arg(range[0])
+                                .arg(range[1])
+                                .arg(here_min)
+                                .arg(here_max)));
+        const QString text = QString::fromStdString(view.scene().scale_text());
+        QVERIFY2(text.startsWith("colour scale " + QString::fromStdString(format_number(here_min)) +
+                                 " .. " + QString::fromStdString(format_number(here_max)) + " s"),
+                 qPrintable(text));
+        QVERIFY(text.contains("high resolution"));
+
+        QVERIFY(here_min > 0.0); // every process spends time there: the range starts above 0
+        // The whole program selected: its high-resolution range is the grid's min..max.
+        window.panes()->call_tree()->clearSelection();
+        grab();
+        const std::vector<double> time = r.inclusive_by_location(metric("time"), -1);
+        const double time_min = *std::min_element(time.begin(), time.end());
+        legend_range(view.scene(), range);
+        QVERIFY(time_min > 0.0);
+        QVERIFY(std::abs(range[0] - time_min) <= 1e-12 * time_min);
+        view.set_high_resolution(false);
+        legend_range(view.scene(), range);
+        QCOMPARE(range[0], 0.0);
+    }
+
+    void picking_selects_location_and_pane_highlights_cell() {
+        MainWindow& window = open_wavefront();
+        QVERIFY(window.panes()->select_metric(metric("Wavefront from SW")));
+        TopologyView& view = *window.topology_view();
+        grab();
+        const int target = location_at(grid(), {2, 1});
+        const auto pos = view.scene().display_position(target);
+        QVERIFY(pos);
+        VtkGlWidget* gl = view.gl_widget();
+        const double ratio = gl->devicePixelRatioF();
+        const QPoint click(static_cast<int>(std::lround((*pos)[0] / ratio)),
+                           static_cast<int>(std::lround(gl->height() - 1 - (*pos)[1] / ratio)));
+        QTest::mouseClick(gl, Qt::LeftButton, Qt::NoModifier, click);
+        QCOMPARE(window.panes()->selected_location(), target);
+        QCOMPARE(view.scene().highlight(), target);
+        const int rank = window.report()->locations[target].rank;
+        QVERIFY2(view.info_text().startsWith(QString("rank %1 ").arg(rank)),
+                 qPrintable(view.info_text()));
+        QVERIFY(view.info_text().contains("at (2,1)"));
+        // A click on empty space picks nothing and keeps the selection.
+        QTest::mouseClick(gl, Qt::LeftButton, Qt::NoModifier, QPoint(5, 5));
+        QCOMPARE(window.panes()->selected_location(), target);
+
+        // The other way: selecting in the system pane outlines that cell (magenta).
+        const int other = location_at(grid(), {3, 3});
+        QVERIFY(window.panes()->select_location(other));
+        QCOMPARE(view.scene().highlight(), other);
+        const QImage image = grab();
+        const auto other_pos = *view.scene().display_position(other);
+        const auto target_pos = *view.scene().display_position(target);
+        const double pitch =
+            std::hypot(other_pos[0] - target_pos[0], other_pos[1] - target_pos[1]) /
+            std::hypot(1.0, 2.0); // cells (2,1) and (3,3) are sqrt(5) apart
+        int magenta = 0;
+        double sx = 0, sy = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                if (close_to(image.pixelColor(x, y), 255, 0, 255, 40)) {
+                    ++magenta;
+                    sx += x;
+                    sy += image.height() - 1 - y;
+                }
+        QVERIFY2(magenta > 20, qPrintable(QString("%1 magenta pixels").arg(magenta)));
+        QVERIFY(std::hypot(sx / magenta - other_pos[0], sy / magenta - other_pos[1]) < pitch / 4);
+    }
+
+    void panes_narrow_and_switch_inclusive_exclusive() {
+        MainWindow& window = open_wavefront();
+        const report::Report& r = *window.report();
+        BrowserPanes& panes = *window.panes();
+        const int time = metric("time");
+        QTreeWidgetItem* time_item = panes.metric_tree()->find_node(time, BrowserPanes::kMetric);
+        QVERIFY(time_item && time_item->childCount() > 0);
+        // Expanded: own part; collapsed: everything below.
+        time_item->setExpanded(true);
+        QCOMPARE(
+            ValueTree::node_value(time_item), r.total(time) - [&] {
+                double children = 0;
+                for (int c : r.metrics[time].children) children += r.total(c);
+                return children;
+            }());
+        time_item->setExpanded(false);
+        QVERIFY(std::abs(ValueTree::node_value(time_item) - r.total(time)) <= 1e-9 * r.total(time));
+
+        // Late Sender selected: the call pane shows Late Sender per call path.
+        const int ls = metric("mpi_latesender");
+        QVERIFY(panes.select_metric(ls));
+        QTreeWidgetItem* ls_item = panes.metric_tree()->find_node(ls, BrowserPanes::kMetric);
+        ls_item->setExpanded(false);
+        const std::vector<double> incl = r.callpath_totals(ls, true);
+        const std::vector<double> excl = r.callpath_totals(ls, false);
+        QTreeWidgetItemIterator it(panes.call_tree());
+        int checked = 0;
+        for (; *it; ++it) {
+            const int c = ValueTree::node_id(*it);
+            const double expected = ValueTree::shows_inclusive(*it) ? incl[c] : excl[c];
+            QVERIFY(std::abs(ValueTree::node_value(*it) - expected) <=
+                    1e-12 + 1e-9 * std::abs(expected));
+            ++checked;
+        }
+        QCOMPARE(checked, static_cast<int>(r.callpaths.size()));
+        // A call path selected: the system pane shows Late Sender there, per process.
+        const int callpath = busiest_leaf_callpath(ls);
+        QVERIFY(panes.select_callpath(callpath));
+        const std::vector<double> per_location = r.inclusive_by_location(ls, callpath);
+        for (int l = 0; l < static_cast<int>(r.locations.size()); ++l) {
+            QTreeWidgetItem* item = panes.system_tree()->find_node(l, BrowserPanes::kLocation);
+            QVERIFY(std::abs(ValueTree::node_value(item) - per_location[l]) <= 1e-12);
+        }
+        QVERIFY(QString::fromStdString(window.topology_view()->scene().title_text())
+                    .contains(QString::fromStdString(r.callpath_name(callpath))));
+
+        // Keyboard: Down moves the metric selection, and the topology follows.
+        QVERIFY(panes.select_metric(time));
+        time_item->setExpanded(true);
+        panes.metric_tree()->setFocus();
+        QTest::keyClick(panes.metric_tree(), Qt::Key_Down);
+        const int next = r.metrics[time].children.front();
+        QCOMPARE(panes.metric_choice().metric, next);
+        QVERIFY(QString::fromStdString(window.topology_view()->scene().title_text())
+                    .startsWith(QString::fromStdString(r.metrics[next].display_name)));
+    }
+
+    void value_modes_and_flat_profile() {
+        MainWindow& window = open_wavefront();
+        const report::Report& r = *window.report();
+        BrowserPanes& panes = *window.panes();
+        const int time = metric("time");
+        QTreeWidgetItem* time_item = panes.metric_tree()->find_node(time, BrowserPanes::kMetric);
+        time_item->setExpanded(false);
+        panes.set_value_mode(ValueMode::Percent);
+        QVERIFY2(time_item->text(0).startsWith("100.00 %"), qPrintable(time_item->text(0)));
+        const int ls = metric("mpi_latesender");
+        QVERIFY(panes.select_metric(ls));
+        QTreeWidgetItem* ls_item = panes.metric_tree()->find_node(ls, BrowserPanes::kMetric);
+        char expected[64];
+        std::snprintf(expected, sizeof expected, "%.2f %%", 100.0 * r.total(ls) / r.total(time));
+        QVERIFY2(ls_item->text(0).startsWith(expected),
+                 qPrintable(ls_item->text(0) + " vs " + expected));
+        // Relative percent in the system pane: share of the selection, the shares add to 100.
+        panes.set_value_mode(ValueMode::RelativePercent);
+        const std::vector<double> per_location = r.inclusive_by_location(ls, -1);
+        double sum = 0;
+        for (double v : per_location) sum += v;
+        QTreeWidgetItem* rank0 = panes.system_tree()->find_node(0, BrowserPanes::kLocation);
+        std::snprintf(expected, sizeof expected, "%.2f %%", 100.0 * per_location[0] / sum);
+        QVERIFY2(rank0->text(0).startsWith(expected),
+                 qPrintable(rank0->text(0) + " vs " + expected));
+        panes.set_value_mode(ValueMode::Absolute);
+        QVERIFY(time_item->text(0).endsWith(" s   Time"));
+
+        // Flat profile: one node per region with the own values of all its call paths.
+        panes.set_flat_profile(true);
+        QCOMPARE(panes.call_tree()->topLevelItemCount(), static_cast<int>(r.regions.size()));
+        const std::vector<double> own = r.callpath_totals(ls, false);
+        std::vector<double> by_region(r.regions.size(), 0.0);
+        for (size_t c = 0; c < own.size(); ++c) by_region[r.callpaths[c].region] += own[c];
+        int recv = -1;
+        for (int i = 0; i < panes.call_tree()->topLevelItemCount(); ++i) {
+            QTreeWidgetItem* item = panes.call_tree()->topLevelItem(i);
+            const int region = ValueTree::node_id(item);
+            QVERIFY(std::abs(ValueTree::node_value(item) - by_region[region]) <= 1e-12);
+            if (r.regions[region].name == "MPI_Recv") recv = i;
+        }
+        QVERIFY(recv >= 0);
+        panes.call_tree()->setCurrentItem(panes.call_tree()->topLevelItem(recv));
+        const int recv_region = ValueTree::node_id(panes.call_tree()->topLevelItem(recv));
+        for (int l = 0; l < static_cast<int>(r.locations.size()); ++l) {
+            double expected_value = 0;
+            for (int c = 0; c < static_cast<int>(r.callpaths.size()); ++c)
+                if (r.callpaths[c].region == recv_region)
+                    expected_value += r.metric_inclusive(ls, c, l);
+            QTreeWidgetItem* item = panes.system_tree()->find_node(l, BrowserPanes::kLocation);
+            QVERIFY(std::abs(ValueTree::node_value(item) - expected_value) <= 1e-12);
+        }
+        panes.set_flat_profile(false);
+        QCOMPARE(panes.call_tree()->topLevelItemCount(), 1); // the root "program"
+    }
+
+    void topology_menu_lists_topologies() {
+        MainWindow& window = open_wavefront();
+        QMenu* menu = nullptr;
+        for (QAction* action : window.menuBar()->actions())
+            if (action->text().remove('&') == "Topology") menu = action->menu();
+        QVERIFY(menu);
+        int listed = 0;
+        for (QAction* action : menu->actions())
+            if (action->isCheckable() && action->actionGroup()) {
+                ++listed;
+                QVERIFY(action->text().contains("4x4"));
+            }
+        QCOMPARE(listed, static_cast<int>(window.report()->topologies.size()));
+        QVERIFY(listed >= 1);
+    }
+
+    void export_png_writes_the_view() {
+        MainWindow& window = open_wavefront();
+        grab();
+        const QString path = work_dir() + "/export.png";
+        QFile::remove(path);
+        QVERIFY(window.export_png(path));
+        QImage image(path);
+        QCOMPARE(image.size(), window.topology_view()->grab_picture().size());
+        window.views()->setCurrentWidget(window.codelet_view());
+        const QString codelets = work_dir() + "/export-codelets.png";
+        QVERIFY(window.export_png(codelets));
+        QVERIFY(!QImage(codelets).isNull());
+    }
+
+    void damaged_file_shows_error_and_window_survives() {
+        MainWindow& window = open_wavefront();
+        const report::Report* before = window.report();
+        // Random bytes, and the report cut in half.
+        const QString random = work_dir() + "/random.cubex";
+        {
+            std::ofstream out(random.toStdString(), std::ios::binary);
+            std::mt19937 generator(42);
+            for (int i = 0; i < 4096; ++i) out.put(static_cast<char>(generator() & 0xff));
+        }
+        const QString truncated = work_dir() + "/truncated.cubex";
+        {
+            QFile source(env("TOPOLENS_GUI_TEST_REPORT"));
+            QVERIFY(source.open(QIODevice::ReadOnly));
+            const QByteArray bytes = source.readAll();
+            QFile out(truncated);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(bytes.left(bytes.size() / 2));
+        }
+        for (const QString& path : {random, truncated, work_dir() + "/missing.cubex"}) {
+            QString seen;
+            // The dialog is modal: a timer finds it, remembers its text and closes it.
+            QTimer poll;
+            poll.setInterval(20);
+            connect(&poll, &QTimer::timeout, [&] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                if (!box) return;
+                seen = box->windowTitle() + " | " + box->text();
+                box->accept();
+            });
+            poll.start();
+            QVERIFY(!window.open_file(path));
+            poll.stop();
+            QVERIFY2(seen.startsWith("Cannot open " + QFileInfo(path).fileName()),
+                     qPrintable(seen));
+            QVERIFY2(seen.contains(QFileInfo(path).fileName() + ":") || seen.contains(path),
+                     qPrintable(seen)); // the message names the file
+            QCOMPARE(window.report(), before);
+            QVERIFY(window.isVisible());
+        }
+        // Still working: the report is still shown and can be browsed.
+        QVERIFY(window.panes()->select_metric(metric("Wavefront from SW")));
+        QVERIFY(!grab().isNull());
+    }
+
+    void codelet_view_shows_boxes_and_verdict() {
+        // Through a file, like a real report: the attribute survives CUBE4 writing and reading.
+        const QString path = work_dir() + "/audited.cubex";
+        report::write_cube4(test::audited_report(), path.toStdString());
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(path));
+        CodeletView& view = *window_->codelet_view();
+        window_->views()->setCurrentWidget(&view);
+        QVERIFY(view.has_audit());
+        QCOMPARE(view.box_count(), 3);
+        QCOMPARE(view.outlier_point_count(), 1);
+        QCOMPARE(view.verdict_text(),
+                 QString("halo3d: the tuner's choice put-fence is wrong; the audit's winner is "
+                         "sendrecv-pairwise (the choice costs 42.5 % more). ") +
+                     test::kAuditReason);
+        const QList<QBoxSet*> sets = view.box_series()->boxSets();
+        QCOMPARE(sets[0]->label(), QString("isend-irecv"));
+        QCOMPARE(sets[1]->label(), QString("sendrecv-pairwise\n[audit]"));
+        QCOMPARE(sets[2]->label(), QString("put-fence\n[tuner]"));
+        QCOMPARE(sets[1]->at(QBoxSet::Median), 0.00115);
+        QCOMPARE(sets[0]->at(QBoxSet::UpperExtreme), 0.0022); // the whisker, not the outlier
+        QVERIFY(sets[1]->brush().color() != sets[0]->brush().color());
+        QVERIFY(sets[2]->brush().color() != sets[0]->brush().color());
+
+        // Choosing a codelet colours the topology by its per-process mean.
+        QVERIFY(view.choose_codelet("sendrecv-pairwise"));
+        TopologyView& topology = *window_->topology_view();
+        QCOMPARE(window_->views()->currentWidget(), &topology);
+        QVERIFY(QString::fromStdString(topology.scene().title_text())
+                    .contains("halo3d / sendrecv-pairwise"));
+        double range[2];
+        legend_range(topology.scene(), range);
+        QCOMPARE(range[1], 0.004); // low resolution: the largest mean of any codelet
+        const QImage image = grab();
+        const report::CartTopology& g = window_->report()->topologies[0];
+        // rank 5 has no measurement (null): drawn empty; rank 7 is the slowest of the codelet.
+        const QColor empty =
+            pixel_at(image, *topology.scene().display_position(location_at(g, {1, 1})));
+        QVERIFY2(close_to(empty, 255, 255, 255, 3), qPrintable(describe(empty)));
+        const QColor slowest =
+            pixel_at(image, *topology.scene().display_position(location_at(g, {3, 1})));
+        const Rgb expected = scale_color(0.0017 / 0.004);
+        QVERIFY2(close_to(slowest, std::lround(expected.r * 255), std::lround(expected.g * 255),
+                          std::lround(expected.b * 255), 12),
+                 qPrintable(describe(slowest)));
+        // Selecting a metric again shows the metric.
+        QVERIFY(window_->panes()->select_metric(0));
+        QVERIFY(QString::fromStdString(topology.scene().title_text()).startsWith("Time"));
+    }
+
+    void codelet_view_without_audit_says_so() {
+        report::Report plain = test::audited_report();
+        plain.attributes.erase("topolens.audit");
+        CodeletView view;
+        view.set_report(&plain);
+        QVERIFY(!view.has_audit());
+        QCOMPARE(view.box_count(), 0);
+        QCOMPARE(view.message_text(), QString("no tuned operations in this report"));
+        // A broken document is reported, not shown as an empty audit.
+        plain.attributes["topolens.audit"] = "{\"format\": \"topolens-audit\", \"operations\": [";
+        view.set_report(&plain);
+        QVERIFY(!view.has_audit());
+        QVERIFY2(view.message_text().contains("not JSON"), qPrintable(view.message_text()));
+    }
+
+    void render_command_writes_png() {
+        const QString program = env("TOPOLENS_GUI");
+        const QString png = work_dir() + "/render-sw.png";
+        QFile::remove(png);
+        QProcess process;
+        process.start(program, {"--render", env("TOPOLENS_GUI_TEST_REPORT"), "--png", png,
+                                "--metric", "Wavefront from SW", "--size", "900x700"});
+        QVERIFY(process.waitForFinished(30000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(900, 700));
+        // The same scene, drawn here at the same size, tells where the corner cells are.
+        const report::Report report =
+            report::read_cube4(env("TOPOLENS_GUI_TEST_REPORT").toStdString());
+        const report::CartTopology& g = report.topologies.front();
+        TopologyScene scene;
+        TopologyPicture picture;
+        picture.topology = &g;
+        picture.values = report.inclusive_by_location(*report.find_metric("Wavefront from SW"), -1);
+        picture.low_resolution_max =
+            *std::max_element(picture.values.begin(), picture.values.end());
+        scene.show(picture, SceneControls{});
+        vtkNew<vtkRenderWindow> offscreen;
+        offscreen->SetOffScreenRendering(1);
+        offscreen->SetSize(900, 700);
+        scene.attach(offscreen);
+        offscreen->Render();
+        const QColor sw = pixel_at(image, *scene.display_position(location_at(g, {0, 0})));
+        const QColor ne = pixel_at(image, *scene.display_position(location_at(g, {3, 3})));
+        QVERIFY2(close_to(sw, 255, 255, 255, 3), qPrintable(describe(sw)));
+        QVERIFY2(ne.red() >= 235 && ne.green() <= 25 && ne.blue() <= 25, qPrintable(describe(ne)));
+
+        // The codelet view, and the errors.
+        const QString audited = work_dir() + "/audited-render.cubex";
+        report::write_cube4(test::audited_report(), audited.toStdString());
+        const QString codelets = work_dir() + "/render-codelets.png";
+        process.start(program, {"--render", audited, "--png", codelets, "--view", "codelets"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 0);
+        QCOMPARE(QImage(codelets).size(), QSize(1000, 760));
+        process.start(program,
+                      {"--render", audited, "--png", codelets, "--metric", "no such metric"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(process.readAllStandardError().contains("no metric named 'no such metric'"));
+        process.start(program, {"--render", audited, "--png", codelets, "--view", "sideways"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 2);
+    }
+};
+
+int main(int argc, char** argv) {
+    use_vtk_surface_format();
+    QApplication app(argc, argv);
+    GuiTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "gui_test.moc"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# GUI test fixture: traces samples/wavefront2d on a 4x4 grid (16 ranks, LD_PRELOAD), as
+# samples/demo.sh does, and analyzes it into $TL_WORK/gui/wavefront.cubex.
+# Environment as for the integration tests (tests/integration/common.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/../../tests/integration/common.sh"
+[ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set"
+
+work="$(tl_workdir gui)"
+tl_mpirun 16 LD_PRELOAD="$TL_MEASURE_LIB" TOPOLENS_TRACE_DIR="$work/trace" \
+    TOPOLENS_REPORT_PATH_FILE="$work/trace-path" -- \
+    "$TL_BIN/wavefront2d" --px 4 --py 4 --blocks 10 --iterations 2 --work-us 2000 \
+    >"$work/stdout" 2>"$work/stderr" || {
+    cat "$work/stdout" "$work/stderr"
+    tl_fail "wavefront2d failed"
+}
+trace="$(tl_reported_trace "$work/trace-path")"
+"$TL_TOPOLENS" analyze "$trace" -o "$work/wavefront.cubex" --quiet || tl_fail "topolens analyze failed"
+echo "report: $work/wavefront.cubex"

@@ -1,0 +1,496 @@
+#include "gui/topology_scene.h"
+
+#include "gui/color_scale.h"
+#include "gui/value_model.h"
+
+#include <vtkActor.h>
+#include <vtkBillboardTextActor3D.h>
+#include <vtkCamera.h>
+#include <vtkConeSource.h>
+#include <vtkCubeSource.h>
+#include <vtkGlyph3DMapper.h>
+#include <vtkLineSource.h>
+#include <vtkLookupTable.h>
+#include <vtkOutlineSource.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderWindow.h>
+#include <vtkRenderer.h>
+#include <vtkScalarBarActor.h>
+#include <vtkSphereSource.h>
+#include <vtkTextActor.h>
+#include <vtkTextProperty.h>
+#include <vtkUnsignedCharArray.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace topolens::gui {
+
+namespace {
+
+constexpr Rgb kText{0.0, 0.0, 0.0};
+constexpr Rgb kEmptyCellOutline{0.72, 0.72, 0.72};
+constexpr Rgb kHighlight{1.0, 0.0, 1.0}; // magenta: on no part of the scale
+// Where the 3D grid is drawn inside the window (the rest holds title and legend).
+constexpr double kGridViewport[4] = {0.0, 0.0, 0.84, 0.84};
+
+unsigned char to_byte(double channel) {
+    return static_cast<unsigned char>(std::lround(std::clamp(channel, 0.0, 1.0) * 255.0));
+}
+
+void set_text_style(vtkTextProperty* text, int size, bool bold) {
+    text->SetFontSize(size);
+    text->SetBold(bold);
+    text->SetColor(kText.r, kText.g, kText.b);
+    text->SetFontFamilyToArial();
+}
+
+vtkSmartPointer<vtkActor> line_actor(const std::array<double, 3>& from,
+                                     const std::array<double, 3>& to) {
+    vtkNew<vtkLineSource> line;
+    line->SetPoint1(from.data());
+    line->SetPoint2(to.data());
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputConnection(line->GetOutputPort());
+    auto actor = vtkSmartPointer<vtkActor>::New();
+    actor->SetMapper(mapper);
+    actor->GetProperty()->SetColor(kText.r, kText.g, kText.b);
+    actor->GetProperty()->SetLineWidth(2.0);
+    return actor;
+}
+
+vtkSmartPointer<vtkActor> cone_actor(const std::array<double, 3>& tip,
+                                     const std::array<double, 3>& direction) {
+    vtkNew<vtkConeSource> cone;
+    cone->SetHeight(0.35);
+    cone->SetRadius(0.12);
+    cone->SetResolution(16);
+    cone->SetDirection(direction.data());
+    cone->SetCenter(tip[0] - 0.175 * direction[0], tip[1] - 0.175 * direction[1],
+                    tip[2] - 0.175 * direction[2]);
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputConnection(cone->GetOutputPort());
+    auto actor = vtkSmartPointer<vtkActor>::New();
+    actor->SetMapper(mapper);
+    actor->GetProperty()->SetColor(kText.r, kText.g, kText.b);
+    return actor;
+}
+
+vtkSmartPointer<vtkBillboardTextActor3D>
+label_actor(const std::string& text, const std::array<double, 3>& at, int size, bool bold) {
+    auto label = vtkSmartPointer<vtkBillboardTextActor3D>::New();
+    label->SetInput(text.c_str());
+    label->SetPosition(at[0], at[1], at[2]);
+    set_text_style(label->GetTextProperty(), size, bold);
+    label->GetTextProperty()->SetJustificationToCentered();
+    label->GetTextProperty()->SetVerticalJustificationToCentered();
+    return label;
+}
+
+} // namespace
+
+std::optional<Orientation> parse_orientation(const std::string& name) {
+    if (name == "top") return Orientation::Top;
+    if (name == "front") return Orientation::Front;
+    if (name == "iso") return Orientation::Iso;
+    return std::nullopt;
+}
+
+std::string orientation_name(Orientation orientation) {
+    switch (orientation) {
+    case Orientation::Top:
+        return "top";
+    case Orientation::Front:
+        return "front";
+    case Orientation::Iso:
+        return "iso";
+    }
+    return "top";
+}
+
+TopologyScene::TopologyScene() {
+    overlay_->SetBackground(kBackground.r, kBackground.g, kBackground.b);
+    overlay_->SetLayer(0);
+    grid_->SetLayer(1);
+    grid_->SetViewport(kGridViewport);
+    grid_->SetPreserveColorBuffer(1); // drawn over the overlay's white background
+
+    // The scale as a 256-entry table, so that the legend shows exactly the cells' colours.
+    lut_->SetNumberOfTableValues(256);
+    for (int i = 0; i < 256; ++i) {
+        const Rgb c = scale_color(i / 255.0);
+        lut_->SetTableValue(i, c.r, c.g, c.b, 1.0);
+    }
+    lut_->SetRange(0.0, 1.0);
+
+    legend_->SetLookupTable(lut_);
+    legend_->SetNumberOfLabels(5);
+    legend_->SetLabelFormat("%-#.3g");
+    legend_->SetPosition(0.86, 0.08);
+    legend_->SetPosition2(0.13, 0.72);
+    legend_->SetMaximumWidthInPixels(120);
+    legend_->UnconstrainedFontSizeOn();
+    set_text_style(legend_->GetTitleTextProperty(), 15, true);
+    set_text_style(legend_->GetLabelTextProperty(), 13, false);
+    legend_->GetTitleTextProperty()->SetJustificationToLeft();
+    overlay_->AddActor2D(legend_);
+
+    title_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    title_->SetPosition(0.015, 0.9);
+    set_text_style(title_->GetTextProperty(), 20, true);
+    overlay_->AddActor2D(title_);
+    scale_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    scale_->SetPosition(0.015, 0.855);
+    set_text_style(scale_->GetTextProperty(), 14, false);
+    overlay_->AddActor2D(scale_);
+    notes_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    notes_->SetPosition(0.015, 0.015);
+    set_text_style(notes_->GetTextProperty(), 12, false);
+    notes_->SetInput("empty cell = 0    dark grey cell = near 0 (below 0.5 % of the scale's top)");
+    overlay_->AddActor2D(notes_);
+
+    vtkNew<vtkCubeSource> cube;
+    filled_mapper_->SetInputData(filled_points_);
+    filled_mapper_->SetSourceConnection(cube->GetOutputPort());
+    filled_mapper_->SetScaleModeToNoDataScaling();
+    filled_mapper_->SetColorModeToDirectScalars();
+    filled_mapper_->SetScalarModeToUsePointFieldData();
+    filled_mapper_->SelectColorArray("colors");
+    filled_mapper_->ScalarVisibilityOn();
+    filled_actor_->SetMapper(filled_mapper_);
+    // Mostly ambient light: a face seen head-on shows the scale's colour exactly, the
+    // sides of a tilted grid are shaded a little for depth.
+    filled_actor_->GetProperty()->SetAmbient(0.75);
+    filled_actor_->GetProperty()->SetDiffuse(0.25);
+    filled_actor_->GetProperty()->SetSpecular(0.0);
+
+    vtkNew<vtkOutlineSource> outline;
+    outline->SetBounds(-0.5, 0.5, -0.5, 0.5, -0.5, 0.5);
+    empty_mapper_->SetInputData(empty_points_);
+    empty_mapper_->SetSourceConnection(outline->GetOutputPort());
+    empty_mapper_->SetScaleModeToNoDataScaling();
+    empty_mapper_->ScalarVisibilityOff();
+    empty_actor_->SetMapper(empty_mapper_);
+    empty_actor_->GetProperty()->SetColor(kEmptyCellOutline.r, kEmptyCellOutline.g,
+                                          kEmptyCellOutline.b);
+    empty_actor_->GetProperty()->SetLighting(false);
+
+    vtkNew<vtkPolyDataMapper> highlight_mapper;
+    highlight_mapper->SetInputConnection(highlight_source_->GetOutputPort());
+    highlight_actor_->SetMapper(highlight_mapper);
+    highlight_actor_->GetProperty()->SetColor(kHighlight.r, kHighlight.g, kHighlight.b);
+    highlight_actor_->GetProperty()->SetLineWidth(4.0);
+    highlight_actor_->GetProperty()->SetLighting(false);
+    highlight_actor_->VisibilityOff();
+
+    grid_->AddActor(filled_actor_);
+    grid_->AddActor(empty_actor_);
+    grid_->AddActor(highlight_actor_);
+}
+
+TopologyScene::~TopologyScene() = default;
+
+void TopologyScene::attach(vtkRenderWindow* window) {
+    window->SetNumberOfLayers(2);
+    window->AddRenderer(overlay_);
+    window->AddRenderer(grid_);
+}
+
+vtkRenderer* TopologyScene::grid_renderer() const {
+    return grid_.Get();
+}
+vtkLookupTable* TopologyScene::lookup_table() const {
+    return lut_.Get();
+}
+vtkScalarBarActor* TopologyScene::legend() const {
+    return legend_.Get();
+}
+std::string TopologyScene::title_text() const {
+    const char* text = title_->GetInput();
+    return text ? text : "";
+}
+
+void TopologyScene::show(const TopologyPicture& picture, const SceneControls& controls) {
+    controls_ = controls;
+    controls_.cell_size = std::clamp(controls_.cell_size, 0.1, 1.0);
+    controls_.plane_distance = std::clamp(controls_.plane_distance, 1.0, 10.0);
+
+    std::array<int, 3> dims{1, 1, 1};
+    int ndims = 0;
+    if (picture.topology) {
+        ndims = static_cast<int>(std::min<size_t>(3, picture.topology->sizes.size()));
+        for (int d = 0; d < ndims; ++d)
+            dims[d] = static_cast<int>(std::max<uint32_t>(1, picture.topology->sizes[d]));
+    }
+    const bool shape_changed = dims != dims_ || ndims != ndims_;
+    dims_ = dims;
+    ndims_ = ndims;
+
+    // Cell centres: axis 0 east, axis 1 north, axis 2 up; planes along axis 2 spread apart.
+    centers_.assign(picture.values.size(), std::nullopt);
+    double grid_min = std::numeric_limits<double>::infinity(), grid_max = -grid_min;
+    if (picture.topology) {
+        const auto& coords = picture.topology->coords;
+        for (size_t l = 0; l < picture.values.size() && l < coords.size(); ++l) {
+            if (coords[l].empty()) continue;
+            std::array<double, 3> c{0.0, 0.0, 0.0};
+            for (int d = 0; d < ndims && d < static_cast<int>(coords[l].size()); ++d)
+                c[d] = static_cast<double>(coords[l][d]);
+            c[2] *= controls_.plane_distance;
+            centers_[l] = c;
+            grid_min = std::min(grid_min, picture.values[l]);
+            grid_max = std::max(grid_max, picture.values[l]);
+        }
+    }
+    if (!(grid_min <= grid_max)) grid_min = grid_max = 0.0;
+
+    if (picture.high_resolution) {
+        range_low_ = grid_min;
+        range_high_ = grid_max;
+        scale_text_ = "colour scale " + format_number(range_low_) + " .. " +
+                      format_number(range_high_) + " " + picture.unit +
+                      "  (high resolution: smallest .. largest value on the grid)";
+    } else {
+        range_low_ = 0.0;
+        range_high_ = picture.low_resolution_max;
+        scale_text_ = "colour scale 0 .. " + format_number(range_high_) + " " + picture.unit +
+                      "  (low resolution: " + picture.low_resolution_meaning + ")";
+    }
+    // VTK needs a non-empty range; an empty one still shows its single value at both ends.
+    const double lut_high = range_high_ > range_low_
+                                ? range_high_
+                                : range_low_ + std::max(1e-12, std::abs(range_low_) * 1e-9);
+    lut_->SetRange(range_low_, lut_high);
+    lut_->Build();
+    const double scale_top = std::max(std::abs(range_low_), std::abs(range_high_));
+
+    vtkNew<vtkPoints> filled, empty;
+    vtkNew<vtkUnsignedCharArray> colors;
+    colors->SetName("colors");
+    colors->SetNumberOfComponents(3);
+    for (size_t l = 0; l < centers_.size(); ++l) {
+        if (!centers_[l]) continue;
+        const double v = picture.values[l];
+        const ValueClass cls = classify(v, scale_top);
+        if (cls == ValueClass::Zero) {
+            empty->InsertNextPoint(centers_[l]->data());
+            continue;
+        }
+        const Rgb c = cls == ValueClass::NearZero
+                          ? kNearZero
+                          : scale_color(scale_fraction(v, range_low_, range_high_));
+        filled->InsertNextPoint(centers_[l]->data());
+        const unsigned char rgb[3] = {to_byte(c.r), to_byte(c.g), to_byte(c.b)};
+        colors->InsertNextTypedTuple(rgb);
+    }
+    filled_points_->Initialize();
+    filled_points_->SetPoints(filled);
+    filled_points_->GetPointData()->AddArray(colors);
+    filled_points_->Modified();
+    empty_points_->Initialize();
+    empty_points_->SetPoints(empty);
+    empty_points_->Modified();
+    const double s = controls_.cell_size;
+    filled_actor_->SetScale(1.0); // glyph size via the source below
+    vtkNew<vtkCubeSource> cube;
+    cube->SetXLength(s);
+    cube->SetYLength(s);
+    cube->SetZLength(ndims >= 3 ? s : std::min(s, 0.25));
+    filled_mapper_->SetSourceConnection(cube->GetOutputPort());
+    vtkNew<vtkOutlineSource> outline;
+    const double hz = (ndims >= 3 ? s : std::min(s, 0.25)) / 2;
+    outline->SetBounds(-s / 2, s / 2, -s / 2, s / 2, -hz, hz);
+    empty_mapper_->SetSourceConnection(outline->GetOutputPort());
+
+    // The metric is in the title; the legend names the unit.
+    const std::string legend_title = picture.unit == "s"     ? "seconds"
+                                     : picture.unit == "occ" ? "occurrences"
+                                                             : picture.unit;
+    legend_->SetTitle(legend_title.c_str());
+    std::string title = picture.title;
+    if (!picture.subtitle.empty()) title += "    " + picture.subtitle;
+    title_->SetInput(title.c_str());
+    scale_->SetInput(scale_text_.c_str());
+
+    build_axes();
+    update_highlight();
+    if (shape_changed || !camera_set_)
+        set_orientation(ndims >= 3 ? Orientation::Iso : Orientation::Top);
+}
+
+std::array<double, 6> TopologyScene::grid_bounds() const {
+    const double zpitch = controls_.plane_distance;
+    const double hz = ndims_ >= 3 ? 0.5 : 0.125;
+    return {-0.5, dims_[0] - 0.5, -0.5, dims_[1] - 0.5, -hz, (dims_[2] - 1) * zpitch + hz};
+}
+
+void TopologyScene::build_axes() {
+    for (auto& prop : axis_props_) grid_->RemoveViewProp(prop);
+    axis_props_.clear();
+    if (ndims_ == 0) return;
+    const auto b = grid_bounds();
+    const double gap = 0.45; // axes run this far outside the cells
+    const std::array<double, 3> origin{b[0] - gap, b[2] - gap, b[4]};
+    const int label_size = 16;
+    auto add = [this](vtkSmartPointer<vtkProp> prop) {
+        grid_->AddViewProp(prop);
+        axis_props_.push_back(prop);
+    };
+    // Axis 0: west -> east, along the south edge.
+    const std::array<double, 3> east_end{b[1] + 0.8, origin[1], origin[2]};
+    add(line_actor(origin, east_end));
+    add(cone_actor(east_end, {1, 0, 0}));
+    auto axis0 = label_actor("axis 0: W -> E", {east_end[0] + 0.2, origin[1] - 0.45, origin[2]},
+                             label_size, false);
+    axis0->GetTextProperty()->SetJustificationToRight();
+    add(axis0);
+    add(label_actor("W", {b[0] - 1.0, (b[2] + b[3]) / 2, origin[2]}, 22, true));
+    add(label_actor("E", {b[1] + 1.0, (b[2] + b[3]) / 2, origin[2]}, 22, true));
+    if (ndims_ >= 2) {
+        const std::array<double, 3> north_end{origin[0], b[3] + 0.8, origin[2]};
+        add(line_actor(origin, north_end));
+        add(cone_actor(north_end, {0, 1, 0}));
+        add(label_actor("axis 1: S -> N", {origin[0], north_end[1] + 0.45, origin[2]}, label_size,
+                        false));
+        add(label_actor("S", {(b[0] + b[1]) / 2, b[2] - 1.0, origin[2]}, 22, true));
+        add(label_actor("N", {(b[0] + b[1]) / 2, b[3] + 1.0, origin[2]}, 22, true));
+    }
+    if (ndims_ >= 3) {
+        const std::array<double, 3> top_end{origin[0], origin[1], b[5] + 0.8};
+        add(line_actor(origin, top_end));
+        add(cone_actor(top_end, {0, 0, 1}));
+        add(label_actor("axis 2: bottom -> top", {origin[0], origin[1], top_end[2] + 0.45},
+                        label_size, false));
+    }
+    // The origin: coordinate 0 on every axis (west, south, bottom).
+    vtkNew<vtkSphereSource> sphere;
+    sphere->SetRadius(0.14);
+    sphere->SetThetaResolution(16);
+    sphere->SetPhiResolution(16);
+    sphere->SetCenter(origin.data());
+    vtkNew<vtkPolyDataMapper> sphere_mapper;
+    sphere_mapper->SetInputConnection(sphere->GetOutputPort());
+    auto marker = vtkSmartPointer<vtkActor>::New();
+    marker->SetMapper(sphere_mapper);
+    marker->GetProperty()->SetColor(kText.r, kText.g, kText.b);
+    add(marker);
+    const std::string origin_label = ndims_ == 1   ? "origin (0)"
+                                     : ndims_ == 2 ? "origin (0,0)"
+                                                   : "origin (0,0,0)";
+    add(label_actor(origin_label, {origin[0] - 0.2, origin[1] - 0.55, origin[2]}, 14, true));
+}
+
+void TopologyScene::set_orientation(Orientation orientation) {
+    vtkCamera* camera = grid_->GetActiveCamera();
+    const auto b = grid_bounds();
+    const std::array<double, 3> center{(b[0] + b[1]) / 2, (b[2] + b[3]) / 2, (b[4] + b[5]) / 2};
+    std::array<double, 3> direction{0, 0, 1}, up{0, 1, 0};
+    switch (orientation) {
+    case Orientation::Top:
+        direction = {0, 0, 1}, up = {0, 1, 0};
+        break;
+    case Orientation::Front:
+        direction = {0, -1, 0}, up = {0, 0, 1};
+        break;
+    case Orientation::Iso:
+        direction = {0.45, -0.8, 0.6}, up = {0, 0, 1};
+        break;
+    }
+    camera->SetFocalPoint(center.data());
+    camera->SetPosition(center[0] + direction[0], center[1] + direction[1],
+                        center[2] + direction[2]);
+    camera->SetViewUp(up.data());
+    // Fit the grid with its axes and labels (about 1.5 cells around it).
+    const double margin = 1.6;
+    const double fit[6] = {b[0] - margin, b[1] + margin, b[2] - margin,
+                           b[3] + margin, b[4] - 0.5,    b[5] + 0.5};
+    grid_->ResetCamera(fit);
+    camera_set_ = true;
+}
+
+void TopologyScene::set_highlight(int location) {
+    highlighted_ = location;
+    update_highlight();
+}
+
+void TopologyScene::update_highlight() {
+    const auto center = cell_center(highlighted_);
+    if (!center) {
+        highlight_actor_->VisibilityOff();
+        return;
+    }
+    const double h = controls_.cell_size / 2 + 0.06;
+    const double hz = (ndims_ >= 3 ? controls_.cell_size / 2 : 0.125) + 0.06;
+    const auto& c = *center;
+    highlight_source_->SetBounds(c[0] - h, c[0] + h, c[1] - h, c[1] + h, c[2] - hz, c[2] + hz);
+    highlight_actor_->VisibilityOn();
+}
+
+std::optional<std::array<double, 3>> TopologyScene::cell_center(int location) const {
+    if (location < 0 || location >= static_cast<int>(centers_.size())) return std::nullopt;
+    return centers_[location];
+}
+
+std::optional<int> TopologyScene::pick(double display_x, double display_y) const {
+    // The ray through the display point, intersected with every cell's box (slab test):
+    // exact for instanced glyphs, whose boxes VTK's prop pickers cannot tell apart.
+    double near_point[4], far_point[4];
+    grid_->SetDisplayPoint(display_x, display_y, 0.0);
+    grid_->DisplayToWorld();
+    grid_->GetWorldPoint(near_point);
+    grid_->SetDisplayPoint(display_x, display_y, 1.0);
+    grid_->DisplayToWorld();
+    grid_->GetWorldPoint(far_point);
+    if (near_point[3] == 0.0 || far_point[3] == 0.0) return std::nullopt;
+    std::array<double, 3> p0, dir;
+    for (int i = 0; i < 3; ++i) {
+        p0[i] = near_point[i] / near_point[3];
+        dir[i] = far_point[i] / far_point[3] - p0[i];
+    }
+    const double h = controls_.cell_size / 2;
+    const double hz = ndims_ >= 3 ? h : 0.125;
+    std::optional<int> best;
+    double best_t = std::numeric_limits<double>::infinity();
+    for (size_t l = 0; l < centers_.size(); ++l) {
+        if (!centers_[l]) continue;
+        const auto& c = *centers_[l];
+        const double half[3] = {h, h, hz};
+        double t_enter = -std::numeric_limits<double>::infinity();
+        double t_exit = std::numeric_limits<double>::infinity();
+        bool hit = true;
+        for (int i = 0; i < 3 && hit; ++i) {
+            const double lo = c[i] - half[i], hi = c[i] + half[i];
+            if (std::abs(dir[i]) < 1e-15) {
+                hit = p0[i] >= lo && p0[i] <= hi;
+            } else {
+                double t1 = (lo - p0[i]) / dir[i], t2 = (hi - p0[i]) / dir[i];
+                if (t1 > t2) std::swap(t1, t2);
+                t_enter = std::max(t_enter, t1);
+                t_exit = std::min(t_exit, t2);
+                hit = t_enter <= t_exit;
+            }
+        }
+        if (hit && t_exit >= 0.0 && t_enter < best_t) {
+            best_t = t_enter;
+            best = static_cast<int>(l);
+        }
+    }
+    return best;
+}
+
+std::optional<std::array<double, 2>> TopologyScene::display_position(int location) const {
+    const auto center = cell_center(location);
+    if (!center) return std::nullopt;
+    grid_->SetWorldPoint((*center)[0], (*center)[1], (*center)[2], 1.0);
+    grid_->WorldToDisplay();
+    double display[3];
+    grid_->GetDisplayPoint(display);
+    return std::array<double, 2>{display[0], display[1]};
+}
+
+} // namespace topolens::gui

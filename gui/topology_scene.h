@@ -1,0 +1,129 @@
+// The VTK scene of the topology view: one cell per process of a 1D, 2D or 3D Cartesian
+// grid, coloured by a value per location, with a legend, a title, compass-labelled axes and
+// the origin marked. Built here once for both the window (topology_view.cpp, through
+// vtk_gl_widget.cpp) and `--render` (picture_render.cpp), so both show the same picture.
+//
+// Cells are drawn by two vtkGlyph3DMapper (one instanced cube per cell with a value, one
+// instanced outline per cell without), so 32x32x32 grids stay fluid.
+#pragma once
+
+#include "analyzer/report.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <vtkNew.h>
+#include <vtkSmartPointer.h>
+
+class vtkActor;
+class vtkActor2D;
+class vtkBillboardTextActor3D;
+class vtkGlyph3DMapper;
+class vtkLookupTable;
+class vtkOutlineSource;
+class vtkPolyData;
+class vtkProp;
+class vtkRenderWindow;
+class vtkRenderer;
+class vtkScalarBarActor;
+class vtkTextActor;
+
+namespace topolens::gui {
+
+// Camera presets: looking down from the top (north up, east right), from the south
+// (east right, top up), or obliquely from the south-east above.
+enum class Orientation { Top, Front, Iso };
+std::optional<Orientation> parse_orientation(const std::string& name);
+std::string orientation_name(Orientation orientation);
+
+// What to draw.
+struct TopologyPicture {
+    const report::CartTopology* topology = nullptr;
+    std::vector<double> values; // by location (report location id)
+    // Colour range. Low resolution: 0 .. the whole-program maximum (value_model.h);
+    // high resolution: the smallest .. the largest value on the grid.
+    bool high_resolution = false;
+    double low_resolution_max = 0.0;
+    std::string low_resolution_meaning = "up to the largest value of any process over the "
+                                         "whole program";
+    std::string title;                       // e.g. "Wavefront from SW"
+    std::string subtitle;                    // e.g. "call path: program (inclusive)"
+    std::string unit;                        // e.g. "s"
+    std::vector<std::string> location_names; // by location, e.g. "rank 3" (picking info)
+};
+
+// How to draw it (the view's controls).
+struct SceneControls {
+    double cell_size = 0.8;      // share of the grid pitch a cell fills, 0.1..1
+    double plane_distance = 2.0; // pitch between planes along axis 2, in cell pitches, 1..10
+};
+
+class TopologyScene {
+  public:
+    TopologyScene();
+    ~TopologyScene();
+    TopologyScene(const TopologyScene&) = delete;
+    TopologyScene& operator=(const TopologyScene&) = delete;
+
+    // Adds the scene's two renderers (2D overlay below, 3D grid on top) to `window`.
+    void attach(vtkRenderWindow* window);
+    // Rebuilds cells, colours, legend and labels. Keeps the camera unless the grid's shape
+    // changed (then the grid's default orientation is applied).
+    void show(const TopologyPicture& picture, const SceneControls& controls);
+    void set_orientation(Orientation orientation);
+    // Outlines one location's cell (-1: none).
+    void set_highlight(int location);
+    int highlight() const { return highlighted_; }
+
+    // The location whose cell is under the display point (VTK display coordinates: pixels
+    // from the bottom-left corner), nearest to the camera; cells without a value count too.
+    std::optional<int> pick(double display_x, double display_y) const;
+    // Where the centre of a location's cell appears (VTK display coordinates), if it has one.
+    std::optional<std::array<double, 2>> display_position(int location) const;
+
+    vtkRenderer* grid_renderer() const;
+    vtkLookupTable* lookup_table() const;
+    vtkScalarBarActor* legend() const;
+    double range_low() const { return range_low_; }
+    double range_high() const { return range_high_; }
+    // The line under the title that states the colour range and how it was chosen.
+    std::string scale_text() const { return scale_text_; }
+    std::string title_text() const;
+    // Cell centre in world coordinates.
+    std::optional<std::array<double, 3>> cell_center(int location) const;
+
+  private:
+    void build_axes();
+    void update_highlight();
+    std::array<double, 6> grid_bounds() const;
+
+    vtkNew<vtkRenderer> overlay_; // background, title, legend, notes
+    vtkNew<vtkRenderer> grid_;    // the 3D grid and its axes
+    vtkNew<vtkLookupTable> lut_;
+    vtkNew<vtkScalarBarActor> legend_;
+    vtkNew<vtkTextActor> title_;
+    vtkNew<vtkTextActor> scale_;
+    vtkNew<vtkTextActor> notes_;
+    vtkNew<vtkPolyData> filled_points_;
+    vtkNew<vtkPolyData> empty_points_;
+    vtkNew<vtkGlyph3DMapper> filled_mapper_;
+    vtkNew<vtkGlyph3DMapper> empty_mapper_;
+    vtkNew<vtkActor> filled_actor_;
+    vtkNew<vtkActor> empty_actor_;
+    vtkNew<vtkOutlineSource> highlight_source_;
+    vtkNew<vtkActor> highlight_actor_;
+    std::vector<vtkSmartPointer<vtkProp>> axis_props_;
+
+    std::array<int, 3> dims_{0, 0, 0};
+    int ndims_ = 0;
+    SceneControls controls_;
+    std::vector<std::optional<std::array<double, 3>>> centers_; // by location
+    int highlighted_ = -1;
+    double range_low_ = 0.0, range_high_ = 0.0;
+    std::string scale_text_;
+    bool camera_set_ = false;
+};
+
+} // namespace topolens::gui

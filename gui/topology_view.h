@@ -1,0 +1,59 @@
+// The topology pane: the VTK scene in its OpenGL widget, the view's controls (orientation
+// presets, low/high resolution, cell size, plane distance) and a line describing the picked
+// cell. Picking a cell emits locationPicked; the window selects that location in the system
+// pane, which calls set_highlight back.
+#pragma once
+
+#include "gui/topology_scene.h"
+
+#include <QImage>
+#include <QWidget>
+
+class QCheckBox;
+class QLabel;
+class QSlider;
+
+namespace topolens::gui {
+
+class VtkGlWidget;
+
+class TopologyView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TopologyView(QWidget* parent = nullptr);
+    ~TopologyView() override;
+
+    // Shows a new picture; its resolution flag is replaced by the view's own setting.
+    void set_picture(TopologyPicture picture);
+    void set_high_resolution(bool high);
+    bool high_resolution() const;
+    void set_orientation(Orientation orientation);
+    void set_cell_size(double share);
+    void set_plane_distance(double pitch);
+    void set_highlight(int location);
+    // Acts as a click at a VTK display position (device pixels from the bottom-left).
+    void pick_at(double display_x, double display_y);
+
+    TopologyScene& scene() { return scene_; }
+    VtkGlWidget* gl_widget() const { return gl_; }
+    QImage grab_picture();
+    QString info_text() const;
+
+  signals:
+    void locationPicked(int location);
+
+  private:
+    void refresh();
+    void describe(int location);
+
+    TopologyScene scene_;
+    TopologyPicture picture_;
+    SceneControls controls_;
+    VtkGlWidget* gl_;
+    QCheckBox* high_resolution_;
+    QSlider* cell_size_;
+    QSlider* plane_distance_;
+    QLabel* info_;
+};
+
+} // namespace topolens::gui
