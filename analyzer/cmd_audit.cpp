@@ -98,13 +98,25 @@ std::string upper(std::string s) {
 
 std::string index_text(const std::optional<int64_t>& i) { return i ? std::to_string(*i) : "-"; }
 
-// The process whose estimate of `c` is largest (the one that decides mu(c)).
-std::string slowest_rank(const pt::CodeletAudit& c, const std::vector<uint32_t>& ranks) {
-    const auto& per = c.per_process_estimate[pt::Heuristic];
+// The location where `per` is largest.
+std::optional<std::size_t> largest_at(const std::vector<std::optional<double>>& per) {
     std::optional<std::size_t> worst;
     for (std::size_t l = 0; l < per.size(); ++l)
         if (per[l] && (!worst || *per[l] > *per[*worst])) worst = l;
-    return worst ? std::to_string(ranks[*worst]) : "-";
+    return worst;
+}
+
+// The process with the largest estimate (the one that decides mu(c)), and, when another
+// process spent clearly more time of its own (10%), that one: the cause the others waited for.
+std::string slowest_rank(const pt::CodeletAudit& c, const std::vector<uint32_t>& ranks) {
+    const auto by_estimate = largest_at(c.per_process_estimate[pt::Heuristic]);
+    if (!by_estimate) return "-";
+    std::string text = std::to_string(ranks[*by_estimate]);
+    const auto by_own = largest_at(c.per_process_own);
+    if (by_own && *by_own != *by_estimate && c.per_process_own[*by_estimate] &&
+        *c.per_process_own[*by_own] > 1.1 * *c.per_process_own[*by_estimate])
+        text += " (own: " + std::to_string(ranks[*by_own]) + ")";
+    return text;
 }
 
 // Per robust method: how many outliers the process caused, and how many others waited.
@@ -118,8 +130,9 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
             out << "    " << c.index << " " << c.name << ":\n";
             header = true;
         }
-        std::map<uint32_t, std::size_t> own, waited;
-        for (const pt::OutlierAt& o : list) ++(o.propagated ? waited : own)[ranks[o.location]];
+        std::map<uint32_t, std::size_t> own, waited, fast;
+        for (const pt::OutlierAt& o : list)
+            ++(!o.slow ? fast : o.propagated ? waited : own)[ranks[o.location]];
         std::string line = std::string(pt::method_name(m)) + ": " + std::to_string(list.size());
         std::vector<std::string> parts;
         for (const auto& [rank, n] : own) parts.push_back(std::to_string(n) + " at rank " + std::to_string(rank));
@@ -133,10 +146,12 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
             parts.push_back(std::to_string(n) + " propagated at rank(s) " + rank_ranges(who) +
                             " (waiting for others)");
         }
+        for (const auto& [rank, n] : fast)
+            parts.push_back(std::to_string(n) + " unusually fast at rank " + std::to_string(rank));
         out << "      " << line << " — " << join(parts, ", ") << "\n";
         if (m != pt::Heuristic) continue;
         for (const pt::OutlierAt& o : list)
-            if (!o.propagated)
+            if (o.slow && !o.propagated)
                 out << "        rank " << ranks[o.location] << ", measurement " << o.number
                     << " at " << fixed(o.start, 3) << " s: " << ms(o.time) << " ms\n";
     }
@@ -207,7 +222,7 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
         << table.render(2)
         << "  rank: by the median of the four robust estimates; range: 10th-90th percentile of\n"
            "  the measurements (max over processes, without heuristic outliers); slowest: the\n"
-           "  rank with the largest heuristic estimate\n";
+           "  rank with the largest heuristic estimate (own: the largest without waiting time)\n";
     bool any = false;
     for (const pt::CodeletAudit& c : op.codelets)
         for (pt::Method m : pt::kRobustMethods) any = any || !c.outliers[m].empty();
