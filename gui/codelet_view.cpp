@@ -29,6 +29,7 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     auto* choosers = new QHBoxLayout;
     operation_combo_ = new QComboBox;
     codelet_combo_ = new QComboBox;
+    codelet_combo_->setPlaceholderText(tr("(choose a codelet)"));
     choosers->addWidget(new QLabel(tr("Tuned operation:")));
     choosers->addWidget(operation_combo_);
     choosers->addSpacing(20);
@@ -198,6 +199,7 @@ void CodeletView::show_operation(int index) {
             first = false;
         }
     }
+    codelet_combo_->setCurrentIndex(-1); // nothing chosen yet: the placeholder shows
     chart_->setTitle(tr("%1: search-phase time per measurement, by codelet")
                          .arg(QString::fromStdString(op.name)));
     chart_->addSeries(boxes_);

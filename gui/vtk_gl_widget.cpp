@@ -127,6 +127,13 @@ void VtkGlWidget::paintGL() {
     state->PushFramebufferBindings();
     state->vtkglBindFramebuffer(GL_DRAW_FRAMEBUFFER, defaultFramebufferObject());
     window_->BlitDisplayFramebuffer();
+    // VTK leaves partial alpha where it blended (text, lines); Qt would then compose the
+    // widget with what lies behind it. The picture is opaque: set alpha to 1 everywhere.
+    // Through VTK's state cache, so that VTK's next frame sets its own mask and colour.
+    state->vtkglColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_TRUE);
+    state->vtkglClearColor(0.0f, 0.0f, 0.0f, 1.0f);
+    state->vtkglClear(GL_COLOR_BUFFER_BIT);
+    state->vtkglColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     state->PopFramebufferBindings();
     in_paint_ = false;
 }
