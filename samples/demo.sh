@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # topolens demo: installs what is missing, builds, traces the wavefront2d sample (a
 # Sweep3D-like pipelined wavefront) on 16 processes in a 4x4 grid, shows the trace,
-# analyzes it into a CUBE4 report (<demo dir>/wavefront2d.cubex) and prints its summary.
+# analyzes it into a CUBE4 report (<demo dir>/wavefront2d.cubex), prints its summary and
+# draws the "Wavefront from SW" waits on the process grid into
+# <demo dir>/wavefront2d-topology.png (`topolens render`; under xvfb-run when there is no
+# display). With a display (and not in CI) it then opens the report in topolens-gui.
 #
 # Usage: samples/demo.sh              (no arguments needed)
 #
@@ -11,6 +14,7 @@
 #   TOPOLENS_DEMO_ARGS    wavefront2d options (default: --blocks 10 --iterations 2
 #                         --work-us 2000); see samples/wavefront2d/README.md
 #   TOPOLENS_DEMO_NO_BUILD=1   skip package installation and build (already built)
+#   TOPOLENS_DEMO_NO_GUI=1     do not open the GUI at the end (also when CI is set)
 #   TOPOLENS_BUILD        build directory (default: <repo>/build; from tests/setup.sh)
 set -euo pipefail
 
@@ -47,3 +51,23 @@ echo "== topolens analyze $trace_dir -o $report"
 echo
 echo "== topolens summary $report"
 "$bin/topolens" summary "$report"
+
+png="$demo_dir/wavefront2d-topology.png"
+echo
+echo "== topolens render $report --metric 'Wavefront from SW' --png $png"
+render=("$bin/topolens" render "$report" --metric "Wavefront from SW" --png "$png")
+# VTK draws through X only: without a display, a private virtual one.
+if [ -n "${DISPLAY:-}" ]; then
+    "${render[@]}"
+else
+    xvfb-run -a "${render[@]}"
+fi
+echo "The picture: the process grid seen from above (north up, east right), the origin"
+echo "corner (0,0) = south-west marked; the SW corner does not wait (empty cell), the NE"
+echo "corner, reached last by the wave from the south-west, waits most (red)."
+
+if [ -n "${DISPLAY:-}" ] && [ -z "${CI:-}" ] && [ "${TOPOLENS_DEMO_NO_GUI:-0}" != 1 ]; then
+    echo
+    echo "== topolens-gui $report"
+    "$bin/topolens-gui" "$report"
+fi
