@@ -87,7 +87,32 @@ report::Report load(const std::string& path) {
     return analysis::analyze(trace, patterns::all_patterns()).report;
 }
 
-std::string ms(double seconds) { return fixed(seconds * 1e3, 3); }
+// One unit for all the times of an operation, chosen by the largest estimate, so that the
+// columns compare at a glance: ms for the usual codelets, us or ns for tiny ones.
+class TimeUnit {
+  public:
+    explicit TimeUnit(const pt::OperationAudit& op) {
+        double largest = 0;
+        for (const pt::CodeletAudit& c : op.codelets)
+            for (double e : c.estimate) largest = std::max(largest, e);
+        if (largest >= 1) {
+            scale_ = 1, name_ = "s";
+        } else if (largest >= 1e-3) {
+            scale_ = 1e3, name_ = "ms";
+        } else if (largest >= 1e-6) {
+            scale_ = 1e6, name_ = "us";
+        } else {
+            scale_ = 1e9, name_ = "ns";
+        }
+    }
+    std::string number(double seconds) const { return fixed(seconds * scale_, 3); }
+    std::string operator()(double seconds) const { return number(seconds) + " " + name_; }
+    const char* name() const { return name_; }
+
+  private:
+    double scale_ = 1e3;
+    const char* name_ = "ms";
+};
 
 std::string percent(double fraction) { return fixed(fraction * 100, 1) + "%"; }
 
@@ -121,7 +146,7 @@ std::string slowest_rank(const pt::CodeletAudit& c, const std::vector<uint32_t>&
 
 // Per robust method: how many outliers the process caused, and how many others waited.
 void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
-                   const std::vector<uint32_t>& ranks) {
+                   const std::vector<uint32_t>& ranks, const TimeUnit& time) {
     bool header = false;
     for (pt::Method m : pt::kRobustMethods) {
         const auto& list = c.outliers[m];
@@ -153,12 +178,13 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
         for (const pt::OutlierAt& o : list)
             if (o.slow && !o.propagated)
                 out << "        rank " << ranks[o.location] << ", measurement " << o.number
-                    << " at " << fixed(o.start, 3) << " s: " << ms(o.time) << " ms\n";
+                    << " at " << fixed(o.start, 3) << " s: " << time(o.time) << "\n";
     }
 }
 
 void print_operation(std::ostream& out, const pt::OperationAudit& op, double run_seconds,
                      const std::vector<uint32_t>& ranks) {
+    const TimeUnit time(op);
     out << op.name << ": " << upper(pt::verdict_name(op.verdict)) << "\n";
     out << wrap(op.reason, 92, 2, 2, " ");
     auto label = [&](const std::optional<int64_t>& i) {
@@ -188,9 +214,9 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
                                    ") beyond running the chosen codelet every time"});
     if (op.production)
         facts.row({"production", std::to_string(op.production->executions) +
-                                     " executions, mean " + ms(op.production->mean) +
-                                     " ms vs search estimate " +
-                                     ms(op.production->search_estimate) + " ms (" +
+                                     " executions, mean " + time(op.production->mean) +
+                                     " vs search estimate " +
+                                     time(op.production->search_estimate) + " (" +
                                      fixed(op.production->ratio, 2) + "x)" +
                                      (op.production->flagged ? "  <-- slower than searched" : "")});
     else
@@ -211,14 +237,15 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
         std::string mark = c.winner_set ? "winner set" : "";
         if (op.tuner_winner == c.index) mark += std::string(mark.empty() ? "" : ", ") + "chosen";
         table.row({std::to_string(c.index), c.name, std::to_string(c.processes),
-                   std::to_string(c.measurements), ms(c.estimate[pt::Raw]),
-                   ms(c.estimate[pt::Heuristic]), ms(c.estimate[pt::Iqr]),
-                   ms(c.estimate[pt::Cluster]), ms(c.estimate[pt::StudentT]),
+                   std::to_string(c.measurements), time.number(c.estimate[pt::Raw]),
+                   time.number(c.estimate[pt::Heuristic]), time.number(c.estimate[pt::Iqr]),
+                   time.number(c.estimate[pt::Cluster]), time.number(c.estimate[pt::StudentT]),
                    std::to_string(consensus_rank), outliers,
-                   ms(c.range_lo) + "-" + ms(c.range_hi),
+                   time.number(c.range_lo) + "-" + time.number(c.range_hi),
                    fixed(c.instability, 2) + " " + c.stability, slowest_rank(c, ranks), mark});
     }
-    out << "\n  estimates in ms: the slowest process's estimate of one execution, per method\n"
+    out << "\n  estimates in " << time.name()
+        << ": the slowest process's estimate of one execution, per method\n"
         << table.render(2)
         << "  rank: by the median of the four robust estimates; range: 10th-90th percentile of\n"
            "  the measurements (max over processes, without heuristic outliers); slowest: the\n"
@@ -228,7 +255,7 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
         for (pt::Method m : pt::kRobustMethods) any = any || !c.outliers[m].empty();
     if (any) {
         out << "\n  outliers, and where they happened:\n";
-        for (const pt::CodeletAudit& c : op.codelets) outlier_lines(out, c, ranks);
+        for (const pt::CodeletAudit& c : op.codelets) outlier_lines(out, c, ranks, time);
     }
     if (!op.diagnostics.empty()) {
         out << "\n  diagnostics:\n";
