@@ -7,6 +7,8 @@
 
 #include "analyzer/cube4.h"
 #include "analyzer/grid.h"
+#include "patterns/codelet_audit.h"
+#include "patterns/codelet_measurements.h"
 
 #include <algorithm>
 #include <charconv>
@@ -20,6 +22,7 @@ namespace {
 
 namespace rp = topolens::report;
 namespace an = topolens::analysis;
+namespace pt = topolens::patterns;
 
 constexpr std::size_t kDefaultTop = 5;
 
@@ -300,10 +303,35 @@ void print_clock_violations(std::ostream& out, const rp::Report& report,
     out << table.render();
 }
 
+// The verdict of each tuned operation's audit (details: `topolens audit`).
+void print_autotuning(std::ostream& out, const std::string& path, const rp::Report& report) {
+    auto found = report.attributes.find(pt::kMeasurementsAttribute);
+    if (found == report.attributes.end()) return;
+    std::vector<uint32_t> ranks;
+    for (const rp::Location& l : report.locations) ranks.push_back(uint32_t(l.rank));
+    out << "\nautotuning (codelet audit; details: topolens audit " << path << ")\n";
+    try {
+        const pt::Audit audit =
+            pt::audit(pt::parse_codelet_measurements(found->second), {}, ranks);
+        for (const pt::OperationAudit& op : audit.operations)
+            out << wrap(op.name + ": " + pt::verdict_name(op.verdict) + ". " + op.reason, 92, 2, 4,
+                        " ");
+    } catch (const std::exception& e) {
+        out << "  the stored codelet measurements cannot be read: " << e.what() << "\n";
+    }
+}
+
 void print_attributes(std::ostream& out, const rp::Report& report) {
     Table table;
-    for (const auto& [key, value] : report.attributes)
-        if (key.rfind("topolens.", 0) == 0) table.row({key, value});
+    for (const auto& [key, value] : report.attributes) {
+        if (key.rfind("topolens.", 0) != 0) continue;
+        // The audit's input and result are documents, not one-line facts.
+        if (value.find('\n') != std::string::npos)
+            table.row({key, "(" + grouped(std::count(value.begin(), value.end(), '\n')) +
+                                " lines; read by topolens audit and the GUI)"});
+        else
+            table.row({key, value});
+    }
     if (table.empty()) return;
     out << "\nattributes\n" << table.render();
 }
@@ -319,7 +347,8 @@ void summary_usage(std::ostream& out) {
            "processes per grid role (corner, edge, face, interior); for every wait state that\n"
            "occurred, the N call paths and N locations with the most waiting time (default 5),\n"
            "locations with their grid coordinates, and the mean per process of each grid role\n"
-           "with its ratio to the interior mean; clock-condition violations; the report's\n"
+           "with its ratio to the interior mean; clock-condition violations; the\n"
+           "verdict of the codelet audit of each tuned operation (autotuned runs); the report's\n"
            "topolens.* attributes. Reports without a recorded choice of grid (older ones,\n"
            "Scalasca's) use their first topology.\n";
 }
@@ -387,6 +416,7 @@ int summary_main(const std::vector<std::string>& args) {
                     print_wait_state(out, report, m, totals[m], time_total, top, grid);
         }
         print_clock_violations(out, report, grid);
+        print_autotuning(out, path, report);
         print_attributes(out, report);
     } catch (const std::exception& e) {
         print_error(e.what());

@@ -182,3 +182,17 @@ TEST(AuditCommand, BadOptionsAreUsageErrors) {
         EXPECT_TRUE(contains(r.err, "topolens: error: audit:")) << r.err;
     }
 }
+
+TEST(AuditCommand, SummaryShowsTheVerdictNotTheDocuments) {
+    ScratchDir scratch;
+    const std::string trace = write_run(scratch / "t", {});
+    const std::string report = (scratch / "r.cubex").string();
+    ASSERT_EQ(run_command({TOPOLENS_BIN, "analyze", trace, "-o", report, "--quiet"}).exit_code, 0);
+    const auto r = run_command({TOPOLENS_BIN, "summary", report});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "autotuning (codelet audit; details: topolens audit")) << r.out;
+    EXPECT_TRUE(contains(r.out, "halo: confirmed. The tuner chose 0 (fast)")) << r.out;
+    // The stored measurements and audit are summarized by their size, not printed.
+    EXPECT_TRUE(contains(r.out, "lines; read by topolens audit and the GUI)")) << r.out;
+    EXPECT_FALSE(contains(r.out, "topolens-codelet-measurements")) << r.out;
+}
