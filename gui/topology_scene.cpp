@@ -119,6 +119,12 @@ TopologyScene::TopologyScene() {
     grid_->SetLayer(1);
     grid_->SetViewport(kGridViewport);
     grid_->SetPreserveColorBuffer(1); // drawn over the overlay's white background
+    // Labels on a layer of their own with the grid's camera: cells never hide them.
+    labels_->SetLayer(2);
+    labels_->SetViewport(kGridViewport);
+    labels_->SetPreserveColorBuffer(1);
+    labels_->SetActiveCamera(grid_->GetActiveCamera());
+    labels_->InteractiveOff();
 
     // The scale as a 256-entry table, so that the legend shows exactly the cells' colours.
     lut_->SetNumberOfTableValues(256);
@@ -196,9 +202,10 @@ TopologyScene::TopologyScene() {
 TopologyScene::~TopologyScene() = default;
 
 void TopologyScene::attach(vtkRenderWindow* window) {
-    window->SetNumberOfLayers(2);
+    window->SetNumberOfLayers(3);
     window->AddRenderer(overlay_);
     window->AddRenderer(grid_);
+    window->AddRenderer(labels_);
 }
 
 vtkRenderer* TopologyScene::grid_renderer() const {
@@ -330,7 +337,10 @@ std::array<double, 6> TopologyScene::grid_bounds() const {
 }
 
 void TopologyScene::build_axes() {
-    for (auto& prop : axis_props_) grid_->RemoveViewProp(prop);
+    for (auto& prop : axis_props_) {
+        grid_->RemoveViewProp(prop);
+        labels_->RemoveViewProp(prop);
+    }
     axis_props_.clear();
     if (ndims_ == 0) return;
     const auto b = grid_bounds();
@@ -338,7 +348,10 @@ void TopologyScene::build_axes() {
     const std::array<double, 3> origin{b[0] - gap, b[2] - gap, b[4]};
     const int label_size = 16;
     auto add = [this](vtkSmartPointer<vtkProp> prop) {
-        grid_->AddViewProp(prop);
+        if (vtkBillboardTextActor3D::SafeDownCast(prop))
+            labels_->AddViewProp(prop);
+        else
+            grid_->AddViewProp(prop);
         axis_props_.push_back(prop);
     };
     // Axis 0: west -> east, along the south edge.

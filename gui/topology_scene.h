@@ -101,6 +101,7 @@ class TopologyScene {
 
     vtkNew<vtkRenderer> overlay_; // background, title, legend, notes
     vtkNew<vtkRenderer> grid_;    // the 3D grid and its axes
+    vtkNew<vtkRenderer> labels_;  // axis and compass labels, drawn over the grid
     vtkNew<vtkLookupTable> lut_;
     vtkNew<vtkScalarBarActor> legend_;
     vtkNew<vtkTextActor> title_;
