@@ -544,6 +544,52 @@ TEST(CodeletAudit, OutliersWhoseWaitCoversTheExcessArePropagated) {
     EXPECT_FALSE(h[1].propagated);
 }
 
+TEST(CodeletAudit, UnusuallyFastOutliersAreNotSlow) {
+    // Nine 4 s and one 0.5 s at number 3: IQR (Q1 = Q3 = 4) drops the fast one; it lies
+    // below the median, so it is neither slow nor propagated.
+    Op op;
+    op.codelet(0, "A");
+    std::vector<double> t = repeat(4.0, 10);
+    t[3] = 0.5;
+    op.measure(0, 0, t, repeat(1.0, 10));
+    const OperationAudit a = audit_one(op, 1);
+    const auto& iqr = a.codelet(0)->outliers[Iqr];
+    ASSERT_EQ(iqr.size(), 1u);
+    EXPECT_EQ(iqr[0].number, 3u);
+    EXPECT_FALSE(iqr[0].slow);
+    EXPECT_FALSE(iqr[0].propagated);
+    // The slow ones of the other tests are slow.
+    Op slow;
+    slow.codelet(0, "A").measure(0, 0, ones_with_two_tens());
+    const OperationAudit b = audit_one(slow, 1);
+    ASSERT_EQ(b.codelet(0)->outliers[Iqr].size(), 2u);
+    for (const OutlierAt& o : b.codelet(0)->outliers[Iqr]) EXPECT_TRUE(o.slow);
+}
+
+TEST(CodeletAudit, PerProcessOwnTimeIsTheHeuristicOfDurationMinusWait) {
+    Op op;
+    op.codelet(0, "A");
+    op.measure(0, 0, repeat(2.0, 5));                 // own 2
+    op.measure(1, 0, repeat(2.0, 5), repeat(1.0, 5)); // waited half of it: own 1
+    // A wait beyond the duration counts as no own time: own {0, 1, 1}, where the heuristic
+    // (bound 3 x 0) sees two outliers, more than floor(0.2 x 3) = 0, so the raw mean.
+    op.measure(2, 0, {1.0, 1.0, 1.0}, {1.5, 0.0, 0.0});
+    const OperationAudit a = audit_one(op, 4);
+    const CodeletAudit& A = *a.codelet(0);
+    ASSERT_EQ(A.per_process_own.size(), 4u);
+    EXPECT_DOUBLE_EQ(*A.per_process_own[0], 2.0);
+    EXPECT_DOUBLE_EQ(*A.per_process_own[1], 1.0);
+    EXPECT_DOUBLE_EQ(*A.per_process_own[2], 2.0 / 3.0);
+    EXPECT_FALSE(A.per_process_own[3].has_value());
+    EXPECT_DOUBLE_EQ(*A.per_process_mean[1], 2.0);
+    const JsonValue d =
+        parse_json(to_json(audit(input(op), AuditParameters{}, {0, 1, 2, 3}), {0, 1, 2, 3}));
+    const JsonValue& own = d["operations"][0]["codelets"][0]["per_process_own"];
+    ASSERT_EQ(own.size(), 4u);
+    EXPECT_EQ(own[1].num(), 1.0);
+    EXPECT_TRUE(own[3].is_null());
+}
+
 // ---- search cost --------------------------------------------------------------------------------
 
 // Codelet 0: 1 s everywhere. Codelet 1: 2 s except 3 s at number 1 on location 0 and at
@@ -931,6 +977,7 @@ TEST(CodeletAuditJson, NullsOutliersAndAwkwardNames) {
     EXPECT_EQ(h["at"][0]["time"].num(), 10.0);
     EXPECT_EQ(h["at"][0]["wait"].num(), 0.0);
     EXPECT_FALSE(h["at"][0]["propagated"].boolean_value());
+    EXPECT_TRUE(h["at"][0]["slow"].boolean_value());
     EXPECT_EQ(h["at"][1]["measurement"].num(), 6);
     const JsonValue& B = o["codelets"][1];
     EXPECT_EQ(B["name"].str(), "B\\");
