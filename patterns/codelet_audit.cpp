@@ -56,6 +56,7 @@ class OperationAuditor {
 
     OperationAudit run() {
         out_.name = in_.name;
+        out_.codelet_names = in_.codelets;
         group_measurements();
         check_codelet_sets();
         for (auto& [index, by_location] : samples_) out_.codelets.push_back(codelet(index, by_location));
@@ -81,14 +82,21 @@ class OperationAuditor {
     void note(std::string text) { out_.diagnostics.push_back(std::move(text)); }
 
     void group_measurements() {
+        std::set<uint32_t> unknown;
+        std::size_t ignored = 0;
         for (const SearchMeasurement& s : in_.search) {
             if (s.location >= ranks_.size()) {
-                note("a measurement names location " + std::to_string(s.location) +
-                     ", which the report does not have; ignored");
+                unknown.insert(s.location);
+                ++ignored;
                 continue;
             }
             samples_[s.codelet][s.location].push_back(&s);
         }
+        if (ignored)
+            note(std::to_string(ignored) + " measurement(s) name " +
+                 (unknown.size() == 1 ? "location " : "locations ") +
+                 rank_list({unknown.begin(), unknown.end()}) +
+                 ", which the report does not have; ignored");
         for (auto& [index, by_location] : samples_)
             for (auto& [location, sample] : by_location)
                 std::stable_sort(sample.begin(), sample.end(),
@@ -444,8 +452,8 @@ const CodeletAudit* OperationAudit::codelet(int64_t index) const {
 }
 
 std::string OperationAudit::codelet_label(int64_t index) const {
-    const CodeletAudit* c = codelet(index);
-    return std::to_string(index) + (c ? " (" + c->name + ")" : "");
+    auto name = codelet_names.find(index);
+    return std::to_string(index) + (name != codelet_names.end() ? " (" + name->second + ")" : "");
 }
 
 Audit audit(const CodeletMeasurements& input, const AuditParameters& parameters,

@@ -11,11 +11,11 @@ void codelet_ref(json::Writer& w, const OperationAudit& op, const std::optional<
         w.null();
         return;
     }
-    const CodeletAudit* c = op.codelet(*index);
+    auto name = op.codelet_names.find(*index);
     w.begin_object().key("index").value(*index);
     w.key("name");
-    if (c)
-        w.value(c->name);
+    if (name != op.codelet_names.end())
+        w.value(name->second);
     else
         w.null();
     w.end_object();

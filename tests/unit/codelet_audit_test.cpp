@@ -432,6 +432,9 @@ TEST(CodeletAudit, TunerChoiceNeverMeasured) {
     // and no search estimate to check it against.
     EXPECT_FALSE(contains(a.diagnostics, "not the chosen codelet")) << joined(a.diagnostics);
     EXPECT_FALSE(a.production.has_value());
+    // The JSON still names the choice: the trace defines it even if it never ran.
+    const auto doc = parse_json(to_json(audit(input(op), AuditParameters{}, {0, 1}), {0, 1}));
+    EXPECT_EQ(doc["operations"][0]["tuner_winner"]["name"].str(), "C");
 }
 
 TEST(CodeletAudit, ProductionOfAnotherCodeletIsADiagnostic) {
