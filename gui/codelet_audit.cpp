@@ -5,6 +5,8 @@
 #include <QJsonObject>
 
 #include <cstdio>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 namespace topolens::gui {
@@ -61,6 +63,29 @@ AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
             schema_error(here + ": box_outliers names a sample that does not exist");
         codelet.box_outliers.push_back(i);
     }
+    // Which processes were slow at each measurement, by any of the audit's filters.
+    std::map<int, std::set<int>> caused, propagated; // measurement -> ranks
+    const QJsonObject outliers = json.value("outliers").toObject();
+    for (const QString& method : outliers.keys()) {
+        for (const QJsonValue at : outliers.value(method).toObject().value("at").toArray()) {
+            const QJsonObject o = at.toObject();
+            if (!o.value("slow").toBool(true)) continue; // unusually fast: not why it is high
+            const int m = o.value("measurement").toInt(-1);
+            const int rank = o.value("rank").toInt(-1);
+            (o.value("propagated").toBool() ? propagated : caused)[m].insert(rank);
+        }
+    }
+    for (const int i : codelet.box_outliers) {
+        using Cause = AuditCodelet::OutlierCause;
+        if (const auto found = caused.find(i); found != caused.end()) {
+            codelet.box_outlier_causes.push_back(Cause::Caused);
+            codelet.box_outlier_ranks.emplace_back(found->second.begin(), found->second.end());
+        } else {
+            codelet.box_outlier_causes.push_back(propagated.count(i) ? Cause::Propagated
+                                                                     : Cause::Unflagged);
+            codelet.box_outlier_ranks.emplace_back();
+        }
+    }
     codelet.winner_set = json.value("winner_set").toBool();
     codelet.stability = json.value("stability").toString().toStdString();
     for (const QJsonValue v : json.value("per_process_mean").toArray())
@@ -115,6 +140,24 @@ Audit parse_audit(const std::string& json) {
         }
         if (json.value("best").isDouble()) op.best = json.value("best").toInt();
         op.penalty_percent = json.value("penalty_percent").toDouble();
+        const auto optional_number = [&json](const char* key) -> std::optional<double> {
+            const QJsonValue v = json.value(key);
+            return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
+        };
+        op.search_seconds = optional_number("search_seconds");
+        op.search_share = optional_number("search_share");
+        op.search_cost_seconds = optional_number("search_cost_seconds");
+        op.search_cost_share = optional_number("search_cost_share");
+        if (const QJsonValue p = json.value("production"); p.isObject()) {
+            const QJsonObject production = p.toObject();
+            AuditOperation::Production check;
+            check.executions = production.value("executions").toInt();
+            check.mean = production.value("mean").toDouble();
+            check.search_estimate = production.value("search_estimate").toDouble();
+            check.ratio = production.value("ratio").toDouble();
+            check.flagged = production.value("flagged").toBool();
+            op.production = check;
+        }
         for (const QJsonValue c : array_field(json, "codelets", where)) {
             if (!c.isObject()) schema_error(where + ": a codelet is not an object");
             op.codelets.push_back(parse_codelet(c.toObject(), where));
@@ -156,6 +199,43 @@ std::string verdict_sentence(const AuditOperation& op) {
     }
     sentence += ".";
     if (!op.reason.empty()) sentence += " " + op.reason;
+    return sentence;
+}
+
+std::string search_sentence(const AuditOperation& op) {
+    std::string sentence;
+    char buffer[200];
+    if (op.search_seconds) {
+        std::snprintf(buffer, sizeof buffer, "Search phase %.3g s", *op.search_seconds);
+        sentence += buffer;
+        if (op.search_share) {
+            std::snprintf(buffer, sizeof buffer, " (%.1f %% of the run)", 100.0 * *op.search_share);
+            sentence += buffer;
+        }
+        if (op.search_cost_seconds) {
+            std::snprintf(buffer, sizeof buffer, ", search cost %.3g s", *op.search_cost_seconds);
+            sentence += buffer;
+            if (op.search_cost_share) {
+                std::snprintf(buffer, sizeof buffer, " (%.1f %%)", 100.0 * *op.search_cost_share);
+                sentence += buffer;
+            }
+            sentence += " beyond running the chosen codelet in every measurement";
+        }
+        sentence += ".";
+    }
+    if (op.production) {
+        const auto& p = *op.production;
+        std::snprintf(buffer, sizeof buffer,
+                      "%sProduction: %d executions, mean %.3g s = %.2f x the search estimate "
+                      "%.3g s (%s).",
+                      sentence.empty() ? "" : " ", p.executions, p.mean, p.ratio,
+                      p.search_estimate,
+                      p.flagged ? "flagged: production is slower than the search predicted"
+                                : "not flagged");
+        sentence += buffer;
+    } else if (!sentence.empty()) {
+        sentence += " No production phase.";
+    }
     return sentence;
 }
 

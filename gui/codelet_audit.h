@@ -22,6 +22,13 @@ struct AuditCodelet {
     std::vector<double> samples; // per measurement: max over processes
     AuditBox box;
     std::vector<int> box_outliers; // indices into samples
+    // Per box outlier (same order): what the audit's filters found at that measurement.
+    // Caused: some process was slow there by itself (not propagated); propagated: the
+    // processes flagged there were slow only waiting for others; unflagged: no filter
+    // dropped a slow measurement there (beyond the whiskers of the slowest process only).
+    enum class OutlierCause { Caused, Propagated, Unflagged };
+    std::vector<OutlierCause> box_outlier_causes;
+    std::vector<std::vector<int>> box_outlier_ranks; // the ranks that caused it (Caused)
     bool winner_set = false;
     std::string stability;
     // By report location; nullopt where the location ran no search-phase measurement.
@@ -36,6 +43,14 @@ struct AuditOperation {
     std::string tuner_winner_name;
     std::optional<int> best; // the audit's winner (codelet index)
     double penalty_percent = 0.0;
+    // Search cost (fields of the same names; absent fields stay unset).
+    std::optional<double> search_seconds, search_share, search_cost_seconds, search_cost_share;
+    struct Production {
+        int executions = 0;
+        double mean = 0.0, search_estimate = 0.0, ratio = 0.0;
+        bool flagged = false;
+    };
+    std::optional<Production> production; // nullopt: no production phase (JSON null)
     std::vector<AuditCodelet> codelets;
 
     const AuditCodelet* codelet_by_index(int index) const;
@@ -56,5 +71,9 @@ Audit parse_audit(const std::string& json);
 
 // The verdict in words: "halo3d: the tuner's choice sendrecv is confirmed: <reason>".
 std::string verdict_sentence(const AuditOperation& operation);
+// Search cost and production check in words, e.g. "Search phase 3.86 s (88.6 % of the run),
+// 2.03 s (46.5 %) beyond running the chosen codelet throughout. Production: 160 executions,
+// 1.04 x the search estimate (not flagged)."; empty when the document has none of it.
+std::string search_sentence(const AuditOperation& operation);
 
 } // namespace topolens::gui

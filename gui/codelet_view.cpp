@@ -9,6 +9,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScatterSeries>
+#include <QToolTip>
+#include <QCursor>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -21,6 +23,22 @@ namespace {
 const QColor kTunerColor(255, 190, 40);  // gold: the tuner's choice
 const QColor kAuditColor(60, 170, 90);   // green: the audit's winner
 const QColor kOtherColor(150, 180, 225); // light blue: every other codelet
+const QColor kOutlierColor(220, 30, 30);  // red: outliers the audit's filters found
+const QColor kUnflaggedColor(120, 120, 120); // grey: outliers of the box plot only
+
+QString html_escaped(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+// "tuner", "audit" or both, for the category label and the names key.
+QString winner_marks(const AuditOperation& op, const AuditCodelet& c) {
+    const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
+    const bool audit = op.best && *op.best == c.index;
+    return tuner && audit ? QStringLiteral("tuner<br>audit")
+           : tuner        ? QStringLiteral("tuner")
+           : audit        ? QStringLiteral("audit")
+                          : QString();
+}
 
 } // namespace
 
@@ -44,6 +62,10 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     bold.setPointSizeF(bold.pointSizeF() * 1.15);
     verdict_->setFont(bold);
     layout->addWidget(verdict_);
+    search_ = new QLabel;
+    search_->setWordWrap(true);
+    search_->setObjectName("search");
+    layout->addWidget(search_);
     message_ = new QLabel;
     message_->setAlignment(Qt::AlignCenter);
     layout->addWidget(message_, 1);
@@ -52,16 +74,27 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     chart_view_ = new QChartView(chart_);
     chart_view_->setRenderHint(QPainter::Antialiasing);
     layout->addWidget(chart_view_, 1);
+    // Codelet names are too long for the category axis: the axis shows indices, this key
+    // names them.
+    names_ = new QLabel;
+    names_->setObjectName("codelet names");
+    names_->setTextFormat(Qt::RichText);
+    layout->addWidget(names_);
     key_ = new QLabel;
     key_->setWordWrap(true);
     key_->setTextFormat(Qt::RichText);
     key_->setText(
         tr("<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> tuner's choice &nbsp; "
            "<span style='background:%2'>&nbsp;&nbsp;&nbsp;&nbsp;</span> audit's winner &nbsp; "
-           "(both: green with a gold frame) &nbsp; red dots: outlier measurements. "
-           "Each box: quartiles and median of the search-phase times per measurement "
-           "(slowest process), whiskers 1.5 IQR. Click a box to colour the topology.")
-            .arg(kTunerColor.name(), kAuditColor.name()));
+           "(both: green, labelled tuner and audit). Outliers: "
+           "<span style='color:%3'>&#9679;</span> slow in a process itself &nbsp; "
+           "<span style='color:%3'>&#9675;</span> propagated (its processes were waiting for "
+           "others) &nbsp; <span style='color:%4'>&#9679;</span> beyond the whiskers, dropped "
+           "by no filter. Each box: quartiles and median of the search-phase times per "
+           "measurement (slowest process), whiskers 1.5 IQR. Click a box to colour the "
+           "topology.")
+            .arg(kTunerColor.name(), kAuditColor.name(), kOutlierColor.name(),
+                 kUnflaggedColor.name()));
     layout->addWidget(key_);
     connect(operation_combo_, &QComboBox::currentIndexChanged, this,
             [this](int index) { show_operation(index); });
@@ -94,16 +127,22 @@ void CodeletView::set_report(const report::Report* report) {
         chart_view_->hide();
         key_->hide();
         verdict_->clear();
+        search_->clear();
+        search_->hide();
+        names_->clear();
+        names_->hide();
         codelet_combo_->clear();
         chart_->removeAllSeries();
         boxes_ = nullptr;
-        outliers_ = nullptr;
+        for (auto*& series : outliers_) series = nullptr;
+        categories_.clear();
         return;
     }
     message_->clear();
     message_->hide();
     chart_view_->show();
     key_->show();
+    names_->show();
     show_operation(0);
 }
 
@@ -122,10 +161,25 @@ int CodeletView::box_count() const {
     return boxes_ ? boxes_->count() : 0;
 }
 int CodeletView::outlier_point_count() const {
-    return outliers_ ? outliers_->count() : 0;
+    int count = 0;
+    for (const auto* series : outliers_) count += series ? series->count() : 0;
+    return count;
+}
+int CodeletView::outlier_point_count(AuditCodelet::OutlierCause cause) const {
+    const auto* series = outliers_[static_cast<int>(cause)];
+    return series ? series->count() : 0;
 }
 QString CodeletView::verdict_text() const {
     return verdict_->text();
+}
+QString CodeletView::search_text() const {
+    return search_->text();
+}
+QString CodeletView::category_label(int position) const {
+    return position >= 0 && position < categories_.size() ? categories_[position] : QString();
+}
+QString CodeletView::names_text() const {
+    return names_->text();
 }
 QString CodeletView::message_text() const {
     return message_->isVisible() || !has_audit() ? message_->text() : QString();
@@ -164,11 +218,35 @@ void CodeletView::show_operation(int index) {
         delete axis;
     }
     boxes_ = new QBoxPlotSeries;
-    outliers_ = new QScatterSeries;
-    outliers_->setMarkerSize(7.0);
-    outliers_->setColor(QColor(220, 30, 30));
-    outliers_->setBorderColor(QColor(120, 0, 0));
-    QStringList categories;
+    using Cause = AuditCodelet::OutlierCause;
+    for (int k = 0; k < 3; ++k) {
+        auto* series = new QScatterSeries;
+        series->setMarkerSize(k == static_cast<int>(Cause::Unflagged) ? 7.0 : 9.0);
+        if (k == static_cast<int>(Cause::Propagated)) { // a ring: hollow
+            series->setColor(Qt::transparent);
+            series->setBorderColor(kOutlierColor);
+            QPen ring(kOutlierColor, 2.0);
+            series->setPen(ring);
+        } else {
+            const QColor fill = k == static_cast<int>(Cause::Caused) ? kOutlierColor
+                                                                     : kUnflaggedColor;
+            series->setColor(fill);
+            series->setBorderColor(fill.darker(180));
+        }
+        outliers_[k] = series;
+        connect(series, &QScatterSeries::hovered, this,
+                [this, k](const QPointF& point, bool state) {
+                    const int at = outliers_[k] ? outliers_[k]->points().indexOf(point) : -1;
+                    if (state && at >= 0 && at < outlier_tips_[k].size())
+                        QToolTip::showText(QCursor::pos(), outlier_tips_[k][at]);
+                    else
+                        QToolTip::hideText();
+                });
+    }
+    categories_.clear();
+    for (auto& tips : outlier_tips_) tips.clear();
+    QString names;
+    const int columns = op.codelets.size() > 8 ? 4 : 3;
     double low = 0.0, high = 0.0;
     bool first = true;
     const QSignalBlocker block(codelet_combo_);
@@ -177,36 +255,69 @@ void CodeletView::show_operation(int index) {
         const AuditCodelet& c = op.codelets[i];
         const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
         const bool audit = op.best && *op.best == c.index;
-        QString label = QString::fromStdString(c.name);
-        if (tuner && audit)
-            label += "\n[tuner + audit]";
-        else if (tuner)
-            label += "\n[tuner]";
-        else if (audit)
-            label += "\n[audit]";
-        categories << label;
-        codelet_combo_->addItem(QString::fromStdString(c.name));
+        const QString marks = winner_marks(op, c);
+        // The axis names the codelet by its index (the key below names it in full).
+        const QString label = QString::number(c.index) + (marks.isEmpty() ? "" : "<br>" + marks);
+        categories_ << label;
+        if (i % columns == 0u) names += "<tr>";
+        names += QString("<td align='right'><b>%1</b></td><td>%2%3</td>")
+                     .arg(c.index)
+                     .arg(html_escaped(c.name))
+                     .arg(marks.isEmpty() ? "" : " <i>(" + QString(marks).replace("<br>", " + ") + ")</i>");
+        if (static_cast<int>(i % columns) == columns - 1 || i + 1 == op.codelets.size()) names += "</tr>";
+        codelet_combo_->addItem(QString("%1: %2").arg(c.index).arg(QString::fromStdString(c.name)));
         auto* set = new QBoxSet(c.box.whisker_lo, c.box.q1, c.box.median, c.box.q3,
                                 c.box.whisker_hi, label);
         set->setBrush(audit ? kAuditColor : tuner ? kTunerColor : kOtherColor);
-        set->setPen(
-            QPen(tuner && audit ? kTunerColor : QColor(40, 40, 40), tuner && audit ? 4 : 1));
+        // Flat boxes (a spread of a few per cent) show little fill: the outline carries the
+        // winner's colour too.
+        set->setPen(audit   ? QPen(kAuditColor.darker(130), 2.5)
+                    : tuner ? QPen(kTunerColor.darker(115), 2.5)
+                            : QPen(QColor(40, 40, 40), 1));
         boxes_->append(set);
-        for (int o : c.box_outliers) outliers_->append(static_cast<double>(i), c.samples[o]);
+        for (size_t k = 0; k < c.box_outliers.size(); ++k) {
+            const auto cause = k < c.box_outlier_causes.size() ? c.box_outlier_causes[k]
+                                                                : Cause::Unflagged;
+            // Side by side, so that a ring and a dot at the same height stay apart.
+            const double shift = cause == Cause::Caused       ? -0.12
+                                 : cause == Cause::Propagated ? 0.12
+                                                              : 0.0;
+            const int m = c.box_outliers[k];
+            outliers_[static_cast<int>(cause)]->append(static_cast<double>(i) + shift,
+                                                       c.samples[m]);
+            QString tip = tr("codelet %1, measurement %2: %3 s").arg(c.index).arg(m).arg(
+                c.samples[m], 0, 'g', 4);
+            if (cause == Cause::Caused) {
+                QStringList ranks;
+                for (int r : c.box_outlier_ranks[k]) ranks << QString::number(r);
+                tip += tr("; slow by itself on rank %1").arg(ranks.join(", "));
+            } else if (cause == Cause::Propagated) {
+                tip += tr("; propagated: the processes flagged there were waiting for others");
+            } else {
+                tip += tr("; no filter of the audit dropped it");
+            }
+            outlier_tips_[static_cast<int>(cause)].push_back(tip);
+        }
         for (double v : {c.box.min, c.box.max, c.box.whisker_lo, c.box.whisker_hi}) {
             low = first ? v : std::min(low, v);
             high = first ? v : std::max(high, v);
             first = false;
         }
     }
+    names_->setText("<table cellspacing='0' cellpadding='1' style='margin-left:20px'>"
+                    "<tr><td colspan='8'>Codelets by index:</td></tr>" +
+                    names + "</table>");
+    const std::string search = search_sentence(op);
+    search_->setText(QString::fromStdString(search));
+    search_->setVisible(!search.empty());
     codelet_combo_->setCurrentIndex(-1); // nothing chosen yet: the placeholder shows
     chart_->setTitle(tr("%1: search-phase time per measurement, by codelet")
                          .arg(QString::fromStdString(op.name)));
     chart_->addSeries(boxes_);
-    chart_->addSeries(outliers_);
+    for (auto* series : outliers_) chart_->addSeries(series);
     auto* x = new QBarCategoryAxis;
-    x->append(categories);
-    x->setTitleText(tr("codelet"));
+    x->append(categories_);
+    x->setTitleText(tr("codelet (index; names below)"));
     auto* x_points = new QValueAxis; // the outliers' x: box i sits at i
     x_points->setRange(-0.5, static_cast<double>(op.codelets.size()) - 0.5);
     x_points->setVisible(false);
@@ -220,8 +331,10 @@ void CodeletView::show_operation(int index) {
     chart_->addAxis(y, Qt::AlignLeft);
     boxes_->attachAxis(x);
     boxes_->attachAxis(y);
-    outliers_->attachAxis(x_points);
-    outliers_->attachAxis(y);
+    for (auto* series : outliers_) {
+        series->attachAxis(x_points);
+        series->attachAxis(y);
+    }
     connect(boxes_, &QBoxPlotSeries::clicked, this, [this](QBoxSet* set) {
         const int position = boxes_->boxSets().indexOf(set);
         if (position >= 0) codelet_box_clicked(position);

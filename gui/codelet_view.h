@@ -38,7 +38,13 @@ class CodeletView : public QWidget {
     const AuditCodelet* current_codelet() const;
     int box_count() const;
     int outlier_point_count() const;
+    // Outlier points by what the audit found there (AuditCodelet::OutlierCause).
+    int outlier_point_count(AuditCodelet::OutlierCause cause) const;
     QString verdict_text() const;
+    QString search_text() const;
+    // The category label under box `position`, and the key's text (index -> codelet name).
+    QString category_label(int position) const;
+    QString names_text() const;
     QString message_text() const;
     QChart* chart() const { return chart_; }
     QBoxPlotSeries* box_series() const { return boxes_; }
@@ -60,12 +66,16 @@ class CodeletView : public QWidget {
     QComboBox* operation_combo_;
     QComboBox* codelet_combo_;
     QLabel* verdict_;
+    QLabel* search_;
+    QLabel* names_;
     QLabel* message_;
     QLabel* key_;
     QChartView* chart_view_;
     QChart* chart_;
     QBoxPlotSeries* boxes_ = nullptr;
-    QScatterSeries* outliers_ = nullptr;
+    QScatterSeries* outliers_[3] = {nullptr, nullptr, nullptr}; // by OutlierCause
+    QStringList categories_;
+    QStringList outlier_tips_[3]; // hover text per outlier point, by series
 };
 
 } // namespace topolens::gui

@@ -19,6 +19,9 @@
 #include <QBoxSet>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
@@ -33,6 +36,7 @@
 #include <vtkScalarBarActor.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -481,10 +485,19 @@ class GuiTest : public QObject {
                  QString("halo3d: the tuner's choice put-fence is wrong; the audit's winner is "
                          "sendrecv-pairwise (the choice costs 42.5 % more). ") +
                      test::kAuditReason);
+        QCOMPARE(view.outlier_point_count(AuditCodelet::OutlierCause::Caused), 1);
+        QCOMPARE(view.search_text(),
+                 QString("Search phase 0.4 s (27.0 % of the run), search cost 0.1 s beyond "
+                         "running the chosen codelet in every measurement. No production "
+                         "phase."));
+        // The axis names codelets by index, the key names them in full.
         const QList<QBoxSet*> sets = view.box_series()->boxSets();
-        QCOMPARE(sets[0]->label(), QString("isend-irecv"));
-        QCOMPARE(sets[1]->label(), QString("sendrecv-pairwise\n[audit]"));
-        QCOMPARE(sets[2]->label(), QString("put-fence\n[tuner]"));
+        QCOMPARE(sets[0]->label(), QString("0"));
+        QCOMPARE(sets[1]->label(), QString("1<br>audit"));
+        QCOMPARE(sets[2]->label(), QString("2<br>tuner"));
+        QCOMPARE(view.category_label(2), QString("2<br>tuner"));
+        for (const char* name : {"isend-irecv", "sendrecv-pairwise", "put-fence"})
+            QVERIFY2(view.names_text().contains(name), qPrintable(view.names_text()));
         QCOMPARE(sets[1]->at(QBoxSet::Median), 0.00115);
         QCOMPARE(sets[0]->at(QBoxSet::UpperExtreme), 0.0022); // the whisker, not the outlier
         QVERIFY(sets[1]->brush().color() != sets[0]->brush().color());
@@ -529,6 +542,108 @@ class GuiTest : public QObject {
         view.set_report(&plain);
         QVERIFY(!view.has_audit());
         QVERIFY2(view.message_text().contains("not JSON"), qPrintable(view.message_text()));
+    }
+
+    void codelet_view_of_the_autotune_sample() {
+        // The real thing: samples/autotune_halo traced on 8 ranks (2x2x2) and analyzed
+        // (make_autotune_report.sh). What the view must show is read here from the report's
+        // JSON directly, not through the GUI's reader.
+        const QString path = env("TOPOLENS_GUI_TEST_AUTOTUNE_REPORT");
+        QVERIFY2(QFile::exists(path), qPrintable("no autotune report at " + path));
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1200, 950);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(path));
+        const report::Report& r = *window_->report();
+        const auto attribute = r.attributes.find("topolens.audit");
+        QVERIFY(attribute != r.attributes.end());
+        const QJsonObject json =
+            QJsonDocument::fromJson(QByteArray::fromStdString(attribute->second)).object();
+        const QJsonArray operations = json.value("operations").toArray();
+        QCOMPARE(operations.size(), 1);
+        const QJsonObject op = operations[0].toObject();
+        const QJsonArray codelets = op.value("codelets").toArray();
+        QCOMPARE(codelets.size(), 11); // the sample's eleven codelets
+
+        CodeletView& view = *window_->codelet_view();
+        window_->views()->setCurrentWidget(&view);
+        QVERIFY(view.has_audit());
+        QCOMPARE(view.box_count(), 11);
+
+        // The verdict shown: the JSON's verdict in words, then its reason.
+        const QString verdict = op.value("verdict").toString();
+        const QString reason = op.value("reason").toString();
+        QVERIFY(!reason.isEmpty());
+        const QString shown = view.verdict_text();
+        QVERIFY2(shown.startsWith(op.value("name").toString() + ": "), qPrintable(shown));
+        QVERIFY2(shown.endsWith(". " + reason), qPrintable(shown));
+        const QString words = verdict == "confirmed"      ? "is confirmed by the audit"
+                              : verdict == "questionable" ? "is questionable"
+                              : verdict == "wrong"        ? "is wrong"
+                                                          : "the audit is undecided";
+        QVERIFY2(shown.contains(words), qPrintable(verdict + " vs " + shown));
+
+        // Winners marked on the right boxes: labels and colours by position of the index.
+        const int tuner = op.value("tuner_winner").toObject().value("index").toInt(-1);
+        const int best = op.value("best").toInt(-1);
+        QVERIFY(tuner >= 0 && best >= 0);
+        const QList<QBoxSet*> sets = view.box_series()->boxSets();
+        int outliers = 0;
+        for (int i = 0; i < codelets.size(); ++i) {
+            const QJsonObject c = codelets[i].toObject();
+            const int index = c.value("index").toInt();
+            QString expected = QString::number(index);
+            if (index == tuner && index == best)
+                expected += "<br>tuner<br>audit";
+            else if (index == tuner)
+                expected += "<br>tuner";
+            else if (index == best)
+                expected += "<br>audit";
+            QCOMPARE(sets[i]->label(), expected);
+            QVERIFY(view.names_text().contains(c.value("name").toString()));
+            QCOMPARE(sets[i]->at(QBoxSet::Median),
+                     c.value("box").toObject().value("median").toDouble());
+            const QColor fill = sets[i]->brush().color();
+            if (index == best)
+                QCOMPARE(fill, QColor(60, 170, 90)); // the audit's green
+            else if (index == tuner)
+                QCOMPARE(fill, QColor(255, 190, 40)); // the tuner's gold
+            else
+                QVERIFY(fill != QColor(60, 170, 90) && fill != QColor(255, 190, 40));
+            outliers += c.value("box_outliers").toArray().size();
+        }
+        QCOMPARE(view.outlier_point_count(), outliers);
+        // Rank 5 perturbed codelet 3 twice (the sample's --outlier-* options): the audit finds
+        // it slow by itself there.
+        QVERIFY(view.outlier_point_count(AuditCodelet::OutlierCause::Caused) >= 1);
+        // Search cost and production check, from the JSON.
+        char search[64];
+        std::snprintf(search, sizeof search, "Search phase %.3g s",
+                      op.value("search_seconds").toDouble());
+        QVERIFY2(view.search_text().startsWith(search), qPrintable(view.search_text()));
+        QVERIFY(view.search_text().contains(QString("Production: %1 executions")
+                                                .arg(op.value("production")
+                                                         .toObject()
+                                                         .value("executions")
+                                                         .toInt())));
+
+        // Choosing a codelet colours the 2x2x2 topology: no cell shows the background.
+        const QString chosen = codelets[best].toObject().value("name").toString();
+        QVERIFY(view.choose_codelet(chosen.toStdString()));
+        TopologyView& topology = *window_->topology_view();
+        QCOMPARE(window_->views()->currentWidget(), &topology);
+        QVERIFY(QString::fromStdString(topology.scene().title_text()).contains("/ " + chosen));
+        const report::CartTopology& g = r.topologies.at(window_->current_topology());
+        QCOMPARE(g.sizes, (std::vector<uint32_t>{2, 2, 2}));
+        const QImage image = grab();
+        for (int l = 0; l < static_cast<int>(r.locations.size()); ++l) {
+            const auto pos = topology.scene().display_position(l);
+            QVERIFY(pos);
+            const QColor c = pixel_at(image, *pos);
+            QVERIFY2(!close_to(c, 255, 255, 255, 8),
+                     qPrintable(QString("location %1 shows the background %2").arg(l).arg(describe(c))));
+        }
     }
 
     void large_grid_32x32x32_frame_time() {
