@@ -260,6 +260,8 @@ class OperationAuditor {
         for (std::size_t k = 0; k < cs.size(); ++k) {
             cs[k].instability = instability(ranges, k);
             cs[k].stability = std::string(stability_name(stability_class(cs[k].instability)));
+            for (std::size_t d = 0; d < cs.size(); ++d)
+                if (d != k && overlaps(ranges[k], ranges[d])) cs[k].overlaps.push_back(cs[d].index);
         }
     }
 

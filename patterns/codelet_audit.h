@@ -61,6 +61,7 @@ struct CodeletAudit {
     // 10th-90th percentile over measurements m of max_p t(c,p,m), leaving out what each
     // process's heuristic filtered (DESIGN.md: the range of the filtered measurements).
     double range_lo = 0, range_hi = 0;
+    std::vector<int64_t> overlaps; // codelets whose ranges overlap this one's (may swap ranks)
     double instability = 0;
     std::string stability;
     bool winner_set = false; // the fastest by consensus, or overlapping it

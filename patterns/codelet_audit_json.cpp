@@ -69,6 +69,9 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
     w.key("outliers");
     outliers(w, c, ranks);
     w.key("range").numbers(std::vector<double>{c.range_lo, c.range_hi});
+    w.key("overlaps").begin_array();
+    for (int64_t d : c.overlaps) w.value(d);
+    w.end_array();
     w.key("instability").value(c.instability);
     w.key("stability").value(c.stability);
     w.key("winner_set").value(c.winner_set);

@@ -684,6 +684,9 @@ TEST(CodeletAudit, RanksWinnerSetAndInstability) {
     EXPECT_DOUBLE_EQ(a.codelets[0].instability, 0.5);
     EXPECT_DOUBLE_EQ(a.codelets[1].instability, 0.5);
     EXPECT_DOUBLE_EQ(a.codelets[2].instability, 0.0);
+    EXPECT_EQ(a.codelets[0].overlaps, std::vector<int64_t>{1});
+    EXPECT_EQ(a.codelets[1].overlaps, std::vector<int64_t>{0});
+    EXPECT_TRUE(a.codelets[2].overlaps.empty());
     EXPECT_EQ(a.codelets[0].stability, "fair");
     EXPECT_EQ(a.codelets[2].stability, "very stable");
     EXPECT_DOUBLE_EQ(a.codelets[2].range_lo, 4.0);
