@@ -34,7 +34,7 @@ void render_usage(std::ostream& out) {
     out << "usage: topolens render REPORT --png FILE [--metric NAME] [--callpath PATH]\n"
            "                       [--view topology|codelets] [--orientation front|top|iso]\n"
            "                       [--high-resolution] [--operation NAME] [--codelet NAME]\n"
-           "                       [--size WxH]\n\n"
+           "                       [--size WxH] [--topology NAME]\n\n"
            "Draws the GUI's topology view or codelet view of REPORT (a .cubex report or a\n"
            "trace, which is analyzed first) into a PNG file, without opening a window.\n"
            "VTK needs an X display to draw, also here: on a machine without one run it as\n"
