@@ -4,7 +4,10 @@
 # analyzes it into a CUBE4 report (<demo dir>/wavefront2d.cubex), prints its summary and
 # draws the "Wavefront from SW" waits on the process grid into
 # <demo dir>/wavefront2d-topology.png (`topolens render`; under xvfb-run when there is no
-# display). With a display (and not in CI) it then opens the report in topolens-gui.
+# display). Then an autotuned run: samples/autotune_halo on 8 processes, its tuner deciding
+# by the raw mean while one process suffers outliers in the truly best codelet; the report
+# (<demo dir>/autotune_halo.cubex) and `topolens audit` show whether the tuner's decision
+# holds. With a display (and not in CI) it then opens the wavefront report in topolens-gui.
 #
 # Usage: samples/demo.sh              (no arguments needed)
 #
@@ -14,6 +17,7 @@
 #   TOPOLENS_DEMO_ARGS    wavefront2d options (default: --blocks 10 --iterations 2
 #                         --work-us 2000); see samples/wavefront2d/README.md
 #   TOPOLENS_DEMO_NO_BUILD=1   skip package installation and build (already built)
+#   TOPOLENS_DEMO_NO_AUTOTUNE=1  skip the autotuned run
 #   TOPOLENS_DEMO_NO_GUI=1     do not open the GUI at the end (also when CI is set)
 #   TOPOLENS_BUILD        build directory (default: <repo>/build; from tests/setup.sh)
 set -euo pipefail
@@ -65,6 +69,25 @@ fi
 echo "The picture: the process grid seen from above (north up, east right), the origin"
 echo "corner (0,0) = south-west marked; the SW corner does not wait (empty cell), the NE"
 echo "corner, reached last by the wave from the south-west, waits most (red)."
+
+if [ "${TOPOLENS_DEMO_NO_AUTOTUNE:-0}" != 1 ]; then
+    tuned_trace="$demo_dir/autotune_halo"
+    tuned_report="$demo_dir/autotune_halo.cubex"
+    rm -rf "$tuned_trace"
+    # Codelet 3 truly best (8 ms), 4 second (12 ms); two 10x outliers of codelet 3 on rank 5
+    # mislead a tuner that trusts the raw mean.
+    echo
+    echo "== an autotuned run: autotune_halo on 8 processes, raw-mean tuner, outliers on rank 5"
+    "$bin/topolens" run -np 8 --trace-dir "$tuned_trace" -- "$bin/autotune_halo" \
+        --codelet-costs 16000,16000,16000,8000,12000,16000,16000,16000,16000,16000,16000 \
+        --measurements 20 --decide mean --outliers 2 --outlier-rank 5 --outlier-codelet 3
+    echo
+    echo "== topolens analyze $tuned_trace -o $tuned_report"
+    "$bin/topolens" analyze "$tuned_trace" -o "$tuned_report" --quiet
+    echo
+    echo "== topolens audit $tuned_report"
+    "$bin/topolens" audit "$tuned_report"
+fi
 
 if [ -n "${DISPLAY:-}" ] && [ -z "${CI:-}" ] && [ "${TOPOLENS_DEMO_NO_GUI:-0}" != 1 ]; then
     echo

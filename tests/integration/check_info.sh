@@ -23,6 +23,9 @@ if [ "$1" = demo ]; then
         bash "$(dirname "${BASH_SOURCE[0]}")/../../samples/demo.sh" >"$work/info.txt" 2>&1 ||
         { cat "$work/info.txt"; tl_fail "samples/demo.sh failed"; }
     cat "$work/info.txt"
+    # The autotuned part ends with the audit of the halo exchange.
+    grep -q "^halo3d: \(CONFIRMED\|QUESTIONABLE\|WRONG\|UNDECIDED\)$" "$work/info.txt" ||
+        tl_fail "the demo printed no codelet audit of halo3d"
     name="MPI_Cart_create 1" dims="4x4" periodic="no,no" ranks=16
 else
     echo "== $program on $np ranks"
