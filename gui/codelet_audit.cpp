@@ -228,8 +228,7 @@ std::string search_sentence(const AuditOperation& op) {
         std::snprintf(buffer, sizeof buffer,
                       "%sProduction: %d executions, mean %.3g s = %.2f x the search estimate "
                       "%.3g s (%s).",
-                      sentence.empty() ? "" : " ", p.executions, p.mean, p.ratio,
-                      p.search_estimate,
+                      sentence.empty() ? "" : " ", p.executions, p.mean, p.ratio, p.search_estimate,
                       p.flagged ? "flagged: production is slower than the search predicted"
                                 : "not flagged");
         sentence += buffer;

@@ -6,11 +6,11 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
+#include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScatterSeries>
 #include <QToolTip>
-#include <QCursor>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -20,10 +20,10 @@ namespace topolens::gui {
 
 namespace {
 
-const QColor kTunerColor(255, 190, 40);  // gold: the tuner's choice
-const QColor kAuditColor(60, 170, 90);   // green: the audit's winner
-const QColor kOtherColor(150, 180, 225); // light blue: every other codelet
-const QColor kOutlierColor(220, 30, 30);  // red: outliers the audit's filters found
+const QColor kTunerColor(255, 190, 40);      // gold: the tuner's choice
+const QColor kAuditColor(60, 170, 90);       // green: the audit's winner
+const QColor kOtherColor(150, 180, 225);     // light blue: every other codelet
+const QColor kOutlierColor(220, 30, 30);     // red: outliers the audit's filters found
 const QColor kUnflaggedColor(120, 120, 120); // grey: outliers of the box plot only
 
 QString html_escaped(const std::string& text) {
@@ -228,8 +228,8 @@ void CodeletView::show_operation(int index) {
             QPen ring(kOutlierColor, 2.0);
             series->setPen(ring);
         } else {
-            const QColor fill = k == static_cast<int>(Cause::Caused) ? kOutlierColor
-                                                                     : kUnflaggedColor;
+            const QColor fill =
+                k == static_cast<int>(Cause::Caused) ? kOutlierColor : kUnflaggedColor;
             series->setColor(fill);
             series->setBorderColor(fill.darker(180));
         }
@@ -260,11 +260,14 @@ void CodeletView::show_operation(int index) {
         const QString label = QString::number(c.index) + (marks.isEmpty() ? "" : "<br>" + marks);
         categories_ << label;
         if (i % columns == 0u) names += "<tr>";
-        names += QString("<td align='right'><b>%1</b></td><td>%2%3</td>")
-                     .arg(c.index)
-                     .arg(html_escaped(c.name))
-                     .arg(marks.isEmpty() ? "" : " <i>(" + QString(marks).replace("<br>", " + ") + ")</i>");
-        if (static_cast<int>(i % columns) == columns - 1 || i + 1 == op.codelets.size()) names += "</tr>";
+        names +=
+            QString("<td align='right'><b>%1</b></td><td>%2%3</td>")
+                .arg(c.index)
+                .arg(html_escaped(c.name))
+                .arg(marks.isEmpty() ? ""
+                                     : " <i>(" + QString(marks).replace("<br>", " + ") + ")</i>");
+        if (static_cast<int>(i % columns) == columns - 1 || i + 1 == op.codelets.size())
+            names += "</tr>";
         codelet_combo_->addItem(QString("%1: %2").arg(c.index).arg(QString::fromStdString(c.name)));
         auto* set = new QBoxSet(c.box.whisker_lo, c.box.q1, c.box.median, c.box.q3,
                                 c.box.whisker_hi, label);
@@ -276,8 +279,8 @@ void CodeletView::show_operation(int index) {
                             : QPen(QColor(40, 40, 40), 1));
         boxes_->append(set);
         for (size_t k = 0; k < c.box_outliers.size(); ++k) {
-            const auto cause = k < c.box_outlier_causes.size() ? c.box_outlier_causes[k]
-                                                                : Cause::Unflagged;
+            const auto cause =
+                k < c.box_outlier_causes.size() ? c.box_outlier_causes[k] : Cause::Unflagged;
             // Side by side, so that a ring and a dot at the same height stay apart.
             const double shift = cause == Cause::Caused       ? -0.12
                                  : cause == Cause::Propagated ? 0.12
@@ -285,8 +288,10 @@ void CodeletView::show_operation(int index) {
             const int m = c.box_outliers[k];
             outliers_[static_cast<int>(cause)]->append(static_cast<double>(i) + shift,
                                                        c.samples[m]);
-            QString tip = tr("codelet %1, measurement %2: %3 s").arg(c.index).arg(m).arg(
-                c.samples[m], 0, 'g', 4);
+            QString tip = tr("codelet %1, measurement %2: %3 s")
+                              .arg(c.index)
+                              .arg(m)
+                              .arg(c.samples[m], 0, 'g', 4);
             if (cause == Cause::Caused) {
                 QStringList ranks;
                 for (int r : c.box_outlier_ranks[k]) ranks << QString::number(r);
