@@ -1,5 +1,6 @@
 // topolens-gui [REPORT|TRACE]: the browser window.
 // topolens-gui --render REPORT --png FILE ...: one view into a PNG file (topolens render).
+#include "gui/frame_bench.h"
 #include "gui/main_window.h"
 #include "gui/picture_render.h"
 #include "gui/render_options.h"
@@ -8,6 +9,8 @@
 #include <QApplication>
 #include <QTimer>
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -28,6 +31,13 @@ int main(int argc, char** argv) {
         }
         QApplication app(argc, argv);
         return render_picture(options, std::cerr);
+    }
+    if (!args.empty() && args[0] == "--bench-frames") {
+        int frames = 20;
+        if (args.size() > 1) frames = std::max(1, std::atoi(args[1].c_str()));
+        use_vtk_surface_format();
+        QApplication app(argc, argv);
+        return run_frame_bench(900, 700, frames, args.size() > 2 ? args[2] : "", std::cout);
     }
     if (args.size() > 1 || (!args.empty() && !args[0].empty() && args[0][0] == '-')) {
         std::cerr << "topolens-gui: error: expected at most one report or trace\n";

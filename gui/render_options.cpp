@@ -9,7 +9,8 @@ void render_usage(std::ostream& out) {
            "       topolens-gui --render REPORT --png FILE [--metric NAME] [--callpath PATH]\n"
            "                    [--view topology|codelets] [--orientation top|front|iso]\n"
            "                    [--high-resolution] [--size WxH] [--topology NAME]\n"
-           "                    [--operation NAME] [--codelet NAME]\n\n"
+           "                    [--operation NAME] [--codelet NAME]\n"
+           "       topolens-gui --bench-frames [FRAMES [PNG_DIR]]\n\n"
            "Without --render: opens the browser (with REPORT, a .cubex report, or TRACE, an\n"
            "OTF2 trace that is analyzed first).\n\n"
            "--render draws one view into a PNG file without opening a window (VTK still\n"
@@ -26,7 +27,10 @@ void render_usage(std::ostream& out) {
            "                    codelet's mean time per process (from the codelet audit)\n"
            "  --view codelets   the box plots of the tuned operation --operation (default\n"
            "                    the first) from the report's codelet audit\n"
-           "  --size WxH        picture size in pixels (default 1000x760)\n";
+           "  --size WxH        picture size in pixels (default 1000x760)\n\n"
+           "--bench-frames prints the topology view's frame times (first picture, still and\n"
+           "rotating frames, median of FRAMES, default 20) for synthetic 8x8, 16x16x16 and\n"
+           "32x32x32 grids in a 900x700 window; with PNG_DIR it also writes their pictures.\n";
 }
 
 std::optional<std::string> parse_render_options(const std::vector<std::string>& args,

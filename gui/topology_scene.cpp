@@ -5,7 +5,10 @@
 
 #include <vtkActor.h>
 #include <vtkBillboardTextActor3D.h>
+#include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
+#include <vtkCellArray.h>
+#include <vtkCommand.h>
 #include <vtkConeSource.h>
 #include <vtkCubeSource.h>
 #include <vtkGlyph3DMapper.h>
@@ -174,6 +177,22 @@ TopologyScene::TopologyScene() {
     filled_actor_->GetProperty()->SetAmbient(0.75);
     filled_actor_->GetProperty()->SetDiffuse(0.25);
     filled_actor_->GetProperty()->SetSpecular(0.0);
+    // A closed cube's back faces are always behind its front faces: not drawing them
+    // halves the triangles the rasterizer sets up and the fragments it tests.
+    filled_actor_->GetProperty()->BackfaceCullingOn();
+
+    // While the camera is dragged: one flat square point per cell, in the cell's colour and
+    // about its size on the screen (set per frame in before_frame()); full cubes again on
+    // release.
+    lod_mapper_->SetInputData(lod_points_);
+    lod_mapper_->SetColorModeToDirectScalars();
+    lod_mapper_->SetScalarModeToUsePointFieldData();
+    lod_mapper_->SelectColorArray("colors");
+    lod_mapper_->ScalarVisibilityOn();
+    lod_actor_->SetMapper(lod_mapper_);
+    lod_actor_->GetProperty()->SetLighting(false);
+    lod_actor_->GetProperty()->SetRepresentationToPoints();
+    lod_actor_->VisibilityOff();
 
     vtkNew<vtkOutlineSource> outline;
     outline->SetBounds(-0.5, 0.5, -0.5, 0.5, -0.5, 0.5);
@@ -194,7 +213,15 @@ TopologyScene::TopologyScene() {
     highlight_actor_->GetProperty()->SetLighting(false);
     highlight_actor_->VisibilityOff();
 
+    vtkNew<vtkCallbackCommand> before_frame;
+    before_frame->SetClientData(this);
+    before_frame->SetCallback([](vtkObject*, unsigned long, void* client, void*) {
+        static_cast<TopologyScene*>(client)->before_frame();
+    });
+    grid_->AddObserver(vtkCommand::StartEvent, before_frame);
+
     grid_->AddActor(filled_actor_);
+    grid_->AddActor(lod_actor_);
     grid_->AddActor(empty_actor_);
     grid_->AddActor(highlight_actor_);
 }
@@ -276,10 +303,8 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     lut_->Build();
     const double scale_top = std::max(std::abs(range_low_), std::abs(range_high_));
 
-    vtkNew<vtkPoints> filled, empty;
-    vtkNew<vtkUnsignedCharArray> colors;
-    colors->SetName("colors");
-    colors->SetNumberOfComponents(3);
+    vtkNew<vtkPoints> empty;
+    filled_cells_.clear();
     for (size_t l = 0; l < centers_.size(); ++l) {
         if (!centers_[l]) continue;
         const double v = picture.values[l];
@@ -291,14 +316,10 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
         const Rgb c = cls == ValueClass::NearZero
                           ? kNearZero
                           : scale_color(scale_fraction(v, range_low_, range_high_));
-        filled->InsertNextPoint(centers_[l]->data());
-        const unsigned char rgb[3] = {to_byte(c.r), to_byte(c.g), to_byte(c.b)};
-        colors->InsertNextTypedTuple(rgb);
+        filled_cells_.push_back({*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}});
     }
-    filled_points_->Initialize();
-    filled_points_->SetPoints(filled);
-    filled_points_->GetPointData()->AddArray(colors);
-    filled_points_->Modified();
+    sorted_octant_ = -1; // sort_cells() orders them for the camera before the next frame
+    sort_cells();
     empty_points_->Initialize();
     empty_points_->SetPoints(empty);
     empty_points_->Modified();
@@ -328,6 +349,66 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     update_highlight();
     if (shape_changed || !camera_set_)
         set_orientation(ndims >= 3 ? Orientation::Iso : Orientation::Top);
+}
+
+void TopologyScene::sort_cells() {
+    // Front to back as seen by the camera: llvmpipe (and any GPU) skips shading what the
+    // depth test rejects, so nearer cubes drawn first save most of a dense grid's
+    // fragments. Re-sorted only when the viewing direction changes octant, so rotating
+    // does not rebuild the instances every frame.
+    double dop[3];
+    grid_->GetActiveCamera()->GetDirectionOfProjection(dop);
+    const int octant = (dop[0] < 0 ? 1 : 0) | (dop[1] < 0 ? 2 : 0) | (dop[2] < 0 ? 4 : 0);
+    if (octant == sorted_octant_) return;
+    sorted_octant_ = octant;
+    std::vector<std::pair<double, int>> order(filled_cells_.size());
+    for (size_t i = 0; i < filled_cells_.size(); ++i) {
+        const auto& c = filled_cells_[i].center;
+        order[i] = {c[0] * dop[0] + c[1] * dop[1] + c[2] * dop[2], static_cast<int>(i)};
+    }
+    std::sort(order.begin(), order.end());
+    vtkNew<vtkPoints> points;
+    points->SetNumberOfPoints(static_cast<vtkIdType>(order.size()));
+    vtkNew<vtkUnsignedCharArray> colors;
+    colors->SetName("colors");
+    colors->SetNumberOfComponents(3);
+    colors->SetNumberOfTuples(static_cast<vtkIdType>(order.size()));
+    for (size_t k = 0; k < order.size(); ++k) {
+        const Cell& cell = filled_cells_[order[k].second];
+        points->SetPoint(static_cast<vtkIdType>(k), cell.center.data());
+        colors->SetTypedTuple(static_cast<vtkIdType>(k), cell.rgb.data());
+    }
+    filled_points_->Initialize();
+    filled_points_->SetPoints(points);
+    filled_points_->GetPointData()->AddArray(colors);
+    filled_points_->Modified();
+    vtkNew<vtkCellArray> vertices;
+    vertices->AllocateExact(1, static_cast<vtkIdType>(order.size()));
+    vertices->InsertNextCell(static_cast<vtkIdType>(order.size()));
+    for (size_t k = 0; k < order.size(); ++k) vertices->InsertCellPoint(static_cast<vtkIdType>(k));
+    lod_points_->Initialize();
+    lod_points_->SetPoints(points);
+    lod_points_->SetVerts(vertices);
+    lod_points_->GetPointData()->AddArray(colors);
+    lod_points_->Modified();
+}
+
+void TopologyScene::before_frame() {
+    sort_cells();
+    filled_actor_->SetVisibility(!interactive_);
+    lod_actor_->SetVisibility(interactive_);
+    if (!interactive_) return;
+    // A cell's size in pixels at the focal point.
+    vtkCamera* camera = grid_->GetActiveCamera();
+    const int* size = grid_->GetSize();
+    double pixels_per_unit = 1.0;
+    if (camera->GetParallelProjection())
+        pixels_per_unit = size[1] / (2.0 * camera->GetParallelScale());
+    else
+        pixels_per_unit = size[1] / (2.0 * camera->GetDistance() *
+                                     std::tan(camera->GetViewAngle() * std::acos(-1.0) / 360.0));
+    lod_actor_->GetProperty()->SetPointSize(
+        static_cast<float>(std::max(1.0, controls_.cell_size * pixels_per_unit)));
 }
 
 std::array<double, 6> TopologyScene::grid_bounds() const {
@@ -424,6 +505,12 @@ void TopologyScene::set_orientation(Orientation orientation) {
                            b[3] + margin, b[4] - 0.5,    b[5] + 0.5};
     grid_->ResetCamera(fit);
     camera_set_ = true;
+}
+
+void TopologyScene::set_interactive(bool interactive) {
+    interactive_ = interactive;
+    filled_actor_->SetVisibility(!interactive_);
+    lod_actor_->SetVisibility(interactive_);
 }
 
 void TopologyScene::set_highlight(int location) {

@@ -24,6 +24,7 @@ class vtkGlyph3DMapper;
 class vtkLookupTable;
 class vtkOutlineSource;
 class vtkPolyData;
+class vtkPolyDataMapper;
 class vtkProp;
 class vtkRenderWindow;
 class vtkRenderer;
@@ -73,6 +74,10 @@ class TopologyScene {
     // changed (then the grid's default orientation is applied).
     void show(const TopologyPicture& picture, const SceneControls& controls);
     void set_orientation(Orientation orientation);
+    // While the user drags the camera: a cheaper representation of the cells (see .cpp);
+    // false again on release draws full quality.
+    void set_interactive(bool interactive);
+    bool interactive() const { return interactive_; }
     // Outlines one location's cell (-1: none).
     void set_highlight(int location);
     int highlight() const { return highlighted_; }
@@ -96,6 +101,8 @@ class TopologyScene {
 
   private:
     void build_axes();
+    void sort_cells();
+    void before_frame(); // the grid renderer's StartEvent
     void update_highlight();
     std::array<double, 6> grid_bounds() const;
 
@@ -112,6 +119,9 @@ class TopologyScene {
     vtkNew<vtkGlyph3DMapper> filled_mapper_;
     vtkNew<vtkGlyph3DMapper> empty_mapper_;
     vtkNew<vtkActor> filled_actor_;
+    vtkNew<vtkPolyData> lod_points_; // the filled cells as vertices (interactive frames)
+    vtkNew<vtkPolyDataMapper> lod_mapper_;
+    vtkNew<vtkActor> lod_actor_;
     vtkNew<vtkActor> empty_actor_;
     vtkNew<vtkOutlineSource> highlight_source_;
     vtkNew<vtkActor> highlight_actor_;
@@ -125,6 +135,13 @@ class TopologyScene {
     double range_low_ = 0.0, range_high_ = 0.0;
     std::string scale_text_;
     bool camera_set_ = false;
+    bool interactive_ = false;
+    struct Cell {
+        std::array<double, 3> center;
+        std::array<unsigned char, 3> rgb;
+    };
+    std::vector<Cell> filled_cells_; // cells with a value, in location order
+    int sorted_octant_ = -1;         // the octant of the view direction they are sorted for
 };
 
 } // namespace topolens::gui

@@ -66,6 +66,13 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(info_);
 
     connect(gl_, &VtkGlWidget::clicked, this, [this](double x, double y) { pick_at(x, y); });
+    // Dragging draws each cell as a flat square (fast at 32x32x32 on a software renderer);
+    // releasing draws the cubes again.
+    connect(gl_, &VtkGlWidget::interactionStarted, this, [this] { scene_.set_interactive(true); });
+    connect(gl_, &VtkGlWidget::interactionFinished, this, [this] {
+        scene_.set_interactive(false);
+        gl_->update();
+    });
 }
 
 TopologyView::~TopologyView() = default;

@@ -1,5 +1,6 @@
 #include "gui/vtk_gl_widget.h"
 
+#include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLFunctions>
@@ -57,6 +58,20 @@ VtkGlWidget::VtkGlWidget(QWidget* parent) : QOpenGLWidget(parent) {
     interactor_->SetRenderWindow(window_);
     vtkNew<vtkInteractorStyleTrackballCamera> style;
     interactor_->SetInteractorStyle(style);
+    auto relay = [this, &style](unsigned long event) {
+        vtkNew<vtkCallbackCommand> command;
+        command->SetClientData(this);
+        command->SetCallback([](vtkObject*, unsigned long id, void* client, void*) {
+            auto* widget = static_cast<VtkGlWidget*>(client);
+            if (id == vtkCommand::StartInteractionEvent)
+                emit widget->interactionStarted();
+            else
+                emit widget->interactionFinished();
+        });
+        style->AddObserver(event, command);
+    };
+    relay(vtkCommand::StartInteractionEvent);
+    relay(vtkCommand::EndInteractionEvent);
     // The interactor asks for a render after every camera change: schedule a repaint
     // instead, so that all rendering happens in paintGL with Qt's context current.
     interactor_->EnableRenderOff();
@@ -114,6 +129,16 @@ void VtkGlWidget::resizeGL(int width, int height) {
     window_->SetSize(w, h);
     interactor_->SetSize(w, h);
     interactor_->UpdateSize(w, h);
+}
+
+double VtkGlWidget::render_frame_now() {
+    QElapsedTimer timer;
+    timer.start();
+    makeCurrent();
+    paintGL();
+    context()->functions()->glFinish();
+    doneCurrent();
+    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
 void VtkGlWidget::paintGL() {

@@ -31,11 +31,18 @@ class VtkGlWidget : public QOpenGLWidget {
     vtkGenericRenderWindowInteractor* interactor() const;
     // Device pixels per widget pixel (VTK works in device pixels).
     double pixel_ratio() const { return devicePixelRatioF(); }
+    // Draws one frame now, as a repaint would, and waits until the GL has finished it;
+    // returns the milliseconds that took (the frame benchmark, --bench-frames).
+    double render_frame_now();
 
   signals:
     // A left click that did not drag, in VTK display coordinates (device pixels from the
     // bottom-left corner).
     void clicked(double display_x, double display_y);
+    // The mouse started / stopped moving the camera (rotate, pan, zoom by drag): views
+    // may draw a cheaper picture in between.
+    void interactionStarted();
+    void interactionFinished();
 
   protected:
     void initializeGL() override;

@@ -1,0 +1,17 @@
+// topolens-gui --bench-frames: measured frame times of the topology view (a program that
+// prints figures, for README's Performance section; not a test).
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace topolens::gui {
+
+// Draws synthetic grids (8x8, 16x16x16, 32x32x32) in a TopologyView window of
+// width x height and prints, per grid, the first picture and the median still and rotating
+// frame times. With png_dir, also writes the last still and rotating frame of each grid
+// there (<grid>-still.png, <grid>-rotating.png). Needs an X display (xvfb-run -a).
+int run_frame_bench(int width, int height, int frames, const std::string& png_dir,
+                    std::ostream& out);
+
+} // namespace topolens::gui
