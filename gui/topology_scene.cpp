@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace topolens::gui {
@@ -54,7 +55,7 @@ void set_text_style(vtkTextProperty* text, int size, bool bold) {
 }
 
 vtkSmartPointer<vtkActor> line_actor(const std::array<double, 3>& from,
-                                     const std::array<double, 3>& to) {
+                                     const std::array<double, 3>& to, double /*unit*/) {
     vtkNew<vtkLineSource> line;
     line->SetPoint1(from.data());
     line->SetPoint2(to.data());
@@ -68,14 +69,15 @@ vtkSmartPointer<vtkActor> line_actor(const std::array<double, 3>& from,
 }
 
 vtkSmartPointer<vtkActor> cone_actor(const std::array<double, 3>& tip,
-                                     const std::array<double, 3>& direction) {
+                                     const std::array<double, 3>& direction, double unit) {
     vtkNew<vtkConeSource> cone;
-    cone->SetHeight(0.35);
-    cone->SetRadius(0.12);
+    cone->SetHeight(0.35 * unit);
+    cone->SetRadius(0.12 * unit);
     cone->SetResolution(16);
     cone->SetDirection(direction.data());
-    cone->SetCenter(tip[0] - 0.175 * direction[0], tip[1] - 0.175 * direction[1],
-                    tip[2] - 0.175 * direction[2]);
+    const double back = 0.175 * unit;
+    cone->SetCenter(tip[0] - back * direction[0], tip[1] - back * direction[1],
+                    tip[2] - back * direction[2]);
     vtkNew<vtkPolyDataMapper> mapper;
     mapper->SetInputConnection(cone->GetOutputPort());
     auto actor = vtkSmartPointer<vtkActor>::New();
@@ -393,8 +395,91 @@ void TopologyScene::sort_cells() {
     lod_points_->Modified();
 }
 
+void TopologyScene::place_sliding_labels() {
+    // A label at the far end of an axis that runs behind a 3D grid (axis 1 seen obliquely
+    // from above) would sit on the cells: slide it along its axis until it is clear of the
+    // grid's outline on the screen (the convex hull of the grid's corners, plus a margin).
+    if (sliding_labels_.empty()) return;
+    const auto b = grid_bounds();
+    std::vector<std::array<double, 2>> corners;
+    auto to_display = [this](const std::array<double, 3>& w) {
+        grid_->SetWorldPoint(w[0], w[1], w[2], 1.0);
+        grid_->WorldToDisplay();
+        double d[3];
+        grid_->GetDisplayPoint(d);
+        return std::array<double, 2>{d[0], d[1]};
+    };
+    for (int i = 0; i < 8; ++i)
+        corners.push_back(to_display({b[i & 1 ? 1 : 0], b[i & 2 ? 3 : 2], b[i & 4 ? 5 : 4]}));
+    // Convex hull (monotone chain), counter-clockwise.
+    std::sort(corners.begin(), corners.end());
+    std::vector<std::array<double, 2>> hull(16);
+    const auto cross = [](const std::array<double, 2>& o, const std::array<double, 2>& a,
+                          const std::array<double, 2>& c) {
+        return (a[0] - o[0]) * (c[1] - o[1]) - (a[1] - o[1]) * (c[0] - o[0]);
+    };
+    size_t k = 0;
+    for (size_t i = 0; i < corners.size(); ++i) {
+        while (k >= 2 && cross(hull[k - 2], hull[k - 1], corners[i]) <= 0) --k;
+        hull[k++] = corners[i];
+    }
+    for (size_t i = corners.size() - 1, t = k + 1; i-- > 0;) {
+        while (k >= t && cross(hull[k - 2], hull[k - 1], corners[i]) <= 0) --k;
+        hull[k++] = corners[i];
+    }
+    hull.resize(k > 0 ? k - 1 : 0);
+    const double margin = 6.0; // pixels between a label and the grid
+    // The label's box on the screen (estimated from its text and font size), anchored as
+    // justified, separated from the hull by one of their edges' normals (convex shapes).
+    auto clear_of_grid = [&](const SlidingLabel& label, const std::array<double, 2>& p) {
+        if (hull.size() < 3) return true;
+        vtkTextProperty* text = label.actor->GetTextProperty();
+        const double size = text->GetFontSize();
+        const double width = 0.62 * size * std::strlen(label.actor->GetInput()) + margin;
+        const double height = 1.2 * size + margin;
+        const int justification = text->GetJustification();
+        const double left = justification == VTK_TEXT_RIGHT      ? p[0] - width
+                            : justification == VTK_TEXT_CENTERED ? p[0] - width / 2
+                                                                 : p[0];
+        const std::array<std::array<double, 2>, 4> box{{{left - margin, p[1] - height / 2},
+                                                        {left + width, p[1] - height / 2},
+                                                        {left + width, p[1] + height / 2},
+                                                        {left - margin, p[1] + height / 2}}};
+        double hx0 = hull[0][0], hx1 = hx0, hy0 = hull[0][1], hy1 = hy0;
+        for (const auto& h : hull) {
+            hx0 = std::min(hx0, h[0]), hx1 = std::max(hx1, h[0]);
+            hy0 = std::min(hy0, h[1]), hy1 = std::max(hy1, h[1]);
+        }
+        if (box[1][0] < hx0 || box[0][0] > hx1 || box[2][1] < hy0 || box[0][1] > hy1) return true;
+        for (size_t i = 0; i < hull.size(); ++i) { // hull counter-clockwise: outside is right
+            const auto& a = hull[i];
+            const auto& c = hull[(i + 1) % hull.size()];
+            bool all_outside = true;
+            for (const auto& corner : box) all_outside = all_outside && cross(a, c, corner) < 0;
+            if (all_outside) return true;
+        }
+        return false;
+    };
+    const double step = 0.25 * decoration_unit();
+    const double reach = 2.0 * std::max({b[1] - b[0], b[3] - b[2], b[5] - b[4]});
+    for (auto& label : sliding_labels_) {
+        std::array<double, 3> at = label.home;
+        for (double moved = 0; moved <= reach && !clear_of_grid(label, to_display(at));
+             moved += step)
+            for (int i = 0; i < 3; ++i) at[i] += step * label.direction[i];
+        label.actor->SetPosition(at.data());
+    }
+}
+
 void TopologyScene::before_frame() {
     sort_cells();
+    // An axis seen end-on (axis 2 from the top, axis 1 from the front) is a point on the
+    // screen: its names would pile up on the origin, so they are left out.
+    double dop[3];
+    grid_->GetActiveCamera()->GetDirectionOfProjection(dop);
+    for (int a = 0; a < 3; ++a)
+        for (auto& label : axis_labels_[a]) label->SetVisibility(std::abs(dop[a]) < 0.9);
+    place_sliding_labels();
     filled_actor_->SetVisibility(!interactive_);
     lod_actor_->SetVisibility(interactive_);
     if (!interactive_) return;
@@ -411,6 +496,12 @@ void TopologyScene::before_frame() {
         static_cast<float>(std::max(1.0, controls_.cell_size * pixels_per_unit)));
 }
 
+double TopologyScene::decoration_unit() const {
+    const auto b = grid_bounds();
+    const double extent = std::max({b[1] - b[0], b[3] - b[2], b[5] - b[4]});
+    return std::max(1.0, extent / 6.0);
+}
+
 std::array<double, 6> TopologyScene::grid_bounds() const {
     const double zpitch = controls_.plane_distance;
     const double hz = ndims_ >= 3 ? 0.5 : 0.125;
@@ -423,47 +514,82 @@ void TopologyScene::build_axes() {
         labels_->RemoveViewProp(prop);
     }
     axis_props_.clear();
+    sliding_labels_.clear();
+    for (auto& labels : axis_labels_) labels.clear();
     if (ndims_ == 0) return;
     const auto b = grid_bounds();
-    const double gap = 0.45; // axes run this far outside the cells
+    // Decorations grow with the grid so that, fitted into the view, labels keep their
+    // distance from the cells and from each other in pixels (u = 1 up to 4-5 cells).
+    const double u = decoration_unit();
+    const double gap = 0.45 * u; // axes run this far outside the cells
     const std::array<double, 3> origin{b[0] - gap, b[2] - gap, b[4]};
-    const int label_size = 16;
-    auto add = [this](vtkSmartPointer<vtkProp> prop) {
+    const int label_size = 15, compass_size = 22;
+    int axis = 0; // the axis whose labels are being added (-1: the origin's)
+    auto add = [this, &axis](vtkSmartPointer<vtkProp> prop) {
+        if (auto* label = vtkBillboardTextActor3D::SafeDownCast(prop); label && axis >= 0)
+            axis_labels_[axis].push_back(label);
         if (vtkBillboardTextActor3D::SafeDownCast(prop))
             labels_->AddViewProp(prop);
         else
             grid_->AddViewProp(prop);
         axis_props_.push_back(prop);
     };
+    auto justify = [](vtkSmartPointer<vtkBillboardTextActor3D> label, int horizontal) {
+        if (horizontal < 0) label->GetTextProperty()->SetJustificationToRight();
+        if (horizontal > 0) label->GetTextProperty()->SetJustificationToLeft();
+        return label;
+    };
+    // Each axis: an arrow from the origin, its two compass names at its two ends (the
+    // first one just before the origin, the second beyond the arrow's tip) and its title
+    // beside the tip.
     // Axis 0: west -> east, along the south edge.
-    const std::array<double, 3> east_end{b[1] + 0.8, origin[1], origin[2]};
-    add(line_actor(origin, east_end));
-    add(cone_actor(east_end, {1, 0, 0}));
-    auto axis0 = label_actor("axis 0: W -> E", {east_end[0] + 0.2, origin[1] - 0.45, origin[2]},
-                             label_size, false);
-    axis0->GetTextProperty()->SetJustificationToRight();
-    add(axis0);
-    add(label_actor("W", {b[0] - 1.0, (b[2] + b[3]) / 2, origin[2]}, 22, true));
-    add(label_actor("E", {b[1] + 1.0, (b[2] + b[3]) / 2, origin[2]}, 22, true));
+    const std::array<double, 3> east_end{b[1] + 0.8 * u, origin[1], origin[2]};
+    add(line_actor(origin, east_end, u));
+    add(cone_actor(east_end, {1, 0, 0}, u));
+    add(label_actor("E", {east_end[0] + 0.55 * u, origin[1], origin[2]}, compass_size, true));
+    add(label_actor("W", {origin[0] - 0.6 * u, origin[1], origin[2]}, compass_size, true));
+    // Below axis 0 both seen from the top (south of it) and from the front (under it).
+    const double drop = ndims_ >= 3 ? 0.55 * u : 0.0;
+    add(justify(label_actor("axis 0: W -> E", {east_end[0], origin[1] - 0.55 * u, origin[2] - drop},
+                            label_size, false),
+                -1));
     if (ndims_ >= 2) {
-        const std::array<double, 3> north_end{origin[0], b[3] + 0.8, origin[2]};
-        add(line_actor(origin, north_end));
-        add(cone_actor(north_end, {0, 1, 0}));
-        add(label_actor("axis 1: S -> N", {origin[0], north_end[1] + 0.45, origin[2]}, label_size,
-                        false));
-        add(label_actor("S", {(b[0] + b[1]) / 2, b[2] - 1.0, origin[2]}, 22, true));
-        add(label_actor("N", {(b[0] + b[1]) / 2, b[3] + 1.0, origin[2]}, 22, true));
+        axis = 1;
+        const std::array<double, 3> north_end{origin[0], b[3] + 0.8 * u, origin[2]};
+        add(line_actor(origin, north_end, u));
+        add(cone_actor(north_end, {0, 1, 0}, u));
+        auto north =
+            label_actor("N", {origin[0], north_end[1] + 0.6 * u, origin[2]}, compass_size, true);
+        add(north);
+        sliding_labels_.push_back(
+            {north, {origin[0], north_end[1] + 0.6 * u, origin[2]}, {0, 1, 0}});
+        add(label_actor("S", {origin[0], origin[1] - 0.6 * u, origin[2]}, compass_size, true));
+        auto title1 =
+            justify(label_actor("axis 1: S -> N", {origin[0] - 0.35 * u, north_end[1], origin[2]},
+                                label_size, false),
+                    -1);
+        add(title1);
+        sliding_labels_.push_back(
+            {title1, {origin[0] - 0.35 * u, north_end[1], origin[2]}, {0, 1, 0}});
     }
     if (ndims_ >= 3) {
-        const std::array<double, 3> top_end{origin[0], origin[1], b[5] + 0.8};
-        add(line_actor(origin, top_end));
-        add(cone_actor(top_end, {0, 0, 1}));
-        add(label_actor("axis 2: bottom -> top", {origin[0], origin[1], top_end[2] + 0.45},
-                        label_size, false));
+        axis = 2;
+        const std::array<double, 3> top_end{origin[0], origin[1], b[5] + 0.8 * u};
+        add(line_actor(origin, top_end, u));
+        add(cone_actor(top_end, {0, 0, 1}, u));
+        add(label_actor("top", {origin[0], origin[1], top_end[2] + 0.6 * u}, compass_size - 4,
+                        true));
+        // Further below than W and S are beside: in oblique views S falls below the origin too.
+        add(label_actor("bottom", {origin[0], origin[1], origin[2] - 1.1 * u}, compass_size - 4,
+                        true));
+        add(justify(label_actor("axis 2: bottom -> top",
+                                {origin[0] - 0.35 * u, origin[1], top_end[2]}, label_size, false),
+                    -1));
     }
+    axis = -1;
     // The origin: coordinate 0 on every axis (west, south, bottom).
     vtkNew<vtkSphereSource> sphere;
-    sphere->SetRadius(0.14);
+    sphere->SetRadius(0.14 * u);
     sphere->SetThetaResolution(16);
     sphere->SetPhiResolution(16);
     sphere->SetCenter(origin.data());
@@ -476,7 +602,13 @@ void TopologyScene::build_axes() {
     const std::string origin_label = ndims_ == 1   ? "origin (0)"
                                      : ndims_ == 2 ? "origin (0,0)"
                                                    : "origin (0,0,0)";
-    add(label_actor(origin_label, {origin[0] - 0.2, origin[1] - 0.55, origin[2]}, 14, true));
+    // Below-left of the origin, away from the compass names W (left) and S (below); in 3D
+    // also lowered, so that it stays below-left when seen from the front.
+    add(justify(label_actor(origin_label,
+                            {origin[0] - 0.45 * u, origin[1] - 0.75 * u,
+                             origin[2] - (ndims_ >= 3 ? 0.6 * u : 0.0)},
+                            13, true),
+                -1));
 }
 
 void TopologyScene::set_orientation(Orientation orientation) {
@@ -499,10 +631,10 @@ void TopologyScene::set_orientation(Orientation orientation) {
     camera->SetPosition(center[0] + direction[0], center[1] + direction[1],
                         center[2] + direction[2]);
     camera->SetViewUp(up.data());
-    // Fit the grid with its axes and labels (about 1.5 cells around it).
-    const double margin = 1.6;
-    const double fit[6] = {b[0] - margin, b[1] + margin, b[2] - margin,
-                           b[3] + margin, b[4] - 0.5,    b[5] + 0.5};
+    // Fit the grid with its axes and labels around it.
+    const double margin = 1.9 * decoration_unit();
+    const double fit[6] = {b[0] - margin, b[1] + margin,       b[2] - margin,
+                           b[3] + margin, b[4] - margin * 0.5, b[5] + margin * 0.8};
     grid_->ResetCamera(fit);
     camera_set_ = true;
 }

@@ -102,7 +102,9 @@ class TopologyScene {
   private:
     void build_axes();
     void sort_cells();
-    void before_frame(); // the grid renderer's StartEvent
+    double decoration_unit() const; // world size of axes' and labels' spacing
+    void before_frame();            // the grid renderer's StartEvent
+    void place_sliding_labels();
     void update_highlight();
     std::array<double, 6> grid_bounds() const;
 
@@ -126,6 +128,12 @@ class TopologyScene {
     vtkNew<vtkOutlineSource> highlight_source_;
     vtkNew<vtkActor> highlight_actor_;
     std::vector<vtkSmartPointer<vtkProp>> axis_props_;
+    struct SlidingLabel {
+        vtkSmartPointer<vtkBillboardTextActor3D> actor;
+        std::array<double, 3> home, direction; // world position and the axis to slide along
+    };
+    std::vector<SlidingLabel> sliding_labels_;
+    std::vector<vtkSmartPointer<vtkBillboardTextActor3D>> axis_labels_[3]; // by axis
 
     std::array<int, 3> dims_{0, 0, 0};
     int ndims_ = 0;
