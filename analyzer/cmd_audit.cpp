@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace topolens::cli {
@@ -156,8 +157,16 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
             header = true;
         }
         std::map<uint32_t, std::size_t> own, waited, fast;
-        for (const pt::OutlierAt& o : list)
+        std::set<uint32_t> global; // measurements
+        std::size_t n_global = 0;
+        for (const pt::OutlierAt& o : list) {
+            if (o.global) {
+                global.insert(o.number);
+                ++n_global;
+                continue;
+            }
             ++(!o.slow ? fast : o.propagated ? waited : own)[ranks[o.location]];
+        }
         std::string line = std::string(pt::method_name(m)) + ": " + std::to_string(list.size());
         std::vector<std::string> parts;
         for (const auto& [rank, n] : own) parts.push_back(std::to_string(n) + " at rank " + std::to_string(rank));
@@ -171,12 +180,15 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
             parts.push_back(std::to_string(n) + " propagated at rank(s) " + rank_ranges(who) +
                             " (waiting for others)");
         }
+        if (n_global)
+            parts.push_back(std::to_string(n_global) + " on most ranks at once (measurement(s) " +
+                            rank_ranges({global.begin(), global.end()}) + ": the whole run)");
         for (const auto& [rank, n] : fast)
             parts.push_back(std::to_string(n) + " unusually fast at rank " + std::to_string(rank));
         out << "      " << line << " — " << join(parts, ", ") << "\n";
         if (m != pt::Heuristic) continue;
         for (const pt::OutlierAt& o : list)
-            if (o.slow && !o.propagated)
+            if (o.caused())
                 out << "        rank " << ranks[o.location] << ", measurement " << o.number
                     << " at " << fixed(o.start, 3) << " s: " << time(o.time) << "\n";
     }

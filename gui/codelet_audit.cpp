@@ -64,7 +64,7 @@ AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
         codelet.box_outliers.push_back(i);
     }
     // Which processes were slow at each measurement, by any of the audit's filters.
-    std::map<int, std::set<int>> caused, propagated; // measurement -> ranks
+    std::map<int, std::set<int>> caused, propagated, global; // measurement -> ranks
     const QJsonObject outliers = json.value("outliers").toObject();
     for (const QString& method : outliers.keys()) {
         for (const QJsonValue at : outliers.value(method).toObject().value("at").toArray()) {
@@ -72,7 +72,10 @@ AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
             if (!o.value("slow").toBool(true)) continue; // unusually fast: not why it is high
             const int m = o.value("measurement").toInt(-1);
             const int rank = o.value("rank").toInt(-1);
-            (o.value("propagated").toBool() ? propagated : caused)[m].insert(rank);
+            (o.value("global").toBool()       ? global
+             : o.value("propagated").toBool() ? propagated
+                                              : caused)[m]
+                .insert(rank);
         }
     }
     for (const int i : codelet.box_outliers) {
@@ -81,8 +84,9 @@ AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
             codelet.box_outlier_causes.push_back(Cause::Caused);
             codelet.box_outlier_ranks.emplace_back(found->second.begin(), found->second.end());
         } else {
-            codelet.box_outlier_causes.push_back(propagated.count(i) ? Cause::Propagated
-                                                                     : Cause::Unflagged);
+            codelet.box_outlier_causes.push_back(global.count(i)       ? Cause::Global
+                                                 : propagated.count(i) ? Cause::Propagated
+                                                                       : Cause::Unflagged);
             codelet.box_outlier_ranks.emplace_back();
         }
     }

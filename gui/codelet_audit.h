@@ -26,7 +26,11 @@ struct AuditCodelet {
     // Caused: some process was slow there by itself (not propagated); propagated: the
     // processes flagged there were slow only waiting for others; unflagged: no filter
     // dropped a slow measurement there (beyond the whiskers of the slowest process only).
-    enum class OutlierCause { Caused, Propagated, Unflagged };
+    // Caused: slow by itself on some process; Propagated: its processes were waiting for
+    // others; Global: slow on most processes at once (the whole run was disturbed);
+    // Unflagged: beyond the whiskers, dropped by no filter.
+    enum class OutlierCause { Caused, Propagated, Global, Unflagged };
+    static constexpr int kOutlierCauses = 4;
     std::vector<OutlierCause> box_outlier_causes;
     std::vector<std::vector<int>> box_outlier_ranks; // the ranks that caused it (Caused)
     bool winner_set = false;

@@ -25,6 +25,7 @@ const QColor kAuditColor(60, 170, 90);       // green: the audit's winner
 const QColor kOtherColor(150, 180, 225);     // light blue: every other codelet
 const QColor kOutlierColor(220, 30, 30);     // red: outliers the audit's filters found
 const QColor kUnflaggedColor(120, 120, 120); // grey: outliers of the box plot only
+const QColor kGlobalColor(230, 140, 0);       // orange: slow on most processes at once
 
 QString html_escaped(const std::string& text) {
     return QString::fromStdString(text).toHtmlEscaped();
@@ -89,12 +90,13 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
            "(both: green, labelled tuner and audit). Outliers: "
            "<span style='color:%3'>&#9679;</span> slow in a process itself &nbsp; "
            "<span style='color:%3'>&#9675;</span> propagated (its processes were waiting for "
-           "others) &nbsp; <span style='color:%4'>&#9679;</span> beyond the whiskers, dropped "
-           "by no filter. Each box: quartiles and median of the search-phase times per "
+           "others) &nbsp; <span style='color:%5'>&#9679;</span> slow on most processes at "
+           "once (the whole run) &nbsp; <span style='color:%4'>&#9679;</span> beyond the "
+           "whiskers, dropped by no filter. Each box: quartiles and median of the search-phase times per "
            "measurement (slowest process), whiskers 1.5 IQR. Click a box to colour the "
            "topology.")
             .arg(kTunerColor.name(), kAuditColor.name(), kOutlierColor.name(),
-                 kUnflaggedColor.name()));
+                 kUnflaggedColor.name(), kGlobalColor.name()));
     layout->addWidget(key_);
     connect(operation_combo_, &QComboBox::currentIndexChanged, this,
             [this](int index) { show_operation(index); });
@@ -219,7 +221,7 @@ void CodeletView::show_operation(int index) {
     }
     boxes_ = new QBoxPlotSeries;
     using Cause = AuditCodelet::OutlierCause;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < AuditCodelet::kOutlierCauses; ++k) {
         auto* series = new QScatterSeries;
         series->setMarkerSize(k == static_cast<int>(Cause::Unflagged) ? 7.0 : 9.0);
         if (k == static_cast<int>(Cause::Propagated)) { // a ring: hollow
@@ -228,8 +230,9 @@ void CodeletView::show_operation(int index) {
             QPen ring(kOutlierColor, 2.0);
             series->setPen(ring);
         } else {
-            const QColor fill =
-                k == static_cast<int>(Cause::Caused) ? kOutlierColor : kUnflaggedColor;
+            const QColor fill = k == static_cast<int>(Cause::Caused)   ? kOutlierColor
+                                : k == static_cast<int>(Cause::Global) ? kGlobalColor
+                                                                       : kUnflaggedColor;
             series->setColor(fill);
             series->setBorderColor(fill.darker(180));
         }
@@ -298,6 +301,8 @@ void CodeletView::show_operation(int index) {
                 tip += tr("; slow by itself on rank %1").arg(ranks.join(", "));
             } else if (cause == Cause::Propagated) {
                 tip += tr("; propagated: the processes flagged there were waiting for others");
+            } else if (cause == Cause::Global) {
+                tip += tr("; slow on most processes at once: the whole run was disturbed");
             } else {
                 tip += tr("; no filter of the audit dropped it");
             }

@@ -73,9 +73,9 @@ class CodeletView : public QWidget {
     QChartView* chart_view_;
     QChart* chart_;
     QBoxPlotSeries* boxes_ = nullptr;
-    QScatterSeries* outliers_[3] = {nullptr, nullptr, nullptr}; // by OutlierCause
+    QScatterSeries* outliers_[AuditCodelet::kOutlierCauses] = {}; // by OutlierCause
     QStringList categories_;
-    QStringList outlier_tips_[3]; // hover text per outlier point, by series
+    QStringList outlier_tips_[AuditCodelet::kOutlierCauses]; // hover text per point, by series
 };
 
 } // namespace topolens::gui

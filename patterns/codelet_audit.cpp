@@ -184,6 +184,7 @@ class OperationAuditor {
                 }
             }
         }
+        mark_global(c);
         c.measurements = counts.empty() ? 0 : *counts.rbegin();
         if (counts.size() > 1)
             note("codelet " + label(index) +
@@ -211,6 +212,20 @@ class OperationAuditor {
             robust[k] = c.estimate[kRobustMethods[k]];
         c.consensus = median(robust);
         return c;
+    }
+
+    // A slow outlier that most processes (more than half) have at the same measurement (and
+    // did not merely wait for) disturbed the whole run at once, e.g. the operating system or
+    // the network: no single process caused it.
+    static void mark_global(CodeletAudit& c) {
+        if (c.processes < 2) return;
+        for (auto& list : c.outliers) {
+            std::map<uint32_t, std::size_t> slow_at; // measurement -> processes
+            for (const OutlierAt& o : list)
+                if (o.slow) ++slow_at[o.number];
+            for (OutlierAt& o : list)
+                o.global = o.slow && !o.propagated && 2 * slow_at[o.number] > c.processes;
+        }
     }
 
     static BoxPlot box_plot(const std::vector<double>& s) {

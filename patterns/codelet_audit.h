@@ -39,6 +39,11 @@ struct OutlierAt {
     // Above the process's median: a perturbed measurement. Two-sided filters (IQR, cluster,
     // Student-t) also drop measurements that are unusually fast; those are not perturbations.
     bool slow = true;
+    // Slow at once on most (more than half) of the processes, not by waiting: a disturbance of
+    // the whole run, e.g. by the operating system, that no single process caused.
+    bool global = false;
+    // Caused by this process: slow, neither propagated nor global.
+    bool caused() const { return slow && !propagated && !global; }
 };
 
 struct BoxPlot {

@@ -37,6 +37,7 @@ void outliers(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t
             w.key("wait").value(o.wait);
             w.key("propagated").value(o.propagated);
             w.key("slow").value(o.slow);
+            w.key("global").value(o.global);
             w.end_object();
         }
         w.end_array().end_object();

@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
                 std::vector<uint32_t> at_rank;
                 std::set<uint32_t> injected_elsewhere;
                 for (const pt::OutlierAt& o : codelet->outliers[m]) {
-                    if (o.propagated || !o.slow) continue;
+                    if (!o.caused()) continue;
                     if (ranks[o.location] == rank)
                         at_rank.push_back(o.number);
                     else if (std::find(expected.begin(), expected.end(), o.number) !=

@@ -493,8 +493,39 @@ TEST(CodeletAudit, OutliersOfTheProcessItselfAreNotPropagated) {
             EXPECT_DOUBLE_EQ(o.start, Op::start(o.number, 0));
             EXPECT_EQ(o.wait, 0.0);
             EXPECT_FALSE(o.propagated);
+            EXPECT_FALSE(o.global); // one process of two is no majority
+            EXPECT_TRUE(o.caused());
         }
     }
+}
+
+TEST(CodeletAudit, OutliersOnMostProcessesAtOnceAreGlobal) {
+    // Measurement 2 is slow on 3 of 4 processes (a disturbance of the whole run, nobody
+    // waiting), measurement 6 only on process 3 (caused there); 2 of 4 is no majority.
+    Op op;
+    op.codelet(0, "A");
+    for (uint32_t loc = 0; loc < 4; ++loc) {
+        std::vector<double> t = repeat(1.0, 10);
+        if (loc < 3) t[2] = 10.0;
+        if (loc == 3) t[6] = 10.0;
+        if (loc < 2) t[8] = 10.0;
+        op.measure(loc, 0, t).decide(loc, 0);
+    }
+    const OperationAudit a = audit_one(op, 4);
+    const CodeletAudit& A = *a.codelet(0);
+    for (Method m : {Heuristic, Iqr}) {
+        ASSERT_EQ(A.outliers[m].size(), 6u) << method_name(m);
+        for (const OutlierAt& o : A.outliers[m]) {
+            EXPECT_EQ(o.global, o.number == 2) << method_name(m) << " m " << o.number;
+            EXPECT_EQ(o.caused(), o.number != 2) << method_name(m) << " m " << o.number;
+            EXPECT_FALSE(o.propagated);
+        }
+    }
+    const auto doc = parse_json(to_json(audit(input(op), AuditParameters{}, identity_ranks(4)),
+                                        identity_ranks(4)));
+    const auto& first = doc["operations"][0]["codelets"][0]["outliers"]["heuristic"]["at"][0];
+    EXPECT_EQ(first["measurement"].num(), 2.0);
+    EXPECT_TRUE(first["global"].boolean_value());
 }
 
 TEST(CodeletAudit, OutliersWhoseWaitCoversTheExcessArePropagated) {
