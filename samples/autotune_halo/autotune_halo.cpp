@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <cstdint>
 #include <vector>
 
 namespace {
@@ -24,6 +25,7 @@ namespace {
 const char* const kUsage =
     "usage: autotune_halo [--block N] [--measurements N] [--production N] [--barrier]\n"
     "         [--decide heuristic|mean] [--non-periodic] [--verify] [--codelet-costs US,US,...]\n"
+    "         [--cost-jitter F]\n"
     "         [--outliers K --outlier-factor F --outlier-rank R --outlier-codelet C]\n"
     "         [--slow-rank R --slow-codelet C --slow-factor F] [--production-slowdown F]\n";
 
@@ -36,6 +38,7 @@ struct Options {
     bool periodic = true;
     bool verify = false;
     std::vector<int> costs_us; // synthetic cost per codelet, empty: none
+    double cost_jitter = 0;    // each execution's cost varies by up to this fraction
     int outliers = 0;
     double outlier_factor = 10.0;
     int outlier_rank = 0;
@@ -107,6 +110,11 @@ std::string parse_options(int argc, char** argv, int ranks, Options& o) {
             }
             if (int(o.costs_us.size()) != codelets)
                 return bad + " (want " + std::to_string(codelets) + " values, one per codelet)";
+        } else if (a == "--cost-jitter") {
+            char* end = nullptr;
+            o.cost_jitter = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end != '\0' || !(o.cost_jitter >= 0) || o.cost_jitter > 0.5)
+                return bad + " (a fraction, 0..0.5)";
         } else if (a == "--outliers") {
             if (!parse_int(v, 0, 100000, o.outliers)) return bad;
         } else if (a == "--outlier-factor") {
@@ -145,6 +153,17 @@ void sleep_seconds(double s) {
     if (s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(s));
 }
 
+// A number in [-1, 1] that depends only on its arguments (so runs are repeatable), spread
+// evenly: the jitter of one execution's synthetic cost (splitmix64 of the three).
+double jitter_unit(int rank, int codelet, long execution) {
+    uint64_t z = (uint64_t(rank) << 40) ^ (uint64_t(codelet) << 32) ^ uint64_t(execution);
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return double(z >> 11) / double(1ULL << 53) * 2.0 - 1.0;
+}
+
 // Is search measurement m of n one of the k outliers? Spread evenly: m = floor((j+1/2) n/k).
 bool is_outlier(int m, int n, int k) {
     for (int j = 0; j < k; ++j)
@@ -160,6 +179,7 @@ struct Tuner {
     int op;
     int rank;
     double production_reference = 0; // this process's search estimate of the winner
+    long executions_ = 0;             // executions so far, for the cost jitter
 
     // One timed execution of codelet c; the injected extra time lies inside begin/end.
     double execute(int c, Phase phase, int m) {
@@ -168,7 +188,9 @@ struct Tuner {
         const double t0 = MPI_Wtime();
         topolens_tuned_begin(op);
         x.run(c);
-        if (!o.costs_us.empty()) sleep_seconds(o.costs_us[std::size_t(c)] * 1e-6);
+        if (!o.costs_us.empty())
+            sleep_seconds(o.costs_us[std::size_t(c)] * 1e-6 *
+                          (1.0 + o.cost_jitter * jitter_unit(rank, c, executions_++)));
         const double t = MPI_Wtime() - t0;
         double factor = 1.0;
         if (phase == Phase::search && o.outliers > 0 && rank == o.outlier_rank &&
