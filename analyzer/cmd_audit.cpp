@@ -115,14 +115,18 @@ class TimeUnit {
     const char* name_ = "ms";
 };
 
-std::string percent(double fraction) { return fixed(fraction * 100, 1) + "%"; }
+std::string percent(double fraction) {
+    return fixed(fraction * 100, 1) + "%";
+}
 
 std::string upper(std::string s) {
     for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     return s;
 }
 
-std::string index_text(const std::optional<int64_t>& i) { return i ? std::to_string(*i) : "-"; }
+std::string index_text(const std::optional<int64_t>& i) {
+    return i ? std::to_string(*i) : "-";
+}
 
 // The location where `per` is largest.
 std::optional<std::size_t> largest_at(const std::vector<std::optional<double>>& per) {
@@ -146,8 +150,8 @@ std::string slowest_rank(const pt::CodeletAudit& c, const std::vector<uint32_t>&
 }
 
 // Per robust method: how many outliers the process caused, and how many others waited.
-void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
-                   const std::vector<uint32_t>& ranks, const TimeUnit& time) {
+void outlier_lines(std::ostream& out, const pt::CodeletAudit& c, const std::vector<uint32_t>& ranks,
+                   const TimeUnit& time) {
     bool header = false;
     for (pt::Method m : pt::kRobustMethods) {
         const auto& list = c.outliers[m];
@@ -169,7 +173,8 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c,
         }
         std::string line = std::string(pt::method_name(m)) + ": " + std::to_string(list.size());
         std::vector<std::string> parts;
-        for (const auto& [rank, n] : own) parts.push_back(std::to_string(n) + " at rank " + std::to_string(rank));
+        for (const auto& [rank, n] : own)
+            parts.push_back(std::to_string(n) + " at rank " + std::to_string(rank));
         if (!waited.empty()) {
             std::vector<uint32_t> who;
             std::size_t n = 0;
@@ -218,16 +223,14 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
                label(op.best) + (op.tuner_winner ? "; the tuner's choice costs " +
                                                        fixed(op.penalty_percent, 1) + "% more"
                                                  : "")});
-    facts.row({"search phase", fixed(op.search_seconds, 3) + " s, " +
-                                   percent(op.search_share) + " of the run (" +
-                                   fixed(run_seconds, 3) + " s); " +
+    facts.row({"search phase", fixed(op.search_seconds, 3) + " s, " + percent(op.search_share) +
+                                   " of the run (" + fixed(run_seconds, 3) + " s); " +
                                    fixed(op.search_cost_seconds, 3) + " s (" +
                                    percent(op.search_cost_share) +
                                    ") beyond running the chosen codelet every time"});
     if (op.production)
-        facts.row({"production", std::to_string(op.production->executions) +
-                                     " executions, mean " + time(op.production->mean) +
-                                     " vs search estimate " +
+        facts.row({"production", std::to_string(op.production->executions) + " executions, mean " +
+                                     time(op.production->mean) + " vs search estimate " +
                                      time(op.production->search_estimate) + " (" +
                                      fixed(op.production->ratio, 2) + "x)" +
                                      (op.production->flagged ? "  <-- slower than searched" : "")});
@@ -237,8 +240,8 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
 
     Table table({"codelet", "", "procs", "n", "raw", "heuristic", "IQR", "cluster", "Student-t",
                  "rank", "outliers h/I/c/t", "range", "instability", "slowest", ""},
-                {true, false, true, true, true, true, true, true, true, true, false, false,
-                 false, true, false});
+                {true, false, true, true, true, true, true, true, true, true, false, false, false,
+                 true, false});
     for (const pt::CodeletAudit& c : op.codelets) {
         std::string outliers;
         for (pt::Method m : pt::kRobustMethods)
@@ -278,7 +281,8 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
 } // namespace
 
 void audit_usage(std::ostream& out) {
-    out << "usage: topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu NU]\n\n"
+    out << "usage: topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu "
+           "NU]\n\n"
            "Audits the decisions of runtime autotuners recorded in a trace (ADCL-style tuned\n"
            "operations, see README \"Codelet audit\"): per tuned operation and codelet the\n"
            "search-phase measurements, estimates by the raw mean and four robust methods,\n"

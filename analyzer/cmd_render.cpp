@@ -56,9 +56,9 @@ int render_main(const std::vector<std::string>& args) {
     argv.push_back(nullptr);
     execvp(argv[0], argv.data());
     const int err = errno;
-    print_error("cannot start " + program + ": " + std::strerror(err) +
-                (err == ENOENT ? " (was topolens built with the GUI? set TOPOLENS_GUI to its path)"
-                               : ""));
+    print_error(
+        "cannot start " + program + ": " + std::strerror(err) +
+        (err == ENOENT ? " (was topolens built with the GUI? set TOPOLENS_GUI to its path)" : ""));
     return kExitFailure;
 }
 

@@ -311,8 +311,7 @@ void print_autotuning(std::ostream& out, const std::string& path, const rp::Repo
     for (const rp::Location& l : report.locations) ranks.push_back(uint32_t(l.rank));
     out << "\nautotuning (codelet audit; details: topolens audit " << path << ")\n";
     try {
-        const pt::Audit audit =
-            pt::audit(pt::parse_codelet_measurements(found->second), {}, ranks);
+        const pt::Audit audit = pt::audit(pt::parse_codelet_measurements(found->second), {}, ranks);
         for (const pt::OperationAudit& op : audit.operations)
             out << wrap(op.name + ": " + pt::verdict_name(op.verdict) + ". " + op.reason, 92, 2, 4,
                         " ");

@@ -321,7 +321,8 @@ int values_main(const std::vector<std::string>& args) {
                 const auto role = role_of(topology, l);
                 out += std::to_string(l) + "," + std::to_string(loc.rank) + "," +
                        std::to_string(loc.thread) + "," + csv_field(loc.host) + "," +
-                       (coords ? joined(*coords, " ") : "") + "," + json::shortest_number(values[l]) + "," +
+                       (coords ? joined(*coords, " ") : "") + "," +
+                       json::shortest_number(values[l]) + "," +
                        (role ? std::string(an::grid_role_name(*role)) : "") + "\n";
             }
         } else {

@@ -12,7 +12,9 @@ std::string shortest_number(double v) {
     return std::string(buffer, result.ptr);
 }
 
-std::string number(double v) { return std::isfinite(v) ? shortest_number(v) : "null"; }
+std::string number(double v) {
+    return std::isfinite(v) ? shortest_number(v) : "null";
+}
 
 std::string string(const std::string& s) {
     std::string out = "\"";

@@ -154,7 +154,18 @@ void BrowserPanes::build_metric_tree() {
             QTreeWidgetItem* parent = metric.parent >= 0 ? items[metric.parent] : nullptr;
             items[m] =
                 metrics_->add_node(parent, m, kMetric, QString::fromStdString(metric.display_name));
-            ValueTree::set_node_description(items[m], QString::fromStdString(metric.description));
+            QString description = QString::fromStdString(metric.description);
+            if (!metric.derived_type.empty()) {
+                // Cube computes derived metrics (Scalasca's reports have them) from a CubePL
+                // expression; topolens shows stored values only.
+                ValueTree::set_node_note(items[m], tr("(derived)"));
+                description += (description.isEmpty() ? "" : "\n") +
+                               tr("Derived metric (%1), computed by Cube from the CubePL "
+                                  "expression %2; topolens does not evaluate it.")
+                                   .arg(QString::fromStdString(metric.derived_type),
+                                        QString::fromStdString(metric.cubepl));
+            }
+            ValueTree::set_node_description(items[m], description);
             ValueTree::set_node_values(items[m], metric_value(*report_, {m, true}),
                                        metric_value(*report_, {m, false}));
         }

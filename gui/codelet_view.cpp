@@ -25,7 +25,7 @@ const QColor kAuditColor(60, 170, 90);       // green: the audit's winner
 const QColor kOtherColor(150, 180, 225);     // light blue: every other codelet
 const QColor kOutlierColor(220, 30, 30);     // red: outliers the audit's filters found
 const QColor kUnflaggedColor(120, 120, 120); // grey: outliers of the box plot only
-const QColor kGlobalColor(230, 140, 0);       // orange: slow on most processes at once
+const QColor kGlobalColor(230, 140, 0);      // orange: slow on most processes at once
 
 QString html_escaped(const std::string& text) {
     return QString::fromStdString(text).toHtmlEscaped();
@@ -92,7 +92,8 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
            "<span style='color:%3'>&#9675;</span> propagated (its processes were waiting for "
            "others) &nbsp; <span style='color:%5'>&#9679;</span> slow on most processes at "
            "once (the whole run) &nbsp; <span style='color:%4'>&#9679;</span> beyond the "
-           "whiskers, dropped by no filter. Each box: quartiles and median of the search-phase times per "
+           "whiskers, dropped by no filter. Each box: quartiles and median of the search-phase "
+           "times per "
            "measurement (slowest process), whiskers 1.5 IQR. Click a box to colour the "
            "topology.")
             .arg(kTunerColor.name(), kAuditColor.name(), kOutlierColor.name(),

@@ -297,6 +297,9 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
         scale_text_ = "colour scale 0 .. " + format_number(range_high_) + " " + picture.unit +
                       "  (low resolution: " + picture.low_resolution_meaning + ")";
     }
+    if (!picture.topology)
+        scale_text_ = "this report has no Cartesian topology: there is no process grid to draw "
+                      "(the panes show the values)";
     // VTK needs a non-empty range; an empty one still shows its single value at both ends.
     const double lut_high = range_high_ > range_low_
                                 ? range_high_

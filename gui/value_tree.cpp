@@ -22,7 +22,8 @@ enum Role {
     kWhole,
     kColourMax,
     kUnit,
-    kDescription
+    kDescription,
+    kNote
 };
 
 QIcon colour_square(double value, double colour_max) {
@@ -82,6 +83,10 @@ void ValueTree::set_node_description(QTreeWidgetItem* item, const QString& descr
     item->setData(0, kDescription, description);
 }
 
+void ValueTree::set_node_note(QTreeWidgetItem* item, const QString& note) {
+    item->setData(0, kNote, note);
+}
+
 int ValueTree::node_id(const QTreeWidgetItem* item) {
     return item ? item->data(0, kId).toInt() : -1;
 }
@@ -123,6 +128,13 @@ void ValueTree::relabel_subtree(QTreeWidgetItem* top, ValueMode mode, double who
 }
 
 void ValueTree::relabel_item(QTreeWidgetItem* item) {
+    if (const QString note = item->data(0, kNote).toString(); !note.isEmpty()) {
+        // A node without a value of its own (a derived metric): say so instead of a 0.
+        item->setIcon(0, QIcon());
+        item->setText(0, note + "   " + item->data(0, kName).toString());
+        item->setToolTip(0, item->data(0, kDescription).toString());
+        return;
+    }
     const double value = node_value(item);
     const auto mode = static_cast<ValueMode>(item->data(0, kMode).toInt());
     const double whole = item->data(0, kWhole).toDouble();

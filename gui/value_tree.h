@@ -18,6 +18,8 @@ class ValueTree : public QTreeWidget {
     // A node for `id` (a metric, call path, region, host or location id; `kind` tells which).
     QTreeWidgetItem* add_node(QTreeWidgetItem* parent, int id, int kind, const QString& name);
     static void set_node_description(QTreeWidgetItem* item, const QString& description);
+    // Shown instead of the value, for nodes that have none (e.g. "derived").
+    static void set_node_note(QTreeWidgetItem* item, const QString& note);
     static int node_id(const QTreeWidgetItem* item);
     static int node_kind(const QTreeWidgetItem* item);
     static void set_node_values(QTreeWidgetItem* item, double inclusive, double exclusive);

@@ -59,7 +59,8 @@ class OperationAuditor {
         out_.codelet_names = in_.codelets;
         group_measurements();
         check_codelet_sets();
-        for (auto& [index, by_location] : samples_) out_.codelets.push_back(codelet(index, by_location));
+        for (auto& [index, by_location] : samples_)
+            out_.codelets.push_back(codelet(index, by_location));
         rank_and_choose();
         tuner_decision();
         search_cost();
@@ -76,7 +77,8 @@ class OperationAuditor {
     // "3 (sendrecv-pairwise)"
     std::string label(int64_t index) const {
         auto name = in_.codelets.find(index);
-        return std::to_string(index) + (name != in_.codelets.end() ? " (" + name->second + ")" : "");
+        return std::to_string(index) +
+               (name != in_.codelets.end() ? " (" + name->second + ")" : "");
     }
 
     void note(std::string text) { out_.diagnostics.push_back(std::move(text)); }
@@ -103,8 +105,7 @@ class OperationAuditor {
                                  [](auto* a, auto* b) { return a->number < b->number; });
         for (const auto& [index, name] : in_.codelets)
             if (!samples_.count(index))
-                note("codelet " + label(index) +
-                     " was never measured in the search phase");
+                note("codelet " + label(index) + " was never measured in the search phase");
         if (in_.unfinished)
             note(std::to_string(in_.unfinished) +
                  " execution(s) were entered but never left (trace cut short?); not counted");
@@ -141,7 +142,7 @@ class OperationAuditor {
         for (auto& v : c.per_process_estimate) v.assign(ranks_.size(), std::nullopt);
         c.per_process_own.assign(ranks_.size(), std::nullopt);
         std::set<std::size_t> counts;
-        std::map<uint32_t, double> sample_max; // measurement number -> max over processes
+        std::map<uint32_t, double> sample_max;   // measurement number -> max over processes
         std::map<uint32_t, double> filtered_max; // the same without heuristic outliers
         std::vector<double> t;
         for (const auto& [location, sample] : by_location) {
@@ -160,7 +161,8 @@ class OperationAuditor {
             e[StudentT] = student_t_estimate(t, par_.nu);
             c.per_process_mean[location] = e[Raw].value;
             std::vector<double> own;
-            for (const SearchMeasurement* s : sample) own.push_back(std::max(0.0, s->duration - s->wait));
+            for (const SearchMeasurement* s : sample)
+                own.push_back(std::max(0.0, s->duration - s->wait));
             c.per_process_own[location] = heuristic_estimate(own, par_.b, par_.nomax).value;
             for (std::size_t k = 0, o = 0; k < sample.size(); ++k) {
                 const auto& dropped = e[Heuristic].outliers;
@@ -189,8 +191,7 @@ class OperationAuditor {
         if (counts.size() > 1)
             note("codelet " + label(index) +
                  ": the processes have different numbers of measurements (" +
-                 std::to_string(*counts.begin()) + " to " + std::to_string(*counts.rbegin()) +
-                 ")");
+                 std::to_string(*counts.begin()) + " to " + std::to_string(*counts.rbegin()) + ")");
         if (c.measurements == 1) {
             note("codelet " + label(index) +
                  " has a single measurement per process: outliers cannot be told from its "
@@ -283,7 +284,8 @@ class OperationAuditor {
     // The tuner's choice: what the processes decided (the most common decision).
     void tuner_decision() {
         std::map<int64_t, std::vector<uint32_t>> by_choice;
-        for (const auto& [location, index] : in_.decisions) by_choice[index].push_back(rank_of(location));
+        for (const auto& [location, index] : in_.decisions)
+            by_choice[index].push_back(rank_of(location));
         if (by_choice.empty()) return;
         auto most = std::max_element(by_choice.begin(), by_choice.end(), [](auto& a, auto& b) {
             return a.second.size() < b.second.size();
@@ -294,8 +296,7 @@ class OperationAuditor {
             for (const auto& [index, group] : by_choice)
                 text += " rank(s) " + rank_list(group) + " chose " + label(index) + ";";
             text.back() = '.';
-            note(text + " The audit takes the most common choice, " +
-                 label(most->first) + ".");
+            note(text + " The audit takes the most common choice, " + label(most->first) + ".");
             unreliable_.push_back("the processes decided differently");
         }
         std::size_t decided = 0;
@@ -344,8 +345,7 @@ class OperationAuditor {
         const auto chosen = out_.tuner_winner ? out_.tuner_winner : out_.best;
         for (const auto& [index, totals] : by_codelet)
             if (index != chosen)
-                note("the production phase also ran " + label(index) +
-                     ", not the chosen codelet");
+                note("the production phase also ran " + label(index) + ", not the chosen codelet");
         // The check needs a search estimate: none for a choice the search never measured.
         const auto used = used_codelet();
         if (!used || used != chosen || !by_codelet.count(*used)) return;
@@ -365,8 +365,7 @@ class OperationAuditor {
             out_.verdict = Verdict::Undecided;
             out_.reason = "No process recorded a decision for this operation";
             if (out_.best)
-                out_.reason += "; by its measurements the fastest codelet is " +
-                               label(*out_.best);
+                out_.reason += "; by its measurements the fastest codelet is " + label(*out_.best);
             out_.reason += ".";
             return;
         }
@@ -385,7 +384,8 @@ class OperationAuditor {
         }
         const std::string best = label(*out_.best);
         const bool is_best = *out_.tuner_winner == *out_.best;
-        const bool good = is_best || (c->winner_set && out_.penalty_percent <= kPenaltyTolerancePercent);
+        const bool good =
+            is_best || (c->winner_set && out_.penalty_percent <= kPenaltyTolerancePercent);
         if (!good && !c->winner_set && out_.penalty_percent > kPenaltyTolerancePercent) {
             out_.verdict = Verdict::Wrong;
             out_.reason = "The tuner chose " + chosen + ", but " + best + " is faster: " + chosen +

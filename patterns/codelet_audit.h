@@ -16,9 +16,9 @@
 namespace topolens::patterns {
 
 struct AuditParameters {
-    double b = 3.0;      // heuristic: outliers are t > b * min t
-    double nomax = 0.2;  // n_o^max as a fraction of the measurements
-    double nu = 5.0;     // Student-t degrees of freedom
+    double b = 3.0;     // heuristic: outliers are t > b * min t
+    double nomax = 0.2; // n_o^max as a fraction of the measurements
+    double nu = 5.0;    // Student-t degrees of freedom
 };
 
 // The five estimates, raw mean first, then the four robust methods of DESIGN.md.
@@ -59,9 +59,9 @@ struct CodeletAudit {
     // Per measurement m, the max over processes of t(c, p, m): what the operation took.
     std::vector<double> samples;
     BoxPlot box;
-    std::array<double, kMethods> estimate{}; // mu(c) = max over processes, per method
-    std::array<int, kMethods> rank{};        // 1 = fastest by that method
-    double consensus = 0;                    // median of the four robust estimates
+    std::array<double, kMethods> estimate{};               // mu(c) = max over processes, per method
+    std::array<int, kMethods> rank{};                      // 1 = fastest by that method
+    double consensus = 0;                                  // median of the four robust estimates
     std::array<std::vector<OutlierAt>, kMethods> outliers; // Raw: always empty
     // 10th-90th percentile over measurements m of max_p t(c,p,m), leaving out what each
     // process's heuristic filtered (DESIGN.md: the range of the filtered measurements).
@@ -92,11 +92,11 @@ const char* verdict_name(Verdict v); // "confirmed", ...
 
 struct OperationAudit {
     std::string name;
-    std::vector<CodeletAudit> codelets; // by index, the measured ones
+    std::vector<CodeletAudit> codelets;           // by index, the measured ones
     std::map<int64_t, std::string> codelet_names; // every codelet the trace defines
     std::optional<int64_t> tuner_winner;
     std::array<std::optional<int64_t>, kMethods> method_winner;
-    int agreeing_methods = 0; // robust methods whose winner is the tuner's
+    int agreeing_methods = 0;    // robust methods whose winner is the tuner's
     std::optional<int64_t> best; // the audit's winner: lowest consensus estimate
     double penalty_percent = 0;  // tuner's codelet vs best, consensus estimates
     double search_seconds = 0;   // sum over codelets and measurements of the samples

@@ -29,7 +29,9 @@ std::string encode(const std::string& name) {
     return out;
 }
 
-std::string number(double v) { return json::shortest_number(v); }
+std::string number(double v) {
+    return json::shortest_number(v);
+}
 
 class LineParser {
   public:
@@ -85,8 +87,8 @@ class LineParser {
     }
 
     [[noreturn]] void fail(const std::string& what) const {
-        throw MeasurementsFormatError("codelet measurements, line " + std::to_string(line_) +
-                                      ": " + what);
+        throw MeasurementsFormatError("codelet measurements, line " + std::to_string(line_) + ": " +
+                                      what);
     }
 
   private:
@@ -119,11 +121,10 @@ std::string to_text(const CodeletMeasurements& m) {
             out << "decision\t" << location << '\t' << index << '\n';
         for (const SearchMeasurement& s : op.search)
             out << "search\t" << s.location << '\t' << s.codelet << '\t' << s.number << '\t'
-                << number(s.start) << '\t' << number(s.duration) << '\t' << number(s.wait)
-                << '\n';
+                << number(s.start) << '\t' << number(s.duration) << '\t' << number(s.wait) << '\n';
         for (const ProductionTotal& p : op.production)
-            out << "production\t" << p.location << '\t' << p.codelet << '\t' << p.executions
-                << '\t' << number(p.duration) << '\t' << number(p.wait) << '\n';
+            out << "production\t" << p.location << '\t' << p.codelet << '\t' << p.executions << '\t'
+                << number(p.duration) << '\t' << number(p.wait) << '\n';
         if (op.unfinished) out << "unfinished\t" << op.unfinished << '\n';
     }
     return out.str();
@@ -170,8 +171,7 @@ CodeletMeasurements parse_codelet_measurements(const std::string& text) {
         } else if (p.keyword() == "search") {
             p.expect_fields(7);
             op.search.push_back({p.integer<uint32_t>(1), p.integer<int64_t>(2),
-                                 p.integer<uint32_t>(3), p.seconds(4), p.seconds(5),
-                                 p.seconds(6)});
+                                 p.integer<uint32_t>(3), p.seconds(4), p.seconds(5), p.seconds(6)});
         } else if (p.keyword() == "production") {
             p.expect_fields(6);
             op.production.push_back({p.integer<uint32_t>(1), p.integer<int64_t>(2),

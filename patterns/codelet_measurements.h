@@ -20,10 +20,10 @@ inline constexpr const char* kAuditAttribute = "topolens.audit";
 struct SearchMeasurement {
     uint32_t location = 0;
     int64_t codelet = -1;
-    uint32_t number = 0;   // m: 0-based per location and codelet, in time order
-    double start = 0;      // seconds since the trace's first event
-    double duration = 0;   // seconds
-    double wait = 0;       // seconds of it spent in wait states (waiting for others)
+    uint32_t number = 0; // m: 0-based per location and codelet, in time order
+    double start = 0;    // seconds since the trace's first event
+    double duration = 0; // seconds
+    double wait = 0;     // seconds of it spent in wait states (waiting for others)
 };
 
 // All production-phase executions of one codelet on one location.
@@ -37,11 +37,11 @@ struct ProductionTotal {
 
 struct OperationMeasurements {
     std::string name;
-    std::map<int64_t, std::string> codelets;  // index -> name
-    std::map<uint32_t, int64_t> decisions;    // location -> decided codelet index
-    std::vector<SearchMeasurement> search;    // by location, codelet, number
-    std::vector<ProductionTotal> production;  // by location, codelet
-    uint64_t unfinished = 0;                  // executions entered but never left
+    std::map<int64_t, std::string> codelets; // index -> name
+    std::map<uint32_t, int64_t> decisions;   // location -> decided codelet index
+    std::vector<SearchMeasurement> search;   // by location, codelet, number
+    std::vector<ProductionTotal> production; // by location, codelet
+    uint64_t unfinished = 0;                 // executions entered but never left
 };
 
 struct CodeletMeasurements {

@@ -12,9 +12,9 @@
 #include "patterns/codelet_audit_json.h"
 #include "patterns/codelet_estimators.h"
 #include "patterns/codelet_measurements.h"
-#include "patterns/wait_state.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/wait_state.h"
 #include "trace/tuned.h"
 
 #include <algorithm>
@@ -73,16 +73,17 @@ class CodeletPatterns : public analysis::Pattern {
         if (codelet_time_ < 0) return;
         d.on_location_begin([this](Context& c, uint32_t loc) { begin(c, loc); });
         d.on_region([this](Context& c, const CallInfo& call) { region(c, call); });
-        d.on_location_done([this](Context& c, uint32_t loc, analysis::Time first,
-                                  analysis::Time last) {
-            done(c, loc);
-            if (!c.trace().locations[loc].events.empty()) {
-                first_event_ = std::min(first_event_, first);
-                run_ = std::max(run_, last - first);
-            }
+        d.on_location_done(
+            [this](Context& c, uint32_t loc, analysis::Time first, analysis::Time last) {
+                done(c, loc);
+                if (!c.trace().locations[loc].events.empty()) {
+                    first_event_ = std::min(first_event_, first);
+                    run_ = std::max(run_, last - first);
+                }
+            });
+        d.subscribe<WaitStateInstance>([this](Context&, const WaitStateInstance& w) {
+            waits_.push_back({w.call.enter, w.wait});
         });
-        d.subscribe<WaitStateInstance>(
-            [this](Context&, const WaitStateInstance& w) { waits_.push_back({w.call.enter, w.wait}); });
         d.on_finish([this](Context& c) { store_audit(c); });
     }
 
@@ -187,7 +188,8 @@ class CodeletPatterns : public analysis::Pattern {
         report::Report& r = c.report();
         r.attributes[kMeasurementsAttribute] = to_text(m);
         std::vector<uint32_t> ranks;
-        for (const report::Location& l : r.locations) ranks.push_back(static_cast<uint32_t>(l.rank));
+        for (const report::Location& l : r.locations)
+            ranks.push_back(static_cast<uint32_t>(l.rank));
         r.attributes[kAuditAttribute] = to_json(audit(m, AuditParameters{}, ranks), ranks);
     }
 

@@ -100,7 +100,8 @@ class CollectivePatterns : public analysis::Pattern {
             break;
         case Shape::OneToAll:
             if (instance.root >= 0 && static_cast<size_t>(instance.root) != member) {
-                record_wait(c, late_broadcast_, me, wait_in_call(instance.members[instance.root].enter, me));
+                record_wait(c, late_broadcast_, me,
+                            wait_in_call(instance.members[instance.root].enter, me));
             }
             break;
         case Shape::AllToOne:

@@ -468,6 +468,63 @@ class GuiTest : public QObject {
         QVERIFY(!grab().isNull());
     }
 
+    void opens_a_scalasca_style_report() {
+        // What Scalasca's reports have and ours do not: a derived metric (CubePL), two hosts,
+        // no Cartesian topology.
+        report::Report r;
+        auto metric = [](const char* unique, const char* display, int parent) {
+            report::Metric metric;
+            metric.unique_name = unique;
+            metric.display_name = display;
+            metric.parent = parent;
+            return metric;
+        };
+        const int t = r.add_metric(metric("time", "Time", -1));
+        const int m = r.add_metric(metric("mpi", "MPI", t));
+        report::Metric comp = metric("comp", "Computation", t);
+        comp.derived_type = "POSTDERIVED";
+        comp.cubepl = "metric::time() - metric::mpi()";
+        r.add_metric(comp);
+        report::Region main_region;
+        main_region.name = "main";
+        report::Region recv;
+        recv.name = "MPI_Recv";
+        recv.paradigm = "mpi";
+        const int main_cp = r.add_callpath(r.add_region(main_region), -1);
+        const int recv_cp = r.add_callpath(r.add_region(recv), main_cp);
+        for (int rank = 0; rank < 4; ++rank) {
+            const int l = r.add_location({"Master thread", rank < 2 ? "node0" : "node1",
+                                          "MPI Rank " + std::to_string(rank), rank, 0});
+            r.set_value(t, main_cp, l, 1.0);
+            r.set_value(t, recv_cp, l, 0.5);
+            r.set_value(m, recv_cp, l, 0.5);
+        }
+        const QString path = work_dir() + "/scalasca-style.cubex";
+        report::write_cube4(r, path.toStdString());
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(path));
+        ValueTree* metrics = window_->panes()->metric_tree();
+        // The derived metric says so instead of showing a value of 0.
+        QTreeWidgetItem* derived = metrics->find_node(2, BrowserPanes::kMetric);
+        QVERIFY(derived);
+        QCOMPARE(derived->text(0), QString("(derived)   Computation"));
+        QVERIFY(derived->toolTip(0).contains("metric::time() - metric::mpi()"));
+        // Time, expanded, shows its own stored part (4 x 1.5 s); collapsed, MPI's 4 x 0.5 s too.
+        QTreeWidgetItem* time_item = metrics->find_node(t, BrowserPanes::kMetric);
+        QVERIFY(time_item && time_item->isExpanded());
+        QCOMPARE(ValueTree::node_value(time_item), 6.0);
+        time_item->setExpanded(false);
+        QCOMPARE(ValueTree::node_value(time_item), 8.0);
+        QVERIFY(window_->panes()->select_metric(m));
+        QCOMPARE(window_->panes()->system_tree()->topLevelItemCount() > 0, true);
+        // No grid to draw, and the view says why.
+        QVERIFY(QString::fromStdString(window_->topology_view()->scene().scale_text())
+                    .startsWith("this report has no Cartesian topology"));
+        QVERIFY(!grab().isNull());
+    }
+
     void codelet_view_shows_boxes_and_verdict() {
         // Through a file, like a real report: the attribute survives CUBE4 writing and reading.
         const QString path = work_dir() + "/audited.cubex";

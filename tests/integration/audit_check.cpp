@@ -130,8 +130,8 @@ int main(int argc, char** argv) {
                 if (o.propagated && ranks[o.location] != rank) waited.insert(ranks[o.location]);
             check(waited.size() + 1 == std::set<uint32_t>(ranks.begin(), ranks.end()).size(),
                   "heuristic: every other rank has outliers of codelet " + std::to_string(c) +
-                      " marked as propagated (waited for rank " + std::to_string(rank) + "): " +
-                      std::to_string(waited.size()) + " ranks");
+                      " marked as propagated (waited for rank " + std::to_string(rank) +
+                      "): " + std::to_string(waited.size()) + " ranks");
         } else if (a == "--own-outliers" || a == "--own-outliers-heuristic") {
             const int64_t c = std::stoll(next());
             const uint32_t rank = std::stoul(next());
@@ -155,13 +155,12 @@ int main(int argc, char** argv) {
                 }
                 std::string got;
                 for (uint32_t n : at_rank) got += (got.empty() ? "" : ",") + std::to_string(n);
-                check(at_rank.size() == k, std::string(pt::method_name(m)) + ": " +
-                                               std::to_string(at_rank.size()) +
-                                               " slow outliers caused at rank " +
-                                               std::to_string(rank) + " (want " +
-                                               std::to_string(k) + "), measurements " + got);
-                check(at_rank == expected, std::string(pt::method_name(m)) +
-                                               ": at the injected measurements");
+                check(at_rank.size() == k,
+                      std::string(pt::method_name(m)) + ": " + std::to_string(at_rank.size()) +
+                          " slow outliers caused at rank " + std::to_string(rank) + " (want " +
+                          std::to_string(k) + "), measurements " + got);
+                check(at_rank == expected,
+                      std::string(pt::method_name(m)) + ": at the injected measurements");
                 check(injected_elsewhere.empty(),
                       std::string(pt::method_name(m)) +
                           ": no other rank is blamed for the injected measurements (others "

@@ -80,8 +80,8 @@ TEST(AuditCommand, ConfirmsAGoodDecisionOnTheTraceAndOnItsReport) {
     EXPECT_TRUE(contains(text.out, "halo: CONFIRMED")) << text.out;
     EXPECT_TRUE(contains(text.out, "tuner's choice 0 fast")) << text.out;
 
-    const auto analyzed = run_command({TOPOLENS_BIN, "analyze", trace, "-o",
-                                       (scratch / "r.cubex").string(), "--quiet"});
+    const auto analyzed = run_command(
+        {TOPOLENS_BIN, "analyze", trace, "-o", (scratch / "r.cubex").string(), "--quiet"});
     ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
     const auto from_trace = audit({trace, "--format", "json"});
     const auto from_report = audit({(scratch / "r.cubex").string(), "--format", "json"});
@@ -95,8 +95,8 @@ TEST(AuditCommand, OtherParametersRecomputeTheAuditFromTheReport) {
     TunedRun run;
     run.slow_execution = 25; // 2.5 x the fastest: an outlier for b = 2, not for b = 3
     const std::string trace = write_run(scratch / "t", run);
-    ASSERT_EQ(run_command({TOPOLENS_BIN, "analyze", trace, "-o", (scratch / "r.cubex").string(),
-                           "--quiet"})
+    ASSERT_EQ(run_command(
+                  {TOPOLENS_BIN, "analyze", trace, "-o", (scratch / "r.cubex").string(), "--quiet"})
                   .exit_code,
               0);
     const std::string report = (scratch / "r.cubex").string();
@@ -173,10 +173,15 @@ TEST(AuditCommand, ADamagedReportIsNamed) {
 TEST(AuditCommand, BadOptionsAreUsageErrors) {
     ScratchDir scratch;
     const std::string trace = write_run(scratch / "t", {});
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{}, {trace, "--b", "0.5"}, {trace, "--b", "x"},
-          {trace, "--nomax", "1.5"}, {trace, "--nu", "0"}, {trace, "--format", "xml"},
-          {trace, "--bogus"}, {trace, trace}, {trace, "--b"}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{},
+                                                 {trace, "--b", "0.5"},
+                                                 {trace, "--b", "x"},
+                                                 {trace, "--nomax", "1.5"},
+                                                 {trace, "--nu", "0"},
+                                                 {trace, "--format", "xml"},
+                                                 {trace, "--bogus"},
+                                                 {trace, trace},
+                                                 {trace, "--b"}}) {
         const auto r = audit(args);
         EXPECT_EQ(r.exit_code, 2) << r.err;
         EXPECT_TRUE(contains(r.err, "topolens: error: audit:")) << r.err;

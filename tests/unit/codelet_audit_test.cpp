@@ -521,8 +521,8 @@ TEST(CodeletAudit, OutliersOnMostProcessesAtOnceAreGlobal) {
             EXPECT_FALSE(o.propagated);
         }
     }
-    const auto doc = parse_json(to_json(audit(input(op), AuditParameters{}, identity_ranks(4)),
-                                        identity_ranks(4)));
+    const auto doc = parse_json(
+        to_json(audit(input(op), AuditParameters{}, identity_ranks(4)), identity_ranks(4)));
     const auto& first = doc["operations"][0]["codelets"][0]["outliers"]["heuristic"]["at"][0];
     EXPECT_EQ(first["measurement"].num(), 2.0);
     EXPECT_TRUE(first["global"].boolean_value());
