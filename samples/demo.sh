@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # topolens demo: installs what is missing, builds, traces the wavefront2d sample (a
 # Sweep3D-like pipelined wavefront) on 16 processes in a 4x4 grid, shows the trace,
-# analyzes it into a CUBE4 report (<demo dir>/wavefront2d.cubex), prints its summary and
-# draws the "Wavefront from SW" waits on the process grid into
-# <demo dir>/wavefront2d-topology.png (`topolens render`; under xvfb-run when there is no
-# display). Then an autotuned run: samples/autotune_halo on 8 processes, its tuner deciding
-# by the raw mean while one process suffers outliers in the truly best codelet; the report
+# analyzes it into a CUBE4 report (<demo dir>/wavefront2d.cubex) and prints its summary.
+# Then an autotuned run: samples/autotune_halo on 8 processes, its tuner deciding by the
+# raw mean while one process suffers outliers in the truly best codelet; the report
 # (<demo dir>/autotune_halo.cubex) and `topolens audit` show whether the tuner's decision
-# holds. With a display (and not in CI) it then opens the wavefront report in topolens-gui.
+# holds. It ends by drawing the "Wavefront from SW" waits on the process grid into
+# <demo dir>/wavefront2d-topology.png (`topolens render`; under xvfb-run when there is no
+# display) and, with a display (and not in CI), opening the wavefront report in topolens-gui.
 #
 # Usage: samples/demo.sh              (no arguments needed)
 #
@@ -56,20 +56,6 @@ echo
 echo "== topolens summary $report"
 "$bin/topolens" summary "$report"
 
-png="$demo_dir/wavefront2d-topology.png"
-echo
-echo "== topolens render $report --metric 'Wavefront from SW' --png $png"
-render=("$bin/topolens" render "$report" --metric "Wavefront from SW" --png "$png")
-# VTK draws through X only: without a display, a private virtual one.
-if [ -n "${DISPLAY:-}" ]; then
-    "${render[@]}"
-else
-    xvfb-run -a "${render[@]}"
-fi
-echo "The picture: the process grid seen from above (north up, east right), the origin"
-echo "corner (0,0) = south-west marked; the SW corner does not wait (empty cell), the NE"
-echo "corner, reached last by the wave from the south-west, waits most (red)."
-
 if [ "${TOPOLENS_DEMO_NO_AUTOTUNE:-0}" != 1 ]; then
     tuned_trace="$demo_dir/autotune_halo"
     tuned_report="$demo_dir/autotune_halo.cubex"
@@ -88,6 +74,20 @@ if [ "${TOPOLENS_DEMO_NO_AUTOTUNE:-0}" != 1 ]; then
     echo "== topolens audit $tuned_report"
     "$bin/topolens" audit "$tuned_report"
 fi
+
+png="$demo_dir/wavefront2d-topology.png"
+echo
+echo "== topolens render $report --metric 'Wavefront from SW' --png $png"
+render=("$bin/topolens" render "$report" --metric "Wavefront from SW" --png "$png")
+# VTK draws through X only: without a display, a private virtual one.
+if [ -n "${DISPLAY:-}" ]; then
+    "${render[@]}"
+else
+    xvfb-run -a "${render[@]}"
+fi
+echo "The picture: the process grid seen from above (north up, east right), the origin"
+echo "corner (0,0) = south-west marked; the SW corner does not wait (empty cell), the NE"
+echo "corner, reached last by the wave from the south-west, waits most (red)."
 
 if [ -n "${DISPLAY:-}" ] && [ -z "${CI:-}" ] && [ "${TOPOLENS_DEMO_NO_GUI:-0}" != 1 ]; then
     echo
