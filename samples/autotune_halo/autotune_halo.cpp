@@ -13,11 +13,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
-#include <cstdint>
 #include <vector>
 
 namespace {
@@ -179,7 +179,7 @@ struct Tuner {
     int op;
     int rank;
     double production_reference = 0; // this process's search estimate of the winner
-    long executions_ = 0;             // executions so far, for the cost jitter
+    long executions_ = 0;            // executions so far, for the cost jitter
 
     // One timed execution of codelet c; the injected extra time lies inside begin/end.
     double execute(int c, Phase phase, int m) {
@@ -267,8 +267,8 @@ int main(int argc, char** argv) {
         MPI_Allreduce(&wrong[0], &global_wrong, 1, MPI_LONG, MPI_SUM, x.comm());
         if (global_wrong != 0) {
             std::fprintf(stderr,
-                         "autotune_halo: rank %d: %ld wrong halo cells (first codelet %ld)\n",
-                         rank, wrong[0], wrong[1]);
+                         "autotune_halo: rank %d: %ld wrong halo cells (first codelet %ld)\n", rank,
+                         wrong[0], wrong[1]);
             status = 1;
         }
         if (rank == 0 && status == 0)
