@@ -88,6 +88,11 @@ fi
 echo "The picture: the process grid seen from above (north up, east right), the origin"
 echo "corner (0,0) = south-west marked; the SW corner does not wait (empty cell), the NE"
 echo "corner, reached last by the wave from the south-west, waits most (red)."
+if [ "${TOPOLENS_DEMO_NO_AUTOTUNE:-0}" != 1 ]; then
+    echo "The codelets of the autotuned run, side by side: open $tuned_report"
+    echo "in topolens-gui (File > Open, then the Codelets tab), or draw them with"
+    echo "  topolens render $tuned_report --view codelets --png codelets.png"
+fi
 
 if [ -n "${DISPLAY:-}" ] && [ -z "${CI:-}" ] && [ "${TOPOLENS_DEMO_NO_GUI:-0}" != 1 ]; then
     echo
