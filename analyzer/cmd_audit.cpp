@@ -229,11 +229,12 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
                                    percent(op.search_cost_share) +
                                    ") beyond running the chosen codelet every time"});
     if (op.production)
-        facts.row({"production", std::to_string(op.production->executions) + " executions, mean " +
-                                     time(op.production->mean) + " vs search estimate " +
-                                     time(op.production->search_estimate) + " (" +
-                                     fixed(op.production->ratio, 2) + "x)" +
-                                     (op.production->flagged ? "  <-- slower than searched" : "")});
+        facts.row(
+            {"production",
+             std::to_string(op.production->executions) + " executions over all processes, mean " +
+                 time(op.production->mean) + " (slowest process) vs search estimate " +
+                 time(op.production->search_estimate) + " (" + fixed(op.production->ratio, 2) +
+                 "x)" + (op.production->flagged ? "  <-- slower than searched" : "")});
     else
         facts.row({"production", "none recorded"});
     out << "\n" << facts.render(2);

@@ -4,7 +4,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -35,6 +37,16 @@ double number_field(const QJsonObject& object, const char* key, const std::strin
     return value.toDouble();
 }
 
+// A whole number that fits an int (codelet indices, counts); anything else is a schema error
+// (a cast of NaN or 1e300 to int would be undefined).
+int int_field(const QJsonObject& object, const char* key, const std::string& where) {
+    const double v = number_field(object, key, where);
+    if (!(v >= std::numeric_limits<int>::min() && v <= std::numeric_limits<int>::max()) ||
+        v != std::floor(v))
+        schema_error(where + ": \"" + key + "\" is not a whole number");
+    return static_cast<int>(v);
+}
+
 std::string string_field(const QJsonObject& object, const char* key, const std::string& where) {
     const QJsonValue value = object.value(key);
     if (!value.isString()) schema_error(where + " has no string \"" + key + "\"");
@@ -43,11 +55,11 @@ std::string string_field(const QJsonObject& object, const char* key, const std::
 
 AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
     AuditCodelet codelet;
-    codelet.index = static_cast<int>(number_field(json, "index", where));
+    codelet.index = int_field(json, "index", where);
     codelet.name = string_field(json, "name", where);
     const std::string here = where + " codelet " + codelet.name;
-    codelet.processes = static_cast<int>(json.value("processes").toDouble());
-    codelet.measurements = static_cast<int>(json.value("measurements").toDouble());
+    codelet.processes = json.value("processes").toInt(0);
+    codelet.measurements = json.value("measurements").toInt(0);
     for (const QJsonValue v : array_field(json, "samples", here)) {
         if (!v.isDouble()) schema_error(here + ": a sample is not a number");
         codelet.samples.push_back(v.toDouble());
@@ -139,7 +151,7 @@ Audit parse_audit(const std::string& json) {
         op.reason = json.value("reason").toString().toStdString();
         const QJsonValue tuner = json.value("tuner_winner");
         if (tuner.isObject()) {
-            op.tuner_winner = static_cast<int>(number_field(tuner.toObject(), "index", where));
+            op.tuner_winner = int_field(tuner.toObject(), "index", where);
             op.tuner_winner_name = tuner.toObject().value("name").toString().toStdString();
         }
         if (json.value("best").isDouble()) op.best = json.value("best").toInt();
@@ -229,12 +241,13 @@ std::string search_sentence(const AuditOperation& op) {
     }
     if (op.production) {
         const auto& p = *op.production;
-        std::snprintf(buffer, sizeof buffer,
-                      "%sProduction: %d executions, mean %.3g s = %.2f x the search estimate "
-                      "%.3g s (%s).",
-                      sentence.empty() ? "" : " ", p.executions, p.mean, p.ratio, p.search_estimate,
-                      p.flagged ? "flagged: production is slower than the search predicted"
-                                : "not flagged");
+        std::snprintf(
+            buffer, sizeof buffer,
+            "%sProduction: %d executions (all processes), mean %.3g s (slowest process) = "
+            "%.2f x the search estimate "
+            "%.3g s (%s).",
+            sentence.empty() ? "" : " ", p.executions, p.mean, p.ratio, p.search_estimate,
+            p.flagged ? "flagged: production is slower than the search predicted" : "not flagged");
         sentence += buffer;
     } else if (!sentence.empty()) {
         sentence += " No production phase.";

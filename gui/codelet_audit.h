@@ -23,9 +23,6 @@ struct AuditCodelet {
     AuditBox box;
     std::vector<int> box_outliers; // indices into samples
     // Per box outlier (same order): what the audit's filters found at that measurement.
-    // Caused: some process was slow there by itself (not propagated); propagated: the
-    // processes flagged there were slow only waiting for others; unflagged: no filter
-    // dropped a slow measurement there (beyond the whiskers of the slowest process only).
     // Caused: slow by itself on some process; Propagated: its processes were waiting for
     // others; Global: slow on most processes at once (the whole run was disturbed);
     // Unflagged: beyond the whiskers, dropped by no filter.

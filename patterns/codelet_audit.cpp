@@ -145,6 +145,7 @@ class OperationAuditor {
         std::map<uint32_t, double> sample_max;   // measurement number -> max over processes
         std::map<uint32_t, double> filtered_max; // the same without heuristic outliers
         std::vector<double> t;
+        std::vector<uint32_t> kept_by_heuristic; // ranks where the heuristic fell back
         for (const auto& [location, sample] : by_location) {
             counts.insert(sample.size());
             t.clear();
@@ -178,6 +179,12 @@ class OperationAuditor {
                 c.per_process_estimate[m][location] = e[m].value;
                 c.estimate[m] = std::max(c.estimate[m], e[m].value);
                 if (m == Raw) continue;
+                // The heuristic drops its outliers only when there are at most n_o^max of
+                // them; with more it keeps them all as real behaviour (said below).
+                if (m == Heuristic && !e[m].filtered) {
+                    kept_by_heuristic.push_back(ranks_[location]);
+                    continue;
+                }
                 for (std::size_t k : e[m].outliers) {
                     const SearchMeasurement& s = *sample[k];
                     const double excess = s.duration - med;
@@ -187,6 +194,11 @@ class OperationAuditor {
             }
         }
         mark_global(c);
+        if (!kept_by_heuristic.empty())
+            note("codelet " + label(index) + ": on rank(s) " + rank_list(kept_by_heuristic) +
+                 " more than n_o^max of the measurements exceed b times the fastest, so the "
+                 "heuristic takes them as real behaviour and uses the raw mean (no outliers "
+                 "dropped there)");
         c.measurements = counts.empty() ? 0 : *counts.rbegin();
         if (counts.size() > 1)
             note("codelet " + label(index) +
@@ -222,8 +234,10 @@ class OperationAuditor {
         if (c.processes < 2) return;
         for (auto& list : c.outliers) {
             std::map<uint32_t, std::size_t> slow_at; // measurement -> processes
+            // Processes that merely waited at that measurement do not count: they point to
+            // a cause, which is then not global.
             for (const OutlierAt& o : list)
-                if (o.slow) ++slow_at[o.number];
+                if (o.slow && !o.propagated) ++slow_at[o.number];
             for (OutlierAt& o : list)
                 o.global = o.slow && !o.propagated && 2 * slow_at[o.number] > c.processes;
         }

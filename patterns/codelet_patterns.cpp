@@ -18,6 +18,7 @@
 #include "trace/tuned.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -82,7 +83,10 @@ class CodeletPatterns : public analysis::Pattern {
                 }
             });
         d.subscribe<WaitStateInstance>([this](Context&, const WaitStateInstance& w) {
-            waits_.push_back({w.call.enter, w.wait});
+            // Kept sorted by enter time (they nearly always arrive in that order).
+            auto at = waits_.end();
+            while (at != waits_.begin() && std::prev(at)->first > w.call.enter) --at;
+            waits_.insert(at, {w.call.enter, w.wait});
         });
         d.on_finish([this](Context& c) { store_audit(c); });
     }
@@ -142,12 +146,14 @@ class CodeletPatterns : public analysis::Pattern {
     }
 
     // An execution of a tuned operation ended: the wait states inside it are its wait.
+    // The waits of this location, sorted by enter time, stay until the location ends:
+    // executions of tuned operations may nest.
     void execution_done(const CallInfo& call) {
+        const auto by_enter = [](const auto& w, analysis::Time t) { return w.first < t; };
+        auto it = std::lower_bound(waits_.begin(), waits_.end(), call.enter, by_enter);
         analysis::Time inside = 0;
-        for (const auto& [enter, wait] : waits_)
-            if (enter >= call.enter && enter <= call.leave) inside += wait;
+        for (; it != waits_.end() && it->first <= call.leave; ++it) inside += it->second;
         if (inside) execution_wait_[{call.location, call.enter}] += inside;
-        std::erase_if(waits_, [&](const auto& w) { return w.first <= call.leave; });
     }
 
     void store_audit(Context& c) {

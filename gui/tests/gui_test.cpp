@@ -680,7 +680,7 @@ class GuiTest : public QObject {
                       op.value("search_seconds").toDouble());
         QVERIFY2(view.search_text().startsWith(search), qPrintable(view.search_text()));
         QVERIFY(view.search_text().contains(
-            QString("Production: %1 executions")
+            QString("Production: %1 executions (all processes)")
                 .arg(op.value("production").toObject().value("executions").toInt())));
 
         // Choosing a codelet colours the 2x2x2 topology: no cell shows the background.

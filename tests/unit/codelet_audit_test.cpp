@@ -499,6 +499,46 @@ TEST(CodeletAudit, OutliersOfTheProcessItselfAreNotPropagated) {
     }
 }
 
+TEST(CodeletAudit, TheCauseStaysCausedWhenTheOthersWaitedForItInTheSameMeasurement) {
+    // Location 0 is slow at measurements 2 and 6 by itself; locations 1 and 2 waited for it
+    // in the same measurements (all of their excess): 3 of 3 slow, but only one caused it.
+    Op op;
+    op.codelet(0, "A");
+    op.measure(0, 0, ones_with_two_tens());
+    std::vector<double> waits(10, 0.0);
+    waits[2] = waits[6] = 9.0;
+    op.measure(1, 0, ones_with_two_tens(), waits);
+    op.measure(2, 0, ones_with_two_tens(), waits);
+    const OperationAudit a = audit_one(op, 3);
+    const CodeletAudit& A = *a.codelet(0);
+    for (Method m : {Heuristic, Iqr}) {
+        ASSERT_EQ(A.outliers[m].size(), 6u) << method_name(m);
+        for (const OutlierAt& o : A.outliers[m]) {
+            EXPECT_FALSE(o.global) << method_name(m);
+            EXPECT_EQ(o.caused(), o.location == 0) << method_name(m);
+            EXPECT_EQ(o.propagated, o.location != 0) << method_name(m);
+        }
+    }
+}
+
+TEST(CodeletAudit, HeuristicThatKeepsItsOutliersDropsNoneAndSaysSo) {
+    // Three of ten measurements above 3 x min on location 0: more than n_o^max = 2, so the
+    // heuristic uses the raw mean there and drops nothing; location 1 is clean.
+    Op op;
+    op.codelet(0, "A");
+    std::vector<double> t = repeat(1.0, 10);
+    t[1] = t[4] = t[7] = 10.0;
+    op.measure(0, 0, t).measure(1, 0, repeat(1.0, 10)).decide(0, 0).decide(1, 0);
+    const OperationAudit a = audit_one(op, 2);
+    const CodeletAudit& A = *a.codelet(0);
+    EXPECT_TRUE(A.outliers[Heuristic].empty());
+    EXPECT_DOUBLE_EQ(*A.per_process_estimate[Heuristic][0], 3.7); // the raw mean
+    EXPECT_TRUE(contains(a.diagnostics, "codelet 0 (A): on rank(s) 0 more than n_o^max"))
+        << joined(a.diagnostics);
+    // Nor does IQR: Q1 = 1, Q3 = 1 + 0.75 x 9 = 7.75 (type 7), upper fence 17.875.
+    EXPECT_TRUE(A.outliers[Iqr].empty());
+}
+
 TEST(CodeletAudit, OutliersOnMostProcessesAtOnceAreGlobal) {
     // Measurement 2 is slow on 3 of 4 processes (a disturbance of the whole run, nobody
     // waiting), measurement 6 only on process 3 (caused there); 2 of 4 is no majority.

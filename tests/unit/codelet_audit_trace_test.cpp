@@ -156,6 +156,7 @@ TEST(CodeletAuditTrace, AuditAttributeHoldsTheVerdict) {
     EXPECT_EQ(at[0]["location"].num(), 0);
     EXPECT_EQ(at[0]["measurement"].num(), 1);
     EXPECT_FALSE(at[0]["propagated"].boolean_value());
+    EXPECT_FALSE(at[0]["global"].boolean_value()); // the one that waited does not count
     EXPECT_EQ(at[1]["location"].num(), 1);
     EXPECT_EQ(at[1]["measurement"].num(), 1);
     EXPECT_DOUBLE_EQ(at[1]["wait"].num(), seconds(kLateSend - kRecvEnter));
