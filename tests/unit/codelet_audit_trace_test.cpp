@@ -254,3 +254,39 @@ TEST(CodeletAuditTrace, AttributesSurviveTheReportFile) {
     EXPECT_NO_THROW(
         patterns::parse_codelet_measurements(back.attributes.at(patterns::kMeasurementsAttribute)));
 }
+
+// Executions of two tuned operations nest: "outer" on process 1 contains a late-sender wait
+// (30 ticks) before an execution of "inner", which contains another (20 ticks). The inner
+// execution's wait is its own; the outer one's is both.
+TEST(CodeletAuditTrace, NestedExecutionsKeepTheirWaits) {
+    TraceBuilder b(2);
+    for (uint32_t loc = 0; loc < 2; ++loc) b.mpi_init(loc, 0, 5);
+    const auto outer = b.tuned_op("outer");
+    const auto inner = b.tuned_op("inner");
+    for (uint32_t loc = 0; loc < 2; ++loc) {
+        b.codelet_switch(loc, 10, outer, 0, "o");
+        b.codelet_switch(loc, 11, inner, 0, "i");
+        b.tuned_begin(loc, 100, outer);
+    }
+    b.mpi_send(0, 140, 145, 1, b.world(), 1, 8);
+    b.mpi_recv(1, 110, 150, 0, b.world(), 1, 8); // waits 140 - 110 = 30
+    for (uint32_t loc = 0; loc < 2; ++loc) b.tuned_begin(loc, 160, inner);
+    b.mpi_send(0, 190, 195, 1, b.world(), 2, 8);
+    b.mpi_recv(1, 170, 200, 0, b.world(), 2, 8); // waits 190 - 170 = 20
+    for (uint32_t loc = 0; loc < 2; ++loc) {
+        b.tuned_end(loc, 210, inner);
+        b.tuned_end(loc, 220, outer);
+        b.mpi_finalize(loc, 300, 305);
+    }
+    const auto result = analysis::analyze(b.trace(), patterns::all_patterns());
+    const CodeletMeasurements m = patterns::parse_codelet_measurements(
+        result.report.attributes.at(patterns::kMeasurementsAttribute));
+    ASSERT_EQ(m.operations.size(), 2u);
+    for (const patterns::OperationMeasurements& op : m.operations) {
+        ASSERT_EQ(op.search.size(), 2u) << op.name;
+        const patterns::SearchMeasurement& on1 = op.search[1];
+        ASSERT_EQ(on1.location, 1u);
+        EXPECT_DOUBLE_EQ(on1.wait, seconds(op.name == "inner" ? 20 : 50)) << op.name;
+        EXPECT_EQ(op.search[0].wait, 0.0) << op.name; // process 0 never waited
+    }
+}
