@@ -44,22 +44,34 @@ void Writer::before_value() {
         return;
     }
     if (has_value_.empty()) return;
-    if (has_value_.back()) out_ += ',';
+    if (has_value_.back()) out_ += inline_depth_ ? ", " : ",";
     has_value_.back() = true;
-    newline();
+    if (!inline_depth_) newline();
 }
 
 Writer& Writer::begin_object() {
     before_value();
     out_ += '{';
     has_value_.push_back(false);
+    if (inline_depth_) ++inline_depth_;
+    return *this;
+}
+
+Writer& Writer::begin_inline_object() {
+    before_value();
+    out_ += '{';
+    has_value_.push_back(false);
+    ++inline_depth_;
     return *this;
 }
 
 void Writer::close(char bracket) {
     const bool any = has_value_.back();
     has_value_.pop_back();
-    if (any) newline();
+    if (inline_depth_)
+        --inline_depth_;
+    else if (any)
+        newline();
     out_ += bracket;
 }
 
@@ -72,6 +84,7 @@ Writer& Writer::begin_array() {
     before_value();
     out_ += '[';
     has_value_.push_back(false);
+    if (inline_depth_) ++inline_depth_;
     return *this;
 }
 

@@ -21,6 +21,9 @@ std::string string(const std::string& s);
 class Writer {
   public:
     Writer& begin_object();
+    // An object written on one line, with everything nested in it (for the many small
+    // records of large documents).
+    Writer& begin_inline_object();
     Writer& end_object();
     Writer& begin_array();
     Writer& end_array();
@@ -52,6 +55,7 @@ class Writer {
     // One entry per open container: true once it holds a value.
     std::vector<bool> has_value_;
     bool after_key_ = false;
+    int inline_depth_ = 0; // > 0 inside an inline object: no line breaks
 };
 
 } // namespace topolens::json

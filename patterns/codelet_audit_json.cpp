@@ -28,7 +28,7 @@ void outliers(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t
         w.key("count").value(c.outliers[m].size());
         w.key("at").begin_array();
         for (const OutlierAt& o : c.outliers[m]) {
-            w.begin_object();
+            w.begin_inline_object();
             w.key("location").value(o.location);
             w.key("rank").value(o.location < ranks.size() ? ranks[o.location] : o.location);
             w.key("measurement").value(o.number);

@@ -1159,6 +1159,23 @@ TEST(JsonWriter, Layout) {
     EXPECT_EQ(d["u"].num(), 18446744073709551615.0);
 }
 
+TEST(JsonWriter, InlineObjectsStayOnOneLine) {
+    json::Writer w;
+    w.begin_object().key("list").begin_array();
+    w.begin_inline_object().key("a").value(1).key("b").begin_array().value(2).end_array();
+    w.key("c").begin_object().key("d").null().end_object().end_object();
+    w.begin_inline_object().end_object();
+    w.end_array().key("after").value(3).end_object();
+    EXPECT_EQ(w.text(), "{\n"
+                        "  \"list\": [\n"
+                        "    {\"a\": 1, \"b\": [2], \"c\": {\"d\": null}},\n"
+                        "    {}\n"
+                        "  ],\n"
+                        "  \"after\": 3\n"
+                        "}");
+    EXPECT_NO_THROW(parse_json(w.text()));
+}
+
 // The checker itself rejects what is not JSON (so the tests above can fail).
 TEST(JsonCheck, RejectsInvalidDocuments) {
     for (const char* bad :
