@@ -324,8 +324,7 @@ int audit_main(const std::vector<std::string>& args) {
             return kExitFailure;
         }
         const pt::CodeletMeasurements measurements = pt::parse_codelet_measurements(found->second);
-        std::vector<uint32_t> ranks;
-        for (const report::Location& l : report.locations) ranks.push_back(uint32_t(l.rank));
+        const std::vector<uint32_t> ranks = report.location_ranks();
         const pt::Audit audit = pt::audit(measurements, o.parameters, ranks);
         if (o.format == "json") {
             std::cout << pt::to_json(audit, ranks);

@@ -307,8 +307,7 @@ void print_clock_violations(std::ostream& out, const rp::Report& report,
 void print_autotuning(std::ostream& out, const std::string& path, const rp::Report& report) {
     auto found = report.attributes.find(pt::kMeasurementsAttribute);
     if (found == report.attributes.end()) return;
-    std::vector<uint32_t> ranks;
-    for (const rp::Location& l : report.locations) ranks.push_back(uint32_t(l.rank));
+    const std::vector<uint32_t> ranks = report.location_ranks();
     out << "\nautotuning (codelet audit; details: topolens audit " << path << ")\n";
     try {
         const pt::Audit audit = pt::audit(pt::parse_codelet_measurements(found->second), {}, ranks);

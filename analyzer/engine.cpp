@@ -229,6 +229,11 @@ class Replay {
         for (const auto& callback : d_.done_) callback(ctx_, loc, first, last);
     }
 
+    // After every location: results that need them all.
+    void finish() {
+        for (const auto& callback : d_.finish_) callback(ctx_);
+    }
+
   private:
     uint32_t parent_callpath_of(uint32_t callpath) const {
         const trace::CallNode& node = m_.calltree[callpath - 1];
@@ -401,7 +406,7 @@ AnalysisResult analyze(const trace::Trace& trace,
             next_report = done + total / 10;
         }
     }
-    for (const auto& callback : dispatcher.finish_) callback(context);
+    replay.finish();
     make_metrics_exclusive(result.report);
     result.warnings = context.warnings();
     result.events = total;

@@ -120,8 +120,6 @@ class Context {
 };
 
 class Dispatcher;
-struct AnalysisOptions;
-struct AnalysisResult;
 
 // A pattern: declares its metrics, then subscribes to what it needs.
 class Pattern {
@@ -175,8 +173,6 @@ class Dispatcher {
 
   private:
     friend class Replay;
-    friend AnalysisResult analyze(const trace::Trace&, const std::vector<std::unique_ptr<Pattern>>&,
-                                  const AnalysisOptions&);
     std::vector<EnterLeave> regions_;
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;

@@ -297,7 +297,10 @@ std::vector<double> Report::callpath_totals(int metric, bool callpath_inclusive)
         for (std::size_t c = 0; c < by_callpath.size() && c < own.size(); ++c)
             for (double v : by_callpath[c]) own[c] += v;
     }
-    if (!callpath_inclusive) return own;
+    return callpath_inclusive ? callpath_subtree_sums(std::move(own)) : own;
+}
+
+std::vector<double> Report::callpath_subtree_sums(std::vector<double> own) const {
     // Children after parents in a depth-first order; summing that order backwards adds every
     // child into its parent after the child is complete.
     std::vector<int> order;
@@ -314,12 +317,18 @@ std::vector<double> Report::callpath_totals(int metric, bool callpath_inclusive)
             for (int child : callpaths[c].children) stack.push_back(child);
         }
     }
-    std::vector<double> result = own;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const int parent = callpaths[*it].parent;
-        if (parent != -1) result[parent] += result[*it];
+        if (parent != -1) own[parent] += own[*it];
     }
-    return result;
+    return own;
+}
+
+std::vector<uint32_t> Report::location_ranks() const {
+    std::vector<uint32_t> ranks;
+    ranks.reserve(locations.size());
+    for (const Location& l : locations) ranks.push_back(static_cast<uint32_t>(l.rank));
+    return ranks;
 }
 
 } // namespace topolens::report

@@ -123,6 +123,11 @@ class Report {
     // Per call path, summed over all locations: metric-inclusive values, call-path-inclusive
     // if `callpath_inclusive`, else each call path's own (exclusive) part.
     std::vector<double> callpath_totals(int metric, bool callpath_inclusive) const;
+    // `own` holds one value per call path; the result, per call path, the sum over its
+    // subtree (call-path inclusive).
+    std::vector<double> callpath_subtree_sums(std::vector<double> own) const;
+    // The MPI rank of each location, by location id.
+    std::vector<uint32_t> location_ranks() const;
 
   private:
     // rows_[metric][callpath] -> values per location (empty = zero)

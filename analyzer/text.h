@@ -1,6 +1,8 @@
 // Small text-formatting helpers for the command line's human-readable output.
 #pragma once
 
+#include "analyzer/rank_ranges.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,8 +25,7 @@ class Table {
     std::vector<std::vector<std::string>> rows_;
 };
 
-// "0-3,6,8-9" for a set of ranks (input in any order, duplicates ignored).
-std::string rank_ranges(std::vector<uint32_t> ranks);
+using analysis::rank_ranges; // "0-3,6,8-9
 std::string join(const std::vector<std::string>& items, const std::string& separator);
 // Fixed-point with `decimals` digits, e.g. seconds(0.0012345, 6) = "0.001235".
 std::string fixed(double value, int decimals);

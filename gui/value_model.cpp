@@ -53,23 +53,7 @@ CallpathValues callpath_values(const report::Report& report, const MetricChoice&
     CallpathValues result;
     result.exclusive.assign(report.callpaths.size(), 0.0);
     for_each_value(report, choice, [&](int c, int, double v) { result.exclusive[c] += v; });
-    result.inclusive = result.exclusive;
-    // Post-order from the roots adds each child into its parent after it is complete.
-    std::vector<int> order;
-    std::vector<int> stack = callpath_roots(report);
-    std::vector<char> seen(report.callpaths.size(), 0);
-    while (!stack.empty()) {
-        const int c = stack.back();
-        stack.pop_back();
-        if (seen[c]) continue;
-        seen[c] = 1;
-        order.push_back(c);
-        for (int child : report.callpaths[c].children) stack.push_back(child);
-    }
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
-        const int parent = report.callpaths[*it].parent;
-        if (parent >= 0) result.inclusive[parent] += result.inclusive[*it];
-    }
+    result.inclusive = report.callpath_subtree_sums(result.exclusive);
     return result;
 }
 

@@ -1,48 +1,24 @@
 #include "patterns/codelet_audit.h"
 
+#include "analyzer/rank_ranges.h"
 #include "patterns/codelet_estimators.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace topolens::patterns {
 
 namespace {
 
-std::string percent_text(double p) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(1);
-    out << p << "%";
-    return out.str();
-}
-
-std::string ratio_text(double r) {
-    std::ostringstream out;
-    out.setf(std::ios::fixed);
-    out.precision(2);
-    out << r << "x";
-    return out.str();
-}
-
-// "0-3,6" for a set of ranks.
-std::string rank_list(std::vector<uint32_t> ranks) {
-    std::sort(ranks.begin(), ranks.end());
-    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-    std::string out;
-    for (std::size_t i = 0; i < ranks.size();) {
-        std::size_t j = i;
-        while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-        if (!out.empty()) out += ",";
-        out += std::to_string(ranks[i]);
-        if (j > i) out += "-" + std::to_string(ranks[j]);
-        i = j + 1;
-    }
-    return out;
+// `value` with `decimals` digits and a unit: "16.7%", "2.04x".
+std::string fixed_text(double value, int decimals, const char* unit) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f%s", decimals, value, unit);
+    return text;
 }
 
 // t(c, p, ·) of one codelet on one location, in measurement order.
@@ -75,11 +51,7 @@ class OperationAuditor {
     }
 
     // "3 (sendrecv-pairwise)"
-    std::string label(int64_t index) const {
-        auto name = in_.codelets.find(index);
-        return std::to_string(index) +
-               (name != in_.codelets.end() ? " (" + name->second + ")" : "");
-    }
+    std::string label(int64_t index) const { return out_.codelet_label(index); }
 
     void note(std::string text) { out_.diagnostics.push_back(std::move(text)); }
 
@@ -97,7 +69,7 @@ class OperationAuditor {
         if (ignored)
             note(std::to_string(ignored) + " measurement(s) name " +
                  (unknown.size() == 1 ? "location " : "locations ") +
-                 rank_list({unknown.begin(), unknown.end()}) +
+                 analysis::rank_ranges({unknown.begin(), unknown.end()}) +
                  ", which the report does not have; ignored");
         for (auto& [index, by_location] : samples_)
             for (auto& [location, sample] : by_location)
@@ -125,7 +97,7 @@ class OperationAuditor {
             for (int64_t i : set) names.push_back(std::to_string(i));
             std::string list;
             for (const std::string& n : names) list += (list.empty() ? "" : " ") + n;
-            text += " rank(s) " + rank_list(group) + " measured {" + list + "};";
+            text += " rank(s) " + analysis::rank_ranges(group) + " measured {" + list + "};";
         }
         text.back() = '.';
         note(text + " Each codelet is judged by the processes that measured it.");
@@ -195,7 +167,8 @@ class OperationAuditor {
         }
         mark_global(c);
         if (!kept_by_heuristic.empty())
-            note("codelet " + label(index) + ": on rank(s) " + rank_list(kept_by_heuristic) +
+            note("codelet " + label(index) + ": on rank(s) " +
+                 analysis::rank_ranges(kept_by_heuristic) +
                  " more than n_o^max of the measurements exceed b times the fastest, so the "
                  "heuristic takes them as real behaviour and uses the raw mean (no outliers "
                  "dropped there)");
@@ -308,7 +281,7 @@ class OperationAuditor {
         if (by_choice.size() > 1) {
             std::string text = "the processes decided differently:";
             for (const auto& [index, group] : by_choice)
-                text += " rank(s) " + rank_list(group) + " chose " + label(index) + ";";
+                text += " rank(s) " + analysis::rank_ranges(group) + " chose " + label(index) + ";";
             text.back() = '.';
             note(text + " The audit takes the most common choice, " + label(most->first) + ".");
             unreliable_.push_back("the processes decided differently");
@@ -403,7 +376,7 @@ class OperationAuditor {
         if (!good && !c->winner_set && out_.penalty_percent > kPenaltyTolerancePercent) {
             out_.verdict = Verdict::Wrong;
             out_.reason = "The tuner chose " + chosen + ", but " + best + " is faster: " + chosen +
-                          " costs " + percent_text(out_.penalty_percent) +
+                          " costs " + fixed_text(out_.penalty_percent, 1, "%") +
                           " more per execution and their measurement ranges do not overlap";
             if (out_.method_winner[Raw] == out_.tuner_winner)
                 out_.reason += " (the raw mean, distorted by outliers, favours " + chosen + ")";
@@ -413,13 +386,13 @@ class OperationAuditor {
         std::vector<std::string> doubts = unreliable_;
         if (!good)
             doubts.push_back(best + " is faster: " + chosen + " costs " +
-                             percent_text(out_.penalty_percent) + " more" +
+                             fixed_text(out_.penalty_percent, 1, "%") + " more" +
                              (c->winner_set ? ", within the measurements' spread"
                                             : ", and their measurement ranges do not overlap"));
         if (single_measurement_) doubts.push_back("codelets were measured only once per process");
         if (out_.production && out_.production->flagged)
             doubts.push_back("in production " + chosen + " took " +
-                             ratio_text(out_.production->ratio) +
+                             fixed_text(out_.production->ratio, 2, "x") +
                              " its search-phase estimate, so the search mispredicted production");
         if (doubts.empty()) {
             out_.verdict = Verdict::Confirmed;
@@ -429,7 +402,7 @@ class OperationAuditor {
                               " of 4 robust methods agree).";
             else
                 out_.reason = "The tuner chose " + chosen + "; " + best + " is faster, but " +
-                              chosen + " costs only " + percent_text(out_.penalty_percent) +
+                              chosen + " costs only " + fixed_text(out_.penalty_percent, 1, "%") +
                               " more and their measurement ranges overlap, so either is a "
                               "good choice.";
             return;

@@ -6,6 +6,14 @@ namespace topolens::patterns {
 
 namespace {
 
+// {"raw": ..., "heuristic": ..., ...}: one value per method.
+template <typename T>
+void by_method(json::Writer& w, const char* key, const std::array<T, kMethods>& values) {
+    w.key(key).begin_object();
+    for (std::size_t m = 0; m < kMethods; ++m) w.key(method_key(Method(m))).value(values[m]);
+    w.end_object();
+}
+
 void codelet_ref(json::Writer& w, const OperationAudit& op, const std::optional<int64_t>& index) {
     if (!index) {
         w.null();
@@ -60,13 +68,9 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
     w.key("box_outliers").begin_array();
     for (std::size_t k : c.box.outliers) w.value(k);
     w.end_array();
-    w.key("estimates").begin_object();
-    for (std::size_t m = 0; m < kMethods; ++m) w.key(method_key(Method(m))).value(c.estimate[m]);
-    w.end_object();
+    by_method(w, "estimates", c.estimate);
     w.key("consensus").value(c.consensus);
-    w.key("ranks").begin_object();
-    for (std::size_t m = 0; m < kMethods; ++m) w.key(method_key(Method(m))).value(c.rank[m]);
-    w.end_object();
+    by_method(w, "ranks", c.rank);
     w.key("outliers");
     outliers(w, c, ranks);
     w.key("range").numbers(std::vector<double>{c.range_lo, c.range_hi});
@@ -91,10 +95,7 @@ void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint
     w.key("reason").value(op.reason);
     w.key("tuner_winner");
     codelet_ref(w, op, op.tuner_winner);
-    w.key("method_winners").begin_object();
-    for (std::size_t m = 0; m < kMethods; ++m)
-        w.key(method_key(Method(m))).value(op.method_winner[m]);
-    w.end_object();
+    by_method(w, "method_winners", op.method_winner);
     w.key("agreeing_methods").value(op.agreeing_methods);
     w.key("best").value(op.best); // an index (AUDIT_FORMAT.md), null without measurements
     w.key("penalty_percent").value(op.penalty_percent);

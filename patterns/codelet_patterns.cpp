@@ -193,9 +193,7 @@ class CodeletPatterns : public analysis::Pattern {
         if (m.operations.empty()) return;
         report::Report& r = c.report();
         r.attributes[kMeasurementsAttribute] = to_text(m);
-        std::vector<uint32_t> ranks;
-        for (const report::Location& l : r.locations)
-            ranks.push_back(static_cast<uint32_t>(l.rank));
+        const std::vector<uint32_t> ranks = r.location_ranks();
         r.attributes[kAuditAttribute] = to_json(audit(m, AuditParameters{}, ranks), ranks);
     }
 

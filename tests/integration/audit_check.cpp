@@ -87,8 +87,7 @@ int main(int argc, char** argv) {
         std::cout << "FAIL: the report holds no codelet measurements or no audit\n";
         return 1;
     }
-    std::vector<uint32_t> ranks;
-    for (const auto& l : report.locations) ranks.push_back(uint32_t(l.rank));
+    const std::vector<uint32_t> ranks = report.location_ranks();
     const pt::Audit audit =
         pt::audit(pt::parse_codelet_measurements(stored_input->second), {}, ranks);
     check(pt::to_json(audit, ranks) == stored_audit->second,
