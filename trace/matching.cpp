@@ -1,5 +1,7 @@
 #include "trace/matching.h"
 
+#include "trace/huge_pages.h"
+
 #include <algorithm>
 #include <unordered_map>
 
@@ -145,6 +147,8 @@ class Matcher {
         const LocationEvents& le = trace_.locations[loc];
         const auto& events = le.events;
         LocationFrames& f = m_.frames[loc];
+        reserve_huge(f.frame, events.size());
+        reserve_huge(f.callpath, events.size());
         f.frame.assign(events.size(), kNone);
         f.callpath.assign(events.size(), kNone);
         stack_.clear();

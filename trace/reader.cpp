@@ -2,15 +2,19 @@
 
 #include "trace/clock.h"
 #include "trace/global_defs.h"
+#include "trace/huge_pages.h"
 #include "trace/names.h"
 #include "trace/otf2_error.h"
+#include "trace/threads.h"
 
 #include <otf2/otf2.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <exception>
 #include <memory>
+#include <thread>
 
 namespace topolens::trace {
 namespace {
@@ -437,13 +441,9 @@ class ArchiveReader {
         stem_ = (a.parent_path() / a.stem()).string();
     }
 
-    Trace read() {
-        reader_.reset(OTF2_Reader_Open(anchor_.c_str()));
-        if (!reader_)
-            throw TraceError(with_cause(anchor_ + ": not a readable OTF2 anchor file", capture_,
-                                        OTF2_ERROR_INVALID));
+    Trace read(unsigned threads) {
+        reader_ = open_reader();
         OTF2_Reader* r = reader_.get();
-        check(OTF2_Reader_SetSerialCollectiveCallbacks(r), anchor_, "cannot set up the reader");
         check_layout();
 
         Trace trace;
@@ -455,7 +455,7 @@ class ArchiveReader {
             std::free(creator);
         }
         trace.locations.resize(trace.defs.locations.size());
-        read_locations(trace);
+        read_locations(trace, threads);
         return trace;
     }
 
@@ -510,45 +510,105 @@ class ArchiveReader {
         return detail::resolve_definitions(raw, maps_, file);
     }
 
-    void read_locations(Trace& trace) {
-        OTF2_Reader* r = reader_.get();
+    // Locations are read in `threads` contiguous groups of about equal event counts, each
+    // with its own OTF2 reader (OTF2 readers are not shared between threads); the first
+    // group uses the archive's reader. Errors are reported for the first failing group, so
+    // in location order as a serial read would.
+    void read_locations(Trace& trace, unsigned threads) {
         const std::vector<Location>& locs = trace.defs.locations;
-        for (const Location& l : locs)
-            check(OTF2_Reader_SelectLocation(r, l.otf2_id), anchor_, "cannot select location");
+        const std::vector<std::pair<size_t, size_t>> groups = location_groups(locs, threads);
+        std::vector<std::exception_ptr> errors(groups.size());
+        std::vector<std::thread> workers;
+        for (size_t g = 1; g < groups.size(); ++g)
+            workers.emplace_back([&, g] {
+                try {
+                    ReaderHandle own(open_reader());
+                    read_group(own.get(), trace, groups[g]);
+                } catch (...) {
+                    errors[g] = std::current_exception();
+                }
+            });
+        try {
+            if (!groups.empty()) read_group(reader_.get(), trace, groups.front());
+        } catch (...) {
+            errors[0] = std::current_exception();
+        }
+        for (std::thread& w : workers) w.join();
+        for (const std::exception_ptr& e : errors)
+            if (e) std::rethrow_exception(e);
+    }
+
+    std::vector<std::pair<size_t, size_t>> location_groups(const std::vector<Location>& locs,
+                                                           unsigned threads) const {
+        uint64_t total = 0;
+        for (const Location& l : locs) total += std::max<uint64_t>(1, declared_events(l.otf2_id));
+        std::vector<std::pair<size_t, size_t>> groups;
+        const uint64_t share = total / std::max(1u, threads) + 1;
+        uint64_t in_group = 0;
+        for (size_t i = 0; i < locs.size(); ++i) {
+            if (groups.empty() || (in_group >= share && groups.size() < threads)) {
+                groups.push_back({i, i});
+                in_group = 0;
+            }
+            groups.back().second = i + 1;
+            in_group += std::max<uint64_t>(1, declared_events(locs[i].otf2_id));
+        }
+        return groups;
+    }
+
+    ReaderHandle open_reader() const {
+        ReaderHandle r(OTF2_Reader_Open(anchor_.c_str()));
+        if (!r)
+            throw TraceError(with_cause(anchor_ + ": not a readable OTF2 anchor file", capture_,
+                                        OTF2_ERROR_INVALID));
+        check(OTF2_Reader_SetSerialCollectiveCallbacks(r.get()), anchor_,
+              "cannot set up the reader");
+        return r;
+    }
+
+    // Reads locations [group.first, group.second) of `trace` through reader `r`.
+    void read_group(OTF2_Reader* r, Trace& trace, std::pair<size_t, size_t> group) {
+        const std::vector<Location>& locs = trace.defs.locations;
+        const auto [begin, end] = group;
+        for (size_t i = begin; i < end; ++i)
+            check(OTF2_Reader_SelectLocation(r, locs[i].otf2_id), anchor_,
+                  "cannot select location");
         const bool have_defs = !posix_layout_ || fs::is_directory(stem_);
         if (have_defs) check(OTF2_Reader_OpenDefFiles(r), stem_, "cannot open local definitions");
         check(OTF2_Reader_OpenEvtFiles(r), stem_, "cannot open event files");
 
         // Event readers first: OTF2 attaches the mapping tables of the local definitions
         // to them. Our clock correction replaces OTF2's, so OTF2 must not apply offsets.
-        std::vector<OTF2_EvtReader*> readers(locs.size(), nullptr);
-        for (std::size_t i = 0; i < locs.size(); ++i) {
+        std::vector<OTF2_EvtReader*> readers(end - begin, nullptr);
+        for (size_t i = begin; i < end; ++i) {
             const uint64_t id = locs[i].otf2_id;
             if (posix_layout_ && !fs::exists(location_file(id, ".evt"))) {
                 if (declared_events(id) > 0)
                     throw TraceError(location_file(id, ".evt") + ": event file is missing");
                 continue; // a location without events may have no file
             }
-            readers[i] = OTF2_Reader_GetEvtReader(r, id);
-            if (!readers[i])
+            OTF2_EvtReader*& reader = readers[i - begin];
+            reader = OTF2_Reader_GetEvtReader(r, id);
+            if (!reader)
                 throw TraceError(with_cause(location_file(id, ".evt") + ": cannot open", capture_,
                                             OTF2_ERROR_INVALID));
-            check(OTF2_EvtReader_ApplyClockOffsets(readers[i], false), location_file(id, ".evt"),
+            check(OTF2_EvtReader_ApplyClockOffsets(reader, false), location_file(id, ".evt"),
                   "cannot configure reader");
         }
-        for (std::size_t i = 0; i < locs.size(); ++i)
-            trace.defs.locations[i].clock_offsets = read_local_definitions(locs[i].otf2_id);
+        for (size_t i = begin; i < end; ++i)
+            trace.defs.locations[i].clock_offsets = read_local_definitions(r, locs[i].otf2_id);
         if (have_defs) OTF2_Reader_CloseDefFiles(r);
 
         OTF2_EvtReaderCallbacks* cb = make_event_callbacks();
         if (!cb) throw TraceError(anchor_ + ": out of memory");
         std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cb_owner(
             cb, OTF2_EvtReaderCallbacks_Delete);
-        for (std::size_t i = 0; i < locs.size(); ++i) {
-            if (!readers[i]) continue;
-            read_events(readers[i], trace, i, cb);
-            OTF2_Reader_CloseEvtReader(r, readers[i]);
-            readers[i] = nullptr;
+        for (size_t i = begin; i < end; ++i) {
+            OTF2_EvtReader*& reader = readers[i - begin];
+            if (!reader) continue;
+            read_events(r, reader, trace, i, cb);
+            OTF2_Reader_CloseEvtReader(r, reader);
+            reader = nullptr;
         }
         OTF2_Reader_CloseEvtFiles(r);
     }
@@ -557,14 +617,13 @@ class ArchiveReader {
         return declared_.count(id) ? declared_.at(id) : 0;
     }
 
-    std::vector<ClockOffset> read_local_definitions(uint64_t id) {
+    std::vector<ClockOffset> read_local_definitions(OTF2_Reader* r, uint64_t id) {
         LocalDefinitions local;
         const std::string file = location_file(id, ".def");
         // Local definitions are optional in OTF2 (no mapping tables, no clock offsets).
         if (posix_layout_ && !fs::exists(file)) return {};
         std::error_code ec;
         if (posix_layout_) local.max_records = fs::file_size(file, ec);
-        OTF2_Reader* r = reader_.get();
         OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, id);
         if (!dr) throw TraceError(with_cause(file + ": cannot open", capture_, OTF2_ERROR_INVALID));
         OTF2_DefReaderCallbacks* cb = OTF2_DefReaderCallbacks_New();
@@ -581,7 +640,7 @@ class ArchiveReader {
         return std::move(local.offsets);
     }
 
-    void read_events(OTF2_EvtReader* evt, Trace& trace, std::size_t index,
+    void read_events(OTF2_Reader* r, OTF2_EvtReader* evt, Trace& trace, std::size_t index,
                      const OTF2_EvtReaderCallbacks* cb) {
         const Location& loc = trace.defs.locations[index];
         EventContext ctx;
@@ -594,9 +653,8 @@ class ArchiveReader {
         // at least two bytes of the file, which bounds the reservation.
         std::error_code ec;
         const uint64_t file_size = posix_layout_ ? fs::file_size(ctx.file, ec) : 0;
-        ctx.out->events.reserve(std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
+        reserve_huge(ctx.out->events, std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
         if (posix_layout_ && !ec) ctx.max_events = file_size;
-        OTF2_Reader* r = reader_.get();
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");
         uint64_t count = 0;
@@ -660,9 +718,9 @@ std::string find_anchor(const std::string& path) {
     return anchors.front();
 }
 
-Trace read_trace(const std::string& path) {
+Trace read_trace(const std::string& path, unsigned threads) {
     ArchiveReader reader(find_anchor(path));
-    return reader.read();
+    return reader.read(threads == 0 ? worker_threads() : threads);
 }
 
 } // namespace topolens::trace

@@ -11,7 +11,8 @@ namespace topolens::trace {
 // each location's ClockOffset definitions (see ClockCorrection); OTF2's mapping tables
 // translate local ids. Throws TraceError naming the file and the problem for anything
 // missing, damaged or inconsistent (undefined region, communicator, rank, ...).
-Trace read_trace(const std::string& path);
+// Locations are read by `threads` threads (0: trace::worker_threads()).
+Trace read_trace(const std::string& path, unsigned threads = 0);
 
 // The anchor file of `path`: the file itself, or in a directory `traces.otf2`, else its only
 // `*.otf2` file. Throws TraceError when there is none (or several).
