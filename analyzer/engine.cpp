@@ -2,8 +2,13 @@
 
 #include "analyzer/metric_tree.h"
 #include "analyzer/mpi_calls.h"
+#include "trace/threads.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <thread>
 #include <limits>
 #include <ostream>
 
@@ -20,6 +25,8 @@ Context::Context(const trace::Trace& trace, const trace::Matching& matching, rep
       resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
 
 void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {
+    std::unique_lock<std::mutex> lock;
+    if (report_lock_) lock = std::unique_lock<std::mutex>(*report_lock_);
     report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
 }
 
@@ -31,11 +38,14 @@ void Context::begin_location(uint32_t location) {
 }
 
 void Context::end_location() {
+    std::unique_lock<std::mutex> lock;
+    if (report_lock_) lock = std::unique_lock<std::mutex>(*report_lock_);
     for (size_t slot : touched_) {
         // A slot whose values cancelled to exactly zero was touched but holds nothing.
         if (local_[slot] != 0.0)
-            add_to_report(static_cast<int>(slot / callpaths_),
-                          static_cast<uint32_t>(slot % callpaths_), current_, local_[slot]);
+            report_.add_value(static_cast<int>(slot / callpaths_),
+                              static_cast<int>(slot % callpaths_), static_cast<int>(current_),
+                              local_[slot]);
         local_[slot] = 0.0;
     }
     touched_.clear();
@@ -176,9 +186,12 @@ const report::CartTopology* analysis_grid(const report::Report& report) {
 
 class Replay {
   public:
+    // Replays locations [first, end) (the instances of collectives are kept while members
+    // among them have yet to see them).
     Replay(const trace::Trace& trace, const trace::Matching& matching, const Dispatcher& dispatch,
-           Context& context, const MpiCallKinds& kinds)
-        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), kinds_(kinds) {}
+           Context& context, const MpiCallKinds& kinds, uint32_t first, uint32_t end)
+        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), kinds_(kinds), first_(first),
+          end_(end) {}
 
     void location(uint32_t loc) {
         const auto& events = trace_.locations[loc].events;
@@ -329,6 +342,10 @@ class Replay {
         if (instances_.size() < m_.collectives.size()) instances_.resize(m_.collectives.size());
         PendingInstance& pending = instances_[id];
         if (pending.uses == 0) {
+            pending.expected = static_cast<size_t>(
+                std::count_if(c.members.begin(), c.members.end(), [&](const trace::EventRef& m) {
+                    return m.location >= first_ && m.location < end_;
+                }));
             pending.instance.op = c.op;
             pending.instance.comm = c.comm;
             pending.instance.members.reserve(c.members.size());
@@ -350,12 +367,13 @@ class Replay {
             while (c.members[mine].location != loc) ++mine;
             for (const auto& callback : d_.collectives_) callback(ctx_, pending.instance, mine);
         }
-        if (pending.uses == c.members.size() || pending.incomplete) pending = PendingInstance{};
+        if (pending.uses == pending.expected || pending.incomplete) pending = PendingInstance{};
     }
 
     struct PendingInstance {
         CollectiveInstance instance;
         size_t uses = 0;
+        size_t expected = 0; // members replayed here
         bool incomplete = false;
     };
 
@@ -369,12 +387,66 @@ class Replay {
     const Dispatcher& d_;
     Context& ctx_;
     const MpiCallKinds& kinds_;
+    const uint32_t first_, end_;
     std::vector<Time> child_time_; // per open region instance: time in nested instances
     std::vector<ReceiveFlags> flags_;
     std::vector<PendingInstance> instances_; // by collective id
 };
 
 // ---------------------------------------------------------------- analyze
+
+namespace {
+
+struct LocationRange {
+    uint32_t first = 0, end = 0;
+};
+
+// Contiguous groups of locations with about equal event counts, at most `threads`.
+std::vector<LocationRange> location_groups(const trace::Trace& trace, unsigned threads) {
+    uint64_t total = 0;
+    for (const auto& l : trace.locations) total += l.events.size() + 1;
+    const uint64_t share = total / std::max(1u, threads) + 1;
+    std::vector<LocationRange> groups;
+    uint64_t in_group = 0;
+    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
+        if (groups.empty() || (in_group >= share && groups.size() < threads)) {
+            groups.push_back({loc, loc});
+            in_group = 0;
+        }
+        groups.back().end = loc + 1;
+        in_group += trace.locations[loc].events.size() + 1;
+    }
+    if (groups.empty()) groups.push_back({});
+    return groups;
+}
+
+// Progress lines for long runs: every 10% of the events.
+class Progress {
+  public:
+    Progress(std::ostream* out, uint64_t total) : out_(out), total_(total), next_(total / 10) {}
+    void update(uint64_t done) {
+        if (!out_ || total_ < 1000000 || done < next_) return;
+        *out_ << "topolens: analyzed " << done << " of " << total_ << " events ("
+              << (100 * done / total_) << "%)\n";
+        next_ = done + total_ / 10;
+    }
+
+  private:
+    std::ostream* out_;
+    uint64_t total_, next_;
+};
+
+// One worker of the replay: its own patterns (the originals for the first), dispatcher and
+// context.
+struct Worker {
+    std::vector<std::unique_ptr<Pattern>> clones; // empty for the first worker
+    Dispatcher dispatcher;
+    std::unique_ptr<Context> context;
+    LocationRange range;
+    std::exception_ptr error;
+};
+
+} // namespace
 
 AnalysisResult analyze(const trace::Trace& trace,
                        const std::vector<std::unique_ptr<Pattern>>& patterns,
@@ -385,28 +457,81 @@ AnalysisResult analyze(const trace::Trace& trace,
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
     Context context(trace, matching, result.report);
     for (const std::string& w : matching.warnings) context.warn(w);
-
-    Dispatcher dispatcher;
     for (const auto& pattern : patterns) pattern->define_metrics(result.report);
-    for (const auto& pattern : patterns) pattern->subscribe(dispatcher);
+
+    // Workers replay contiguous groups of locations; a pattern that cannot be cloned keeps
+    // the replay in one group.
+    std::vector<LocationRange> groups =
+        location_groups(trace, options.threads ? options.threads : trace::worker_threads());
+    bool clonable = true;
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (const LocationRange& range : groups) {
+        auto worker = std::make_unique<Worker>();
+        worker->range = range;
+        if (!workers.empty())
+            for (const auto& pattern : patterns) {
+                worker->clones.push_back(pattern->clone());
+                clonable = clonable && worker->clones.back();
+            }
+        workers.push_back(std::move(worker));
+        if (!clonable) break;
+    }
+    if (!clonable) {
+        workers.resize(1);
+        workers.front()->range = {0, static_cast<uint32_t>(trace.locations.size())};
+    }
+    std::mutex report_lock;
+    for (auto& worker : workers) {
+        const auto& own = worker->clones.empty() ? patterns : worker->clones;
+        for (const auto& pattern : own) pattern->subscribe(worker->dispatcher);
+        worker->context = std::make_unique<Context>(trace, matching, result.report);
+        if (workers.size() > 1) worker->context->share_report(&report_lock);
+    }
 
     const MpiCallKinds kinds(trace);
-    Replay replay(trace, matching, dispatcher, context, kinds);
     uint64_t total = 0;
     for (const auto& l : trace.locations) total += l.events.size();
-    uint64_t done = 0, next_report = total / 10;
-    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
-        context.begin_location(loc);
-        replay.location(loc);
-        context.end_location();
-        done += trace.locations[loc].events.size();
-        if (options.progress && total >= 1000000 && done >= next_report) {
-            *options.progress << "topolens: analyzed " << done << " of " << total << " events ("
-                              << (100 * done / total) << "%)\n";
-            next_report = done + total / 10;
+    std::atomic<uint64_t> done{0};
+    Progress progress(options.progress, total);
+    // `report_progress`: the serial replay reports from its own thread.
+    auto run = [&](Worker& w, bool report_progress) {
+        try {
+            Replay replay(trace, matching, w.dispatcher, *w.context, kinds, w.range.first,
+                          w.range.end);
+            for (uint32_t loc = w.range.first; loc < w.range.end; ++loc) {
+                w.context->begin_location(loc);
+                replay.location(loc);
+                w.context->end_location();
+                done += trace.locations[loc].events.size();
+                if (report_progress) progress.update(done);
+            }
+        } catch (...) {
+            w.error = std::current_exception();
         }
+    };
+    if (workers.size() == 1) {
+        run(*workers.front(), true);
+    } else {
+        std::vector<std::thread> threads;
+        std::atomic<size_t> finished{0};
+        for (auto& worker : workers)
+            threads.emplace_back([&, w = worker.get()] {
+                run(*w, false);
+                ++finished;
+            });
+        while (finished < workers.size()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            progress.update(done);
+        }
+        for (std::thread& t : threads) t.join();
     }
-    replay.finish();
+    for (auto& worker : workers) {
+        if (worker->error) std::rethrow_exception(worker->error);
+        for (const std::string& w : worker->context->warnings()) context.warn(w);
+        for (size_t p = 0; p < worker->clones.size(); ++p) patterns[p]->merge(*worker->clones[p]);
+    }
+    // After every location: results that need them all.
+    Replay(trace, matching, workers.front()->dispatcher, context, kinds, 0, 0).finish();
     make_metrics_exclusive(result.report);
     result.warnings = context.warnings();
     result.events = total;

@@ -18,6 +18,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <typeindex>
 #include <unordered_map>
@@ -94,6 +95,9 @@ class Context {
     }
     void warn(const std::string& message);
     const std::vector<std::string>& warnings() const { return warnings_; }
+    // In a parallel replay every worker has its own context; they add to the one report
+    // under `lock`.
+    void share_report(std::mutex* lock) { report_lock_ = lock; }
     report::Report& report() { return report_; }
     // The process grid the analysis explains wait states with (see analyzer/grid.h), or
     // nullptr; coords are indexed by location.
@@ -117,6 +121,7 @@ class Context {
     std::vector<size_t> touched_; // slots of local_ that hold a value
     std::vector<std::string> warnings_;
     std::unordered_map<std::string, int> warned_;
+    std::mutex* report_lock_ = nullptr;
 };
 
 class Dispatcher;
@@ -130,6 +135,13 @@ class Pattern {
     // are registered parents first).
     virtual void define_metrics(report::Report& report) = 0;
     virtual void subscribe(Dispatcher& dispatcher) = 0;
+    // For a parallel replay (groups of locations in threads): a fresh instance for another
+    // worker, made after define_metrics (so it shares the metric ids) and before the
+    // replay. nullptr, the default, keeps the replay serial.
+    virtual std::unique_ptr<Pattern> clone() const { return nullptr; }
+    // After the workers: takes over what `worker` (a clone of this pattern) gathered for
+    // on_finish, before on_finish runs. Nothing by default (per-location state only).
+    virtual void merge(Pattern& /*worker*/) {}
 };
 
 // Who gets what during the replay. Callbacks run in event order per location.
@@ -187,6 +199,9 @@ struct AnalysisOptions {
     std::ostream* progress = nullptr; // progress lines for long runs, if set
     // `--cart`: used when the trace records no topology that covers every process.
     std::optional<CartDeclaration> declared_grid;
+    // Threads replaying groups of locations (0: trace::worker_threads()). The replay stays
+    // serial if a pattern cannot be cloned. Results do not depend on the number.
+    unsigned threads = 0;
 };
 
 // The grid of an analysis report: the topology named by attribute "topolens.grid", else

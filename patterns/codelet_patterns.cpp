@@ -53,6 +53,17 @@ std::string operation_of_codelet(std::string_view canonical) {
 class CodeletPatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "codelets"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<CodeletPatterns>(*this);
+    }
+    // The waits per execution and the run's extent are what the audit needs of every
+    // location.
+    void merge(analysis::Pattern& worker) override {
+        auto& other = dynamic_cast<CodeletPatterns&>(worker);
+        execution_wait_.merge(other.execution_wait_);
+        first_event_ = std::min(first_event_, other.first_event_);
+        run_ = std::max(run_, other.run_);
+    }
 
     void define_metrics(report::Report& r) override {
         bool any = false;

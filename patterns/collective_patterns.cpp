@@ -54,6 +54,9 @@ Shape shape_of(CollectiveOp op) {
 class CollectivePatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "collective"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<CollectivePatterns>(*this);
+    }
 
     void define_metrics(report::Report& r) override {
         using analysis::define_metric;

@@ -19,6 +19,9 @@ using analysis::MessageInstance;
 class PointToPointPatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "point-to-point"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<PointToPointPatterns>(*this);
+    }
 
     void define_metrics(report::Report& r) override {
         using analysis::define_metric;

@@ -19,6 +19,9 @@ using analysis::MpiCallKind;
 class TimePattern : public analysis::Pattern {
   public:
     std::string name() const override { return "time"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<TimePattern>(*this);
+    }
 
     void define_metrics(report::Report& r) override {
         using analysis::define_metric;
@@ -51,7 +54,7 @@ class TimePattern : public analysis::Pattern {
 
   private:
     void region(Context& c, const CallInfo& call) {
-        if (!kinds_) kinds_ = std::make_unique<analysis::MpiCallKinds>(c.trace());
+        if (!kinds_) kinds_ = std::make_shared<const analysis::MpiCallKinds>(c.trace());
         const double exclusive = c.seconds(call.exclusive);
         c.add(time_, call.callpath, call.location, exclusive);
         c.add(visits_, call.callpath, call.location, 1.0);
@@ -98,7 +101,7 @@ class TimePattern : public analysis::Pattern {
 
     int time_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
     int communication_ = -1, point_to_point_ = -1, collective_ = -1;
-    std::unique_ptr<analysis::MpiCallKinds> kinds_;
+    std::shared_ptr<const analysis::MpiCallKinds> kinds_;
     std::vector<analysis::Time> top_level_; // per location: time in top-level regions
 };
 

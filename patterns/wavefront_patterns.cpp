@@ -60,6 +60,9 @@ std::string unique_name(const std::string& corner) {
 class WavefrontPatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "wavefront"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<WavefrontPatterns>(*this);
+    }
 
     void define_metrics(report::Report& r) override {
         const report::CartTopology* grid = analysis::analysis_grid(r);
