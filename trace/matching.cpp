@@ -1,6 +1,7 @@
 #include "trace/matching.h"
 
-#include "trace/huge_pages.h"
+#include "trace/threads.h"
+
 
 #include <algorithm>
 #include <unordered_map>
@@ -22,6 +23,24 @@ class Warnings {
 
   private:
     std::vector<std::string>& out_;
+    std::unordered_map<std::string, size_t> counts_;
+};
+
+// One location's warnings, found in a parallel pass and handed to Warnings later in
+// location order; keeps enough per kind for Warnings to say that there were more.
+class LocationWarnings {
+  public:
+    void add(const std::string& kind, const std::string& message) {
+        if (++counts_[kind] <= kMaxWarningsPerKind + 1) kept_.push_back({kind, message});
+    }
+    void hand_to(Warnings& warnings) {
+        for (const auto& [kind, message] : kept_) warnings.add(kind, message);
+        kept_.clear();
+        counts_.clear();
+    }
+
+  private:
+    std::vector<std::pair<std::string, std::string>> kept_;
     std::unordered_map<std::string, size_t> counts_;
 };
 
@@ -100,6 +119,11 @@ class ChannelQueues {
         c = {channel, &found->second};
         return &found->second;
     }
+    // Without the cache, for lookups from other threads (the map is no longer changing).
+    SendQueue* find_shared(const Channel& channel) {
+        auto found = queues_.find(channel);
+        return found == queues_.end() ? nullptr : &found->second;
+    }
     const std::unordered_map<Channel, SendQueue, ChannelHash>& all() const { return queues_; }
 
   private:
@@ -118,17 +142,40 @@ struct PostedReceive {
     uint32_t event;
 };
 
-// ---------------------------------------------------------------- one pass per location
+// ---------------------------------------------------------------- matching in passes
 
-// The trace is large and memory-bound to walk, so each location's events are read once:
-// frames and call paths, sends (queued per channel), receives (collected in posting order)
-// and collectives together. Receives are matched afterwards, touching only their records.
+// What the per-location pass finds besides frames: the location's call tree (local ids,
+// in order of first appearance), its sends queued per channel, its receives in posting
+// order, its collective records, then its matched receives; and its warnings.
+struct LocationScan {
+    struct Node {
+        Ref region;
+        uint32_t parent; // local id, kNone for roots
+    };
+    struct Matched {
+        PendingSend send;
+        uint32_t recv_event, posted;
+    };
+    std::vector<Node> nodes;
+    ChannelQueues queues; // sender = this location: only its receivers' passes pop them
+    std::vector<PostedReceive> posted;
+    std::vector<uint32_t> collective_ends;
+    std::vector<Matched> matched; // by posting
+    uint64_t unmatched_receives = 0;
+    LocationWarnings warnings, receive_warnings;
+};
+
+// The trace is large and memory-bound to walk, so each location's events are read once,
+// and locations in parallel: frames and call paths, sends (queued per channel), receives
+// (collected in posting order) and collectives together. Then, serially, the call trees
+// are merged and collectives assembled; receives are matched in parallel again (a channel
+// has one receiver), touching only their records.
 class Matcher {
   public:
-    Matcher(const Trace& trace, Matching& m, Warnings& warn)
-        : trace_(trace), m_(m), warn_(warn), ranks_(trace), children_(1),
+    Matcher(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
+        : trace_(trace), m_(m), warn_(warn), threads_(threads), ranks_(trace), children_(1),
           instances_of_comm_(trace.defs.communicators.size()),
-          sequence_(trace.defs.communicators.size()) {
+          sequence_(trace.defs.communicators.size()), scans_(trace.locations.size()) {
         for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
             const uint32_t rank = trace.defs.locations[loc].rank;
             auto& first = m_.location_of_rank;
@@ -140,95 +187,259 @@ class Matcher {
         m_.receives_of.assign(nloc, {});
         m_.sends_of.assign(nloc, {});
         m_.collectives_of.assign(nloc, {});
-        posted_.resize(nloc);
     }
 
-    void scan(uint32_t loc) {
+    void run() {
+        const size_t nloc = trace_.locations.size();
+        std::vector<Scratch> scratch(std::max(1u, threads_));
+        parallel_for(nloc, threads_, [&](size_t loc, unsigned thread) {
+            scan(static_cast<uint32_t>(loc), scratch[thread]);
+        });
+        std::vector<std::vector<uint32_t>> global_node(nloc);
+        for (uint32_t loc = 0; loc < nloc; ++loc) {
+            global_node[loc] = merge_call_tree(scans_[loc].nodes);
+            scans_[loc].warnings.hand_to(warn_);
+            std::fill(sequence_.begin(), sequence_.end(), 0);
+            for (uint32_t i : scans_[loc].collective_ends)
+                collective(loc, i, trace_.locations[loc].events[i]);
+        }
+        parallel_for(nloc, threads_, [&](size_t loc, unsigned) {
+            // SPMD programs reach their call paths in the same order everywhere: mostly the
+            // local ids are the trace's already.
+            const std::vector<uint32_t>& global = global_node[loc];
+            bool same = true;
+            for (uint32_t k = 0; same && k < global.size(); ++k) same = global[k] == k;
+            if (!same)
+                for (uint32_t& callpath : m_.frames[loc].callpath)
+                    if (callpath != kNone) callpath = global[callpath];
+            match_receives(static_cast<uint32_t>(loc));
+        });
+        number_messages();
+        finish();
+    }
+
+  private:
+    struct Scratch {
+        std::vector<uint32_t> stack;
+        std::vector<std::vector<std::pair<Ref, uint32_t>>> children; // by local parent + 1
+        std::unordered_map<uint64_t, uint32_t> post_of_request;
+    };
+
+    void scan(uint32_t loc, Scratch& x) {
         const LocationEvents& le = trace_.locations[loc];
         const auto& events = le.events;
+        LocationScan& out = scans_[loc];
         LocationFrames& f = m_.frames[loc];
-        reserve_huge(f.frame, events.size());
-        reserve_huge(f.callpath, events.size());
         f.frame.assign(events.size(), kNone);
         f.callpath.assign(events.size(), kNone);
-        stack_.clear();
-        post_of_request_.clear();
-        std::fill(sequence_.begin(), sequence_.end(), 0);
+        x.stack.clear();
+        x.children.assign(1, {});
+        x.post_of_request.clear();
         size_t next_request = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
             const Event& e = events[i];
             if (i > 0 && e.time < events[i - 1].time)
-                warn_.add("time goes backwards", where(trace_, loc, i) + ": time goes backwards (" +
-                                                     std::to_string(e.time) + " after " +
-                                                     std::to_string(events[i - 1].time) +
-                                                     " ticks); durations around it are unreliable");
+                out.warnings.add("time goes backwards",
+                                 where(trace_, loc, i) + ": time goes backwards (" +
+                                     std::to_string(e.time) + " after " +
+                                     std::to_string(events[i - 1].time) +
+                                     " ticks); durations around it are unreliable");
             uint64_t request = 0;
             if (next_request < le.requests.size() && le.requests[next_request].event == i)
                 request = le.requests[next_request++].request;
             switch (e.kind) {
             case EventKind::Enter:
-                enter(f, i, e);
+                enter(out, x, f, i, e);
                 break;
             case EventKind::Leave:
-                leave(loc, f, events, i, e);
+                leave(loc, out, x, f, events, i, e);
                 break;
             default:
-                if (!stack_.empty()) {
-                    f.frame[i] = stack_.back();
-                    f.callpath[i] = f.callpath[stack_.back()];
+                if (!x.stack.empty()) {
+                    f.frame[i] = x.stack.back();
+                    f.callpath[i] = f.callpath[x.stack.back()];
                 }
-                record(loc, i, e, request);
+                record(loc, out, x, i, e, request);
                 break;
             }
         }
-        if (!stack_.empty())
-            warn_.add("unclosed region", where(trace_, loc, stack_.back()) + ": " +
-                                             std::to_string(stack_.size()) +
-                                             " region(s) never left (trace cut short?)");
+        if (!x.stack.empty())
+            out.warnings.add("unclosed region", where(trace_, loc, x.stack.back()) + ": " +
+                                                    std::to_string(x.stack.size()) +
+                                                    " region(s) never left (trace cut short?)");
+        // Blocking receives are posted where they complete; only nonblocking ones reorder.
+        auto by_posting = [](const PostedReceive& a, const PostedReceive& b) {
+            return a.posted < b.posted;
+        };
+        if (!std::is_sorted(out.posted.begin(), out.posted.end(), by_posting))
+            std::sort(out.posted.begin(), out.posted.end(), by_posting);
     }
 
+    // Children per call path (index parent + 1, 0 for roots): a node has few children, so
+    // a short scan beats hashing on every Enter.
+    static uint32_t child(std::vector<std::vector<std::pair<Ref, uint32_t>>>& children,
+                          std::vector<LocationScan::Node>& nodes, uint32_t parent, Ref region) {
+        const size_t index = parent == kNone ? 0 : parent + 1;
+        for (const auto& [r, node] : children[index])
+            if (r == region) return node;
+        const auto node = static_cast<uint32_t>(nodes.size());
+        nodes.push_back({region, parent});
+        children.emplace_back();
+        children[index].push_back({region, node});
+        return node;
+    }
+
+    // Local call tree ids -> the trace's: nodes are added in the order in which locations
+    // (then their events) first reach them.
+    std::vector<uint32_t> merge_call_tree(const std::vector<LocationScan::Node>& nodes) {
+        std::vector<uint32_t> global(nodes.size());
+        std::vector<CallNode> appended;
+        for (size_t k = 0; k < nodes.size(); ++k) {
+            const uint32_t parent = nodes[k].parent == kNone ? kNone : global[nodes[k].parent];
+            const size_t index = parent == kNone ? 0 : parent + 1;
+            uint32_t found = kNone;
+            for (const auto& [r, node] : children_[index])
+                if (r == nodes[k].region) found = node;
+            if (found == kNone) {
+                found = static_cast<uint32_t>(m_.calltree.size());
+                m_.calltree.push_back({nodes[k].region, parent});
+                children_.emplace_back();
+                children_[index].push_back({nodes[k].region, found});
+            }
+            global[k] = found;
+        }
+        return global;
+    }
+
+    void enter(LocationScan& out, Scratch& x, LocationFrames& f, uint32_t i, const Event& e) {
+        const uint32_t parent = x.stack.empty() ? kNone : f.callpath[x.stack.back()];
+        f.callpath[i] = child(x.children, out.nodes, parent, e.a);
+        x.stack.push_back(i);
+    }
+
+    void leave(uint32_t loc, LocationScan& out, Scratch& x, LocationFrames& f,
+               const std::vector<Event>& events, uint32_t i, const Event& e) {
+        // Find the region being left; anything still open above it is closed here.
+        auto open = std::find_if(x.stack.rbegin(), x.stack.rend(),
+                                 [&](uint32_t j) { return events[j].a == e.a; });
+        if (open == x.stack.rend()) {
+            out.warnings.add("unbalanced leave", where(trace_, loc, i) + ": leave of region " +
+                                                     std::to_string(e.a) +
+                                                     " that is not open; ignored");
+            return;
+        }
+        if (open != x.stack.rbegin())
+            out.warnings.add("unbalanced leave",
+                             where(trace_, loc, i) + ": leave skips open regions; they end here");
+        const uint32_t enter = *open;
+        x.stack.erase(std::next(open).base(), x.stack.end());
+        f.frame[i] = enter;
+        f.frame[enter] = i;
+        f.callpath[i] = f.callpath[enter];
+    }
+
+    void record(uint32_t loc, LocationScan& out, Scratch& x, uint32_t i, const Event& e,
+                uint64_t request) {
+        switch (e.kind) {
+        case EventKind::MpiSend:
+        case EventKind::MpiIsend: {
+            const uint32_t dest = world_rank(trace_, e.b, e.a, loc);
+            if (dest == kNone || dest >= m_.location_of_rank.size() ||
+                m_.location_of_rank[dest] == kNone) {
+                out.warnings.add("bad peer",
+                                 where(trace_, loc, i) + ": send to a rank outside the trace");
+                return;
+            }
+            const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
+            m_.sends_of[loc].push_back({i, kNone}); // the message id is set when matched
+            out.queues.get(Channel{loc, m_.location_of_rank[dest], e.b, e.c})
+                .sends.push_back({{loc, i}, slot});
+            return;
+        }
+        case EventKind::MpiIrecvRequest:
+            x.post_of_request[request] = i;
+            return;
+        case EventKind::MpiRecv:
+            out.posted.push_back({i, i});
+            return;
+        case EventKind::MpiIrecv: {
+            auto found = x.post_of_request.find(request);
+            out.posted.push_back({found == x.post_of_request.end() ? i : found->second, i});
+            if (found != x.post_of_request.end()) x.post_of_request.erase(found);
+            return;
+        }
+        case EventKind::MpiCollectiveEnd:
+            out.collective_ends.push_back(i);
+            return;
+        default:
+            return;
+        }
+    }
+
+    // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
+    // channel has one receiver, so receivers may do this in parallel.
     void match_receives(uint32_t loc) {
         const auto& events = trace_.locations[loc].events;
-        auto& posted = posted_[loc];
-        // Blocking receives are posted where they complete; only nonblocking ones reorder.
-        auto by_posting = [](const PostedReceive& x, const PostedReceive& y) {
-            return x.posted < y.posted;
-        };
-        if (!std::is_sorted(posted.begin(), posted.end(), by_posting))
-            std::sort(posted.begin(), posted.end(), by_posting);
-        auto& received = m_.receives_of[loc];
-        for (const PostedReceive& p : posted) {
+        LocationScan& out = scans_[loc];
+        out.matched.reserve(out.posted.size());
+        for (const PostedReceive& p : out.posted) {
             const Event& e = events[p.event];
             const uint32_t source = world_rank(trace_, e.b, e.a, loc);
             const uint32_t source_loc =
                 source < m_.location_of_rank.size() ? m_.location_of_rank[source] : kNone;
-            SendQueue* queue =
-                source_loc == kNone ? nullptr : queues_.find(Channel{source_loc, loc, e.b, e.c});
+            SendQueue* queue = source_loc == kNone
+                                   ? nullptr
+                                   : scans_[source_loc].queues.find_shared(
+                                         Channel{source_loc, loc, e.b, e.c});
             if (!queue || queue->next == queue->sends.size()) {
-                ++m_.unmatched_receives;
-                warn_.add("unmatched receive",
-                          where(trace_, loc, p.event) + ": receive without a matching send");
+                ++out.unmatched_receives;
+                out.receive_warnings.add("unmatched receive",
+                                         where(trace_, loc, p.event) +
+                                             ": receive without a matching send");
                 continue;
             }
-            const PendingSend& send = queue->sends[queue->next++];
-            const auto id = static_cast<uint32_t>(m_.messages.size());
-            m_.messages.push_back({send.send, {loc, p.event}, p.posted});
-            received.push_back({p.event, id});
-            m_.sends_of[send.send.location][send.slot].second = id;
+            out.matched.push_back({queue->sends[queue->next++], p.event, p.posted});
         }
-        std::vector<PostedReceive>().swap(posted);
-        if (!std::is_sorted(received.begin(), received.end()))
-            std::sort(received.begin(), received.end());
+        std::vector<PostedReceive>().swap(out.posted);
+    }
+
+    // Message ids in order of receiving location, then posting; both ends learn theirs.
+    void number_messages() {
+        const size_t nloc = trace_.locations.size();
+        std::vector<uint32_t> first_id(nloc + 1, 0);
+        for (size_t loc = 0; loc < nloc; ++loc) {
+            first_id[loc + 1] = first_id[loc] + static_cast<uint32_t>(scans_[loc].matched.size());
+            m_.unmatched_receives += scans_[loc].unmatched_receives;
+            scans_[loc].receive_warnings.hand_to(warn_);
+        }
+        m_.messages.resize(first_id[nloc]);
+        parallel_for(nloc, threads_, [&](size_t loc, unsigned) {
+            auto& received = m_.receives_of[loc];
+            received.reserve(scans_[loc].matched.size());
+            uint32_t id = first_id[loc];
+            for (const LocationScan::Matched& x : scans_[loc].matched) {
+                m_.messages[id] = {x.send.send, {static_cast<uint32_t>(loc), x.recv_event},
+                                   x.posted};
+                received.push_back({x.recv_event, id});
+                // Distinct slots of the senders' lists: no two receivers write the same one.
+                m_.sends_of[x.send.send.location][x.send.slot].second = id;
+                ++id;
+            }
+            std::vector<LocationScan::Matched>().swap(scans_[loc].matched);
+            if (!std::is_sorted(received.begin(), received.end()))
+                std::sort(received.begin(), received.end());
+        });
     }
 
     void finish() {
-        for (const auto& [channel, queue] : queues_.all())
-            for (size_t k = queue.next; k < queue.sends.size(); ++k) {
-                ++m_.unmatched_sends;
-                const EventRef& send = queue.sends[k].send;
-                warn_.add("unmatched send", where(trace_, send.location, send.event) +
-                                                ": send without a matching receive");
-            }
+        for (const LocationScan& scan : scans_)
+            for (const auto& [channel, queue] : scan.queues.all())
+                for (size_t k = queue.next; k < queue.sends.size(); ++k) {
+                    ++m_.unmatched_sends;
+                    const EventRef& send = queue.sends[k].send;
+                    warn_.add("unmatched send", where(trace_, send.location, send.event) +
+                                                    ": send without a matching receive");
+                }
         for (const CollectiveMatch& c : m_.collectives) {
             const auto missing =
                 std::count_if(c.members.begin(), c.members.end(),
@@ -240,82 +451,6 @@ class Matcher {
                               std::to_string(missing) +
                               " member(s) never reached it (trace cut short?)");
             }
-        }
-    }
-
-  private:
-    // Children per call path (index parent + 1, 0 for roots): a node has few children, so
-    // a short scan beats hashing on every Enter.
-    uint32_t child(uint32_t parent, Ref region) {
-        const size_t index = parent == kNone ? 0 : parent + 1;
-        for (const auto& [r, node] : children_[index])
-            if (r == region) return node;
-        const auto node = static_cast<uint32_t>(m_.calltree.size());
-        m_.calltree.push_back({region, parent});
-        children_.emplace_back();
-        children_[index].push_back({region, node});
-        return node;
-    }
-
-    void enter(LocationFrames& f, uint32_t i, const Event& e) {
-        const uint32_t parent = stack_.empty() ? kNone : f.callpath[stack_.back()];
-        f.callpath[i] = child(parent, e.a);
-        stack_.push_back(i);
-    }
-
-    void leave(uint32_t loc, LocationFrames& f, const std::vector<Event>& events, uint32_t i,
-               const Event& e) {
-        // Find the region being left; anything still open above it is closed here.
-        auto open = std::find_if(stack_.rbegin(), stack_.rend(),
-                                 [&](uint32_t j) { return events[j].a == e.a; });
-        if (open == stack_.rend()) {
-            warn_.add("unbalanced leave", where(trace_, loc, i) + ": leave of region " +
-                                              std::to_string(e.a) + " that is not open; ignored");
-            return;
-        }
-        if (open != stack_.rbegin())
-            warn_.add("unbalanced leave",
-                      where(trace_, loc, i) + ": leave skips open regions; they end here");
-        const uint32_t enter = *open;
-        stack_.erase(std::next(open).base(), stack_.end());
-        f.frame[i] = enter;
-        f.frame[enter] = i;
-        f.callpath[i] = f.callpath[enter];
-    }
-
-    void record(uint32_t loc, uint32_t i, const Event& e, uint64_t request) {
-        switch (e.kind) {
-        case EventKind::MpiSend:
-        case EventKind::MpiIsend: {
-            const uint32_t dest = world_rank(trace_, e.b, e.a, loc);
-            if (dest == kNone || dest >= m_.location_of_rank.size() ||
-                m_.location_of_rank[dest] == kNone) {
-                warn_.add("bad peer", where(trace_, loc, i) + ": send to a rank outside the trace");
-                return;
-            }
-            const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
-            m_.sends_of[loc].push_back({i, kNone}); // the message id is set when matched
-            queues_.get(Channel{loc, m_.location_of_rank[dest], e.b, e.c})
-                .sends.push_back({{loc, i}, slot});
-            return;
-        }
-        case EventKind::MpiIrecvRequest:
-            post_of_request_[request] = i;
-            return;
-        case EventKind::MpiRecv:
-            posted_[loc].push_back({i, i});
-            return;
-        case EventKind::MpiIrecv: {
-            auto found = post_of_request_.find(request);
-            posted_[loc].push_back({found == post_of_request_.end() ? i : found->second, i});
-            if (found != post_of_request_.end()) post_of_request_.erase(found);
-            return;
-        }
-        case EventKind::MpiCollectiveEnd:
-            collective(loc, i, e);
-            return;
-        default:
-            return;
         }
     }
 
@@ -364,15 +499,15 @@ class Matcher {
     const Trace& trace_;
     Matching& m_;
     Warnings& warn_;
+    const unsigned threads_;
     CommRanks ranks_;
+    // The trace's call tree: children per node (index parent + 1, 0 for roots).
     std::vector<std::vector<std::pair<Ref, uint32_t>>> children_;
-    std::vector<uint32_t> stack_;
-    ChannelQueues queues_;
-    std::vector<std::vector<PostedReceive>> posted_;
-    std::unordered_map<uint64_t, uint32_t> post_of_request_;
     std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order
-    std::vector<uint32_t> sequence_;                       // per comm, for the location scanned
+    std::vector<uint32_t> sequence_;                       // per comm, for the location merged
+    std::vector<LocationScan> scans_;
 };
+
 
 } // namespace
 
@@ -383,13 +518,11 @@ uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t locati
     return rank < c.members.size() ? c.members[rank] : kNone;
 }
 
-Matching match(const Trace& trace) {
+Matching match(const Trace& trace, unsigned threads) {
     Matching m;
     Warnings warn(m.warnings);
-    Matcher matcher(trace, m, warn);
-    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) matcher.scan(loc);
-    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) matcher.match_receives(loc);
-    matcher.finish();
+    Matcher matcher(trace, m, warn, threads == 0 ? worker_threads() : threads);
+    matcher.run();
     return m;
 }
 

@@ -69,6 +69,8 @@ struct Matching {
 // (MPI_COMM_SELF maps rank 0 to the location itself); kNone if out of range.
 uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t location);
 
-Matching match(const Trace& trace);
+// Locations are scanned by `threads` threads (0: trace::worker_threads()); the result does
+// not depend on the number.
+Matching match(const Trace& trace, unsigned threads = 0);
 
 } // namespace topolens::trace

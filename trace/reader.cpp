@@ -2,7 +2,6 @@
 
 #include "trace/clock.h"
 #include "trace/global_defs.h"
-#include "trace/huge_pages.h"
 #include "trace/names.h"
 #include "trace/otf2_error.h"
 #include "trace/threads.h"
@@ -653,7 +652,7 @@ class ArchiveReader {
         // at least two bytes of the file, which bounds the reservation.
         std::error_code ec;
         const uint64_t file_size = posix_layout_ ? fs::file_size(ctx.file, ec) : 0;
-        reserve_huge(ctx.out->events, std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
+        ctx.out->events.reserve(std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
         if (posix_layout_ && !ec) ctx.max_events = file_size;
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");

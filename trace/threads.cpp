@@ -1,10 +1,13 @@
 #include "trace/threads.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace topolens::trace {
 
@@ -20,6 +23,32 @@ unsigned worker_threads() {
         return static_cast<unsigned>(n);
     }
     return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void parallel_for(std::size_t n, unsigned threads,
+                  const std::function<void(std::size_t, unsigned)>& work) {
+    threads = static_cast<unsigned>(std::clamp<std::size_t>(n, 1, std::max(1u, threads)));
+    if (threads == 1) {
+        for (std::size_t i = 0; i < n; ++i) work(i, 0);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<std::exception_ptr> errors(n);
+    auto loop = [&](unsigned thread) {
+        for (std::size_t i; (i = next++) < n;) {
+            try {
+                work(i, thread);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop, t);
+    loop(0);
+    for (std::thread& t : pool) t.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
 }
 
 } // namespace topolens::trace
