@@ -1,5 +1,6 @@
 #include "trace/matching.h"
 
+#include "trace/prefault.h"
 #include "trace/threads.h"
 
 
@@ -230,6 +231,8 @@ class Matcher {
         const auto& events = le.events;
         LocationScan& out = scans_[loc];
         LocationFrames& f = m_.frames[loc];
+        reserve_prefaulted(f.frame, events.size());
+        reserve_prefaulted(f.callpath, events.size());
         f.frame.assign(events.size(), kNone);
         f.callpath.assign(events.size(), kNone);
         x.stack.clear();

@@ -4,6 +4,7 @@
 #include "trace/global_defs.h"
 #include "trace/names.h"
 #include "trace/otf2_error.h"
+#include "trace/prefault.h"
 #include "trace/threads.h"
 
 #include <otf2/otf2.h>
@@ -652,7 +653,7 @@ class ArchiveReader {
         // at least two bytes of the file, which bounds the reservation.
         std::error_code ec;
         const uint64_t file_size = posix_layout_ ? fs::file_size(ctx.file, ec) : 0;
-        ctx.out->events.reserve(std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
+        reserve_prefaulted(ctx.out->events, std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
         if (posix_layout_ && !ec) ctx.max_events = file_size;
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");
