@@ -358,6 +358,13 @@ class Replay {
                     pending.instance.root = static_cast<int>(pending.instance.members.size());
                 pending.instance.members.push_back(call_around(member.location, member.event));
             }
+            CollectiveInstance& instance = pending.instance;
+            instance.latest_enter = 0;
+            instance.earliest_leave = std::numeric_limits<Time>::max();
+            for (const CallInfo& member : instance.members) {
+                instance.latest_enter = std::max(instance.latest_enter, member.enter);
+                instance.earliest_leave = std::min(instance.earliest_leave, member.leave);
+            }
         }
         ++pending.uses;
         if (pending.incomplete) {

@@ -68,6 +68,9 @@ struct CollectiveInstance {
     uint32_t comm = 0;
     int root = -1; // index into members, -1 for rootless operations
     std::vector<CallInfo> members;
+    // Over all members, computed once per instance (every member's replay needs them).
+    Time latest_enter = 0;
+    Time earliest_leave = 0;
 };
 
 const report::CartTopology* analysis_grid(const report::Report& report);

@@ -122,11 +122,7 @@ class CollectivePatterns : public analysis::Pattern {
 
     void all_to_all(Context& c, const CollectiveInstance& instance, const CallInfo& me,
                     int wait_metric, int completion_metric) {
-        Time last_enter = 0, first_leave = std::numeric_limits<Time>::max();
-        for (const CallInfo& q : instance.members) {
-            last_enter = std::max(last_enter, q.enter);
-            first_leave = std::min(first_leave, q.leave);
-        }
+        const Time last_enter = instance.latest_enter, first_leave = instance.earliest_leave;
         const Time duration = me.leave - me.enter;
         const Time wait = wait_in_call(last_enter, me);
         const Time completion =
