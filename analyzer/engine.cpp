@@ -31,6 +31,7 @@ void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, do
 }
 
 void Context::begin_location(uint32_t location) {
+    warned_.clear(); // once per location: the warnings are merged in location order
     callpaths_ = report_.callpaths.size();
     local_.assign(report_.metrics.size() * callpaths_, 0.0);
     touched_.clear();
@@ -53,7 +54,10 @@ void Context::end_location() {
 }
 
 void Context::warn(const std::string& message) {
-    if (++warned_[message] == 1) warnings_.push_back(message);
+    if (++warned_[message] == 1) {
+        warnings_.push_back(message);
+        warning_locations_.push_back(current_);
+    }
 }
 
 // ---------------------------------------------------------------- report skeleton
@@ -184,14 +188,50 @@ const report::CartTopology* analysis_grid(const report::Report& report) {
 
 // ---------------------------------------------------------------- replay
 
+namespace {
+
+// A collective instance as the members' replays share it.
+struct PendingInstance {
+    CollectiveInstance instance;
+    bool incomplete = false; // a member never reached it
+};
+
+// Every member's replay sees the same instance: it is built by the first member that
+// reaches it and dropped after the last, so memory holds only instances in flight. The
+// replays of several threads share them (locks striped by instance id).
+class SharedCollectives {
+  public:
+    explicit SharedCollectives(size_t instances) : slots_(instances) {}
+
+    template <class Build>
+    std::shared_ptr<const PendingInstance> use(uint32_t id, size_t members, Build&& build) {
+        const std::lock_guard<std::mutex> lock(locks_[id % kStripes]);
+        Slot& slot = slots_[id];
+        if (slot.uses == 0) slot.instance = std::make_shared<const PendingInstance>(build());
+        std::shared_ptr<const PendingInstance> instance = slot.instance;
+        // An incomplete instance is built anew for each member (which warns each time).
+        if (++slot.uses == members || instance->incomplete) slot = Slot{};
+        return instance;
+    }
+
+  private:
+    static constexpr size_t kStripes = 64;
+    struct Slot {
+        std::shared_ptr<const PendingInstance> instance;
+        size_t uses = 0;
+    };
+    std::vector<Slot> slots_;
+    std::mutex locks_[kStripes];
+};
+
+} // namespace
+
 class Replay {
   public:
-    // Replays locations [first, end) (the instances of collectives are kept while members
-    // among them have yet to see them).
     Replay(const trace::Trace& trace, const trace::Matching& matching, const Dispatcher& dispatch,
-           Context& context, const MpiCallKinds& kinds, uint32_t first, uint32_t end)
-        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), kinds_(kinds), first_(first),
-          end_(end) {}
+           Context& context, const MpiCallKinds& kinds, SharedCollectives& collectives)
+        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), kinds_(kinds),
+          instances_(collectives) {}
 
     void location(uint32_t loc) {
         const auto& events = trace_.locations[loc].events;
@@ -335,54 +375,42 @@ class Replay {
         }
     }
 
-    // Every member's replay sees the same instance: it is built by the first member that
-    // reaches it and dropped after the last, so memory holds only instances in flight.
     void collective(uint32_t loc, uint32_t id) {
         const trace::CollectiveMatch& c = m_.collectives[id];
-        if (instances_.size() < m_.collectives.size()) instances_.resize(m_.collectives.size());
-        PendingInstance& pending = instances_[id];
-        if (pending.uses == 0) {
-            pending.expected = static_cast<size_t>(
-                std::count_if(c.members.begin(), c.members.end(), [&](const trace::EventRef& m) {
-                    return m.location >= first_ && m.location < end_;
-                }));
-            pending.instance.op = c.op;
-            pending.instance.comm = c.comm;
-            pending.instance.members.reserve(c.members.size());
-            for (const trace::EventRef& member : c.members) {
-                if (member.location == kNone) {
-                    pending.incomplete = true;
-                    break;
-                }
-                if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
-                    pending.instance.root = static_cast<int>(pending.instance.members.size());
-                pending.instance.members.push_back(call_around(member.location, member.event));
-            }
-            CollectiveInstance& instance = pending.instance;
-            instance.latest_enter = 0;
-            instance.earliest_leave = std::numeric_limits<Time>::max();
-            for (const CallInfo& member : instance.members) {
-                instance.latest_enter = std::max(instance.latest_enter, member.enter);
-                instance.earliest_leave = std::min(instance.earliest_leave, member.leave);
-            }
-        }
-        ++pending.uses;
-        if (pending.incomplete) {
+        const std::shared_ptr<const PendingInstance> pending =
+            instances_.use(id, c.members.size(), [&] { return build_instance(c); });
+        if (pending->incomplete) {
             ctx_.warn("collectives with members missing were left out of the analysis");
-        } else {
-            size_t mine = 0;
-            while (c.members[mine].location != loc) ++mine;
-            for (const auto& callback : d_.collectives_) callback(ctx_, pending.instance, mine);
+            return;
         }
-        if (pending.uses == pending.expected || pending.incomplete) pending = PendingInstance{};
+        size_t mine = 0;
+        while (c.members[mine].location != loc) ++mine;
+        for (const auto& callback : d_.collectives_) callback(ctx_, pending->instance, mine);
     }
 
-    struct PendingInstance {
-        CollectiveInstance instance;
-        size_t uses = 0;
-        size_t expected = 0; // members replayed here
-        bool incomplete = false;
-    };
+    PendingInstance build_instance(const trace::CollectiveMatch& c) const {
+        PendingInstance pending;
+        CollectiveInstance& instance = pending.instance;
+        instance.op = c.op;
+        instance.comm = c.comm;
+        instance.members.reserve(c.members.size());
+        for (const trace::EventRef& member : c.members) {
+            if (member.location == kNone) {
+                pending.incomplete = true;
+                return pending;
+            }
+            if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
+                instance.root = static_cast<int>(instance.members.size());
+            instance.members.push_back(call_around(member.location, member.event));
+        }
+        instance.latest_enter = 0;
+        instance.earliest_leave = std::numeric_limits<Time>::max();
+        for (const CallInfo& member : instance.members) {
+            instance.latest_enter = std::max(instance.latest_enter, member.enter);
+            instance.earliest_leave = std::min(instance.earliest_leave, member.leave);
+        }
+        return pending;
+    }
 
     struct ReceiveFlags {
         bool representative = true;
@@ -394,38 +422,14 @@ class Replay {
     const Dispatcher& d_;
     Context& ctx_;
     const MpiCallKinds& kinds_;
-    const uint32_t first_, end_;
+    SharedCollectives& instances_;
     std::vector<Time> child_time_; // per open region instance: time in nested instances
     std::vector<ReceiveFlags> flags_;
-    std::vector<PendingInstance> instances_; // by collective id
 };
 
 // ---------------------------------------------------------------- analyze
 
 namespace {
-
-struct LocationRange {
-    uint32_t first = 0, end = 0;
-};
-
-// Contiguous groups of locations with about equal event counts, at most `threads`.
-std::vector<LocationRange> location_groups(const trace::Trace& trace, unsigned threads) {
-    uint64_t total = 0;
-    for (const auto& l : trace.locations) total += l.events.size() + 1;
-    const uint64_t share = total / std::max(1u, threads) + 1;
-    std::vector<LocationRange> groups;
-    uint64_t in_group = 0;
-    for (uint32_t loc = 0; loc < trace.locations.size(); ++loc) {
-        if (groups.empty() || (in_group >= share && groups.size() < threads)) {
-            groups.push_back({loc, loc});
-            in_group = 0;
-        }
-        groups.back().end = loc + 1;
-        in_group += trace.locations[loc].events.size() + 1;
-    }
-    if (groups.empty()) groups.push_back({});
-    return groups;
-}
 
 // Progress lines for long runs: every 10% of the events.
 class Progress {
@@ -443,15 +447,27 @@ class Progress {
     uint64_t total_, next_;
 };
 
-// One worker of the replay: its own patterns (the originals for the first), dispatcher and
-// context.
+// One thread of the replay: its own patterns (the originals for the first), dispatcher and
+// context. Each takes the next location not yet replayed.
 struct Worker {
     std::vector<std::unique_ptr<Pattern>> clones; // empty for the first worker
     Dispatcher dispatcher;
     std::unique_ptr<Context> context;
-    LocationRange range;
     std::exception_ptr error;
 };
+
+// The workers' warnings in location order (then as found), as a serial replay gives them.
+void merge_warnings(const std::vector<std::unique_ptr<Worker>>& workers, Context& into) {
+    std::vector<std::pair<uint32_t, const std::string*>> all;
+    for (const auto& worker : workers) {
+        const Context& c = *worker->context;
+        for (size_t k = 0; k < c.warnings().size(); ++k)
+            all.push_back({c.warning_locations()[k], &c.warnings()[k]});
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [location, message] : all) into.warn(*message);
+}
 
 } // namespace
 
@@ -459,33 +475,27 @@ AnalysisResult analyze(const trace::Trace& trace,
                        const std::vector<std::unique_ptr<Pattern>>& patterns,
                        const AnalysisOptions& options) {
     AnalysisResult result;
-    const trace::Matching matching = trace::match(trace);
+    const unsigned threads = options.threads ? options.threads : trace::worker_threads();
+    const trace::Matching matching = trace::match(trace, threads);
     fill_definitions(trace, matching, result.report);
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
     Context context(trace, matching, result.report);
     for (const std::string& w : matching.warnings) context.warn(w);
     for (const auto& pattern : patterns) pattern->define_metrics(result.report);
 
-    // Workers replay contiguous groups of locations; a pattern that cannot be cloned keeps
-    // the replay in one group.
-    std::vector<LocationRange> groups =
-        location_groups(trace, options.threads ? options.threads : trace::worker_threads());
+    // A pattern that cannot be cloned keeps the replay in one thread.
+    const auto nloc = static_cast<uint32_t>(trace.locations.size());
+    const size_t wanted = std::clamp<size_t>(nloc, 1, threads);
     bool clonable = true;
     std::vector<std::unique_ptr<Worker>> workers;
-    for (const LocationRange& range : groups) {
+    while (clonable && workers.size() < wanted) {
         auto worker = std::make_unique<Worker>();
-        worker->range = range;
         if (!workers.empty())
             for (const auto& pattern : patterns) {
                 worker->clones.push_back(pattern->clone());
                 clonable = clonable && worker->clones.back();
             }
-        workers.push_back(std::move(worker));
-        if (!clonable) break;
-    }
-    if (!clonable) {
-        workers.resize(1);
-        workers.front()->range = {0, static_cast<uint32_t>(trace.locations.size())};
+        if (clonable) workers.push_back(std::move(worker));
     }
     std::mutex report_lock;
     for (auto& worker : workers) {
@@ -496,16 +506,17 @@ AnalysisResult analyze(const trace::Trace& trace,
     }
 
     const MpiCallKinds kinds(trace);
+    SharedCollectives collectives(matching.collectives.size());
     uint64_t total = 0;
     for (const auto& l : trace.locations) total += l.events.size();
     std::atomic<uint64_t> done{0};
+    std::atomic<uint32_t> next{0};
     Progress progress(options.progress, total);
-    // `report_progress`: the serial replay reports from its own thread.
+    // `report_progress`: a replay in one thread reports from it.
     auto run = [&](Worker& w, bool report_progress) {
         try {
-            Replay replay(trace, matching, w.dispatcher, *w.context, kinds, w.range.first,
-                          w.range.end);
-            for (uint32_t loc = w.range.first; loc < w.range.end; ++loc) {
+            Replay replay(trace, matching, w.dispatcher, *w.context, kinds, collectives);
+            for (uint32_t loc; (loc = next++) < nloc;) {
                 w.context->begin_location(loc);
                 replay.location(loc);
                 w.context->end_location();
@@ -514,15 +525,16 @@ AnalysisResult analyze(const trace::Trace& trace,
             }
         } catch (...) {
             w.error = std::current_exception();
+            next = nloc; // the others stop too
         }
     };
     if (workers.size() == 1) {
         run(*workers.front(), true);
     } else {
-        std::vector<std::thread> threads;
+        std::vector<std::thread> pool;
         std::atomic<size_t> finished{0};
         for (auto& worker : workers)
-            threads.emplace_back([&, w = worker.get()] {
+            pool.emplace_back([&, w = worker.get()] {
                 run(*w, false);
                 ++finished;
             });
@@ -530,15 +542,15 @@ AnalysisResult analyze(const trace::Trace& trace,
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             progress.update(done);
         }
-        for (std::thread& t : threads) t.join();
+        for (std::thread& t : pool) t.join();
     }
-    for (auto& worker : workers) {
+    for (auto& worker : workers)
         if (worker->error) std::rethrow_exception(worker->error);
-        for (const std::string& w : worker->context->warnings()) context.warn(w);
+    merge_warnings(workers, context);
+    for (auto& worker : workers)
         for (size_t p = 0; p < worker->clones.size(); ++p) patterns[p]->merge(*worker->clones[p]);
-    }
     // After every location: results that need them all.
-    Replay(trace, matching, workers.front()->dispatcher, context, kinds, 0, 0).finish();
+    Replay(trace, matching, workers.front()->dispatcher, context, kinds, collectives).finish();
     make_metrics_exclusive(result.report);
     result.warnings = context.warnings();
     result.events = total;

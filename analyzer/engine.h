@@ -96,8 +96,11 @@ class Context {
             add_to_report(metric, callpath, location, value);
         }
     }
+    // Once per message (per location while replaying one).
     void warn(const std::string& message);
     const std::vector<std::string>& warnings() const { return warnings_; }
+    // Parallel to warnings(): the location being replayed when each was given (or kNone).
+    const std::vector<uint32_t>& warning_locations() const { return warning_locations_; }
     // In a parallel replay every worker has its own context; they add to the one report
     // under `lock`.
     void share_report(std::mutex* lock) { report_lock_ = lock; }
@@ -123,6 +126,7 @@ class Context {
     std::vector<double> local_;   // [metric * callpaths + callpath]
     std::vector<size_t> touched_; // slots of local_ that hold a value
     std::vector<std::string> warnings_;
+    std::vector<uint32_t> warning_locations_;
     std::unordered_map<std::string, int> warned_;
     std::mutex* report_lock_ = nullptr;
 };
@@ -202,8 +206,8 @@ struct AnalysisOptions {
     std::ostream* progress = nullptr; // progress lines for long runs, if set
     // `--cart`: used when the trace records no topology that covers every process.
     std::optional<CartDeclaration> declared_grid;
-    // Threads replaying groups of locations (0: trace::worker_threads()). The replay stays
-    // serial if a pattern cannot be cloned. Results do not depend on the number.
+    // Threads matching and replaying locations (0: trace::worker_threads()). The replay
+    // stays in one thread if a pattern cannot be cloned. Results do not depend on the number.
     unsigned threads = 0;
 };
 
