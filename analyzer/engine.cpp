@@ -297,13 +297,13 @@ class Replay {
     CallInfo call_around(uint32_t loc, uint32_t event) const {
         const auto& events = trace_.locations[loc].events;
         const trace::LocationFrames& f = m_.frames[loc];
-        const uint32_t enter = events[event].kind == EventKind::Enter ? event : f.frame[event];
+        const uint32_t enter = events[event].kind == EventKind::Enter ? event : f[event].frame;
         CallInfo call;
         call.location = loc;
         if (enter == kNone) return call; // a record outside any region: root call path
-        const uint32_t leave = f.frame[enter];
+        const uint32_t leave = f[enter].frame;
         call.region = events[enter].a;
-        call.callpath = f.callpath[enter] + 1;
+        call.callpath = f[enter].callpath + 1;
         call.parent_callpath = parent_callpath_of(call.callpath);
         call.enter = events[enter].time;
         call.leave = leave == kNone ? events.back().time : events[leave].time;
@@ -311,7 +311,7 @@ class Replay {
     }
 
     void leave(uint32_t loc, uint32_t i) {
-        const uint32_t enter = m_.frames[loc].frame[i];
+        const uint32_t enter = m_.frames[loc][i].frame;
         if (enter == kNone) return; // an unbalanced leave, reported by the matching
         CallInfo call = call_around(loc, enter);
         const Time duration = call.leave - call.enter;
@@ -366,9 +366,9 @@ class Replay {
             earliest_later = std::min(earliest_later, sent);
         }
         for (size_t k = 0; k < receives.size();) {
-            const uint32_t call = f.frame[receives[k].first];
+            const uint32_t call = f[receives[k].first].frame;
             size_t end = k, latest = k;
-            for (; end < receives.size() && f.frame[receives[end].first] == call; ++end)
+            for (; end < receives.size() && f[receives[end].first].frame == call; ++end)
                 if (send_time(end) > send_time(latest)) latest = end;
             for (size_t j = k; j < end; ++j) flags_[j].representative = j == latest;
             k = end;

@@ -211,8 +211,8 @@ class Matcher {
             bool same = true;
             for (uint32_t k = 0; same && k < global.size(); ++k) same = global[k] == k;
             if (!same)
-                for (uint32_t& callpath : m_.frames[loc].callpath)
-                    if (callpath != kNone) callpath = global[callpath];
+                for (Frame& frame : m_.frames[loc])
+                    if (frame.callpath != kNone) frame.callpath = global[frame.callpath];
             match_receives(static_cast<uint32_t>(loc));
         });
         number_messages();
@@ -231,10 +231,8 @@ class Matcher {
         const auto& events = le.events;
         LocationScan& out = scans_[loc];
         LocationFrames& f = m_.frames[loc];
-        reserve_prefaulted(f.frame, events.size());
-        reserve_prefaulted(f.callpath, events.size());
-        f.frame.assign(events.size(), kNone);
-        f.callpath.assign(events.size(), kNone);
+        reserve_prefaulted(f, events.size());
+        f.assign(events.size(), Frame{});
         x.stack.clear();
         x.children.assign(1, {});
         x.post_of_request.clear();
@@ -259,8 +257,8 @@ class Matcher {
                 break;
             default:
                 if (!x.stack.empty()) {
-                    f.frame[i] = x.stack.back();
-                    f.callpath[i] = f.callpath[x.stack.back()];
+                    f[i].frame = x.stack.back();
+                    f[i].callpath = f[x.stack.back()].callpath;
                 }
                 record(loc, out, x, i, e, request);
                 break;
@@ -315,8 +313,8 @@ class Matcher {
     }
 
     void enter(LocationScan& out, Scratch& x, LocationFrames& f, uint32_t i, const Event& e) {
-        const uint32_t parent = x.stack.empty() ? kNone : f.callpath[x.stack.back()];
-        f.callpath[i] = child(x.children, out.nodes, parent, e.a);
+        const uint32_t parent = x.stack.empty() ? kNone : f[x.stack.back()].callpath;
+        f[i].callpath = child(x.children, out.nodes, parent, e.a);
         x.stack.push_back(i);
     }
 
@@ -336,9 +334,9 @@ class Matcher {
                              where(trace_, loc, i) + ": leave skips open regions; they end here");
         const uint32_t enter = *open;
         x.stack.erase(std::next(open).base(), x.stack.end());
-        f.frame[i] = enter;
-        f.frame[enter] = i;
-        f.callpath[i] = f.callpath[enter];
+        f[i].frame = enter;
+        f[enter].frame = i;
+        f[i].callpath = f[enter].callpath;
     }
 
     void record(uint32_t loc, LocationScan& out, Scratch& x, uint32_t i, const Event& e,

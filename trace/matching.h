@@ -16,13 +16,16 @@ struct CallNode {
 };
 
 // Per location, parallel to its events.
-struct LocationFrames {
+// Per event; both in one array, as they are read together (also for the other end of a
+// message, where every page touched costs).
+struct Frame {
     // Enter: index of its Leave (or kNone if never left); Leave: index of its Enter;
     // any other event: index of the innermost enclosing Enter (kNone at top level).
-    std::vector<uint32_t> frame;
+    uint32_t frame = kNone;
     // Enter and Leave: the call path of that region instance; others: enclosing call path.
-    std::vector<uint32_t> callpath;
+    uint32_t callpath = kNone;
 };
+using LocationFrames = std::vector<Frame>;
 
 struct EventRef {
     uint32_t location = kNone;
