@@ -5,6 +5,7 @@
 
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 namespace topolens::trace {
@@ -383,15 +384,28 @@ class Matcher {
         const auto& events = trace_.locations[loc].events;
         LocationScan& out = scans_[loc];
         out.matched.reserve(out.posted.size());
-        for (const PostedReceive& p : out.posted) {
+        // A receiver talks to few channels in turn: the last ones are kept at hand.
+        struct Cached {
+            Channel channel{};
+            SendQueue* queue = nullptr;
+        };
+        std::array<Cached, 16> cache{};
+        for (size_t k = 0; k < out.posted.size(); ++k) {
+            // Receives are far apart in the events (pages apart): fetched ahead.
+            if (k + 8 < out.posted.size()) __builtin_prefetch(&events[out.posted[k + 8].event]);
+            const PostedReceive& p = out.posted[k];
             const Event& e = events[p.event];
             const uint32_t source = world_rank(trace_, e.b, e.a, loc);
             const uint32_t source_loc =
                 source < m_.location_of_rank.size() ? m_.location_of_rank[source] : kNone;
-            SendQueue* queue = source_loc == kNone
-                                   ? nullptr
-                                   : scans_[source_loc].queues.find_shared(
-                                         Channel{source_loc, loc, e.b, e.c});
+            SendQueue* queue = nullptr;
+            if (source_loc != kNone) {
+                const Channel channel{source_loc, loc, e.b, e.c};
+                Cached& c = cache[ChannelHash{}(channel) % cache.size()];
+                if (!c.queue || !(c.channel == channel))
+                    c = {channel, scans_[source_loc].queues.find_shared(channel)};
+                queue = c.queue;
+            }
             if (!queue || queue->next == queue->sends.size()) {
                 ++out.unmatched_receives;
                 out.receive_warnings.add("unmatched receive",
