@@ -21,7 +21,8 @@ using trace::kNone;
 // ---------------------------------------------------------------- context
 
 Context::Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report)
-    : trace_(trace), location_of_rank_(matching.location_of_rank), report_(report),
+    : trace_(trace), matching_(matching), location_of_rank_(matching.location_of_rank),
+      report_(report),
       resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
 
 void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {

@@ -80,6 +80,7 @@ class Context {
   public:
     Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report);
     const trace::Trace& trace() const { return trace_; }
+    const trace::Matching& matching() const { return matching_; }
     // The location that does the MPI of world rank `rank` (its process's first location),
     // or trace::kNone.
     uint32_t location_of_rank(uint32_t rank) const {
@@ -118,6 +119,7 @@ class Context {
     void add_to_report(int metric, uint32_t callpath, uint32_t location, double value);
 
     const trace::Trace& trace_;
+    const trace::Matching& matching_;
     const std::vector<uint32_t>& location_of_rank_;
     report::Report& report_;
     double resolution_;

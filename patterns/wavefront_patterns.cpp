@@ -155,11 +155,10 @@ class WavefrontPatterns : public analysis::Pattern {
         auto merge = [](int& seen, int travel) {
             if (travel != 0) seen = seen == 0 || seen == travel ? travel : 2;
         };
-        for (uint32_t i = 0; i < events.size(); ++i) {
+        for (uint32_t i : c.matching().message_records[loc]) {
             const trace::Event& e = events[i];
             const bool is_send = e.kind == EventKind::MpiSend || e.kind == EventKind::MpiIsend;
-            const bool is_receive = e.kind == EventKind::MpiRecv || e.kind == EventKind::MpiIrecv;
-            if (!is_send && !is_receive) continue;
+            const bool is_receive = !is_send;
             const uint32_t partner = partner_location(c, e, loc);
             Travel travel{};
             if (partner != kNone && partner < grid.coords.size() &&

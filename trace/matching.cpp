@@ -189,6 +189,7 @@ class Matcher {
         m_.receives_of.assign(nloc, {});
         m_.sends_of.assign(nloc, {});
         m_.collectives_of.assign(nloc, {});
+        m_.message_records.assign(nloc, {});
     }
 
     void run() {
@@ -342,6 +343,9 @@ class Matcher {
 
     void record(uint32_t loc, LocationScan& out, Scratch& x, uint32_t i, const Event& e,
                 uint64_t request) {
+        if (e.kind == EventKind::MpiSend || e.kind == EventKind::MpiIsend ||
+            e.kind == EventKind::MpiRecv || e.kind == EventKind::MpiIrecv)
+            m_.message_records[loc].push_back(i);
         switch (e.kind) {
         case EventKind::MpiSend:
         case EventKind::MpiIsend: {

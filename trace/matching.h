@@ -57,6 +57,9 @@ struct Matching {
     // Per location, ascending by event: (receive or send record index, message id); an
     // unmatched send has message id kNone.
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> receives_of, sends_of;
+    // Per location, ascending: every MpiSend, MpiIsend, MpiRecv and MpiIrecv record, matched
+    // or not (for patterns that look at a location's messages without walking its events).
+    std::vector<std::vector<uint32_t>> message_records;
     std::vector<CollectiveMatch> collectives;
     // Per location, ascending by event: (MpiCollectiveEnd index, collective id).
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> collectives_of;
