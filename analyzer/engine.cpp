@@ -8,9 +8,9 @@
 #include <atomic>
 #include <chrono>
 #include <exception>
-#include <thread>
 #include <limits>
 #include <ostream>
+#include <thread>
 
 namespace topolens::analysis {
 

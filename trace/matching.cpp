@@ -3,7 +3,6 @@
 #include "trace/prefault.h"
 #include "trace/threads.h"
 
-
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -437,8 +436,8 @@ class Matcher {
             received.reserve(scans_[loc].matched.size());
             uint32_t id = first_id[loc];
             for (const LocationScan::Matched& x : scans_[loc].matched) {
-                m_.messages[id] = {x.send.send, {static_cast<uint32_t>(loc), x.recv_event},
-                                   x.posted};
+                m_.messages[id] = {
+                    x.send.send, {static_cast<uint32_t>(loc), x.recv_event}, x.posted};
                 received.push_back({x.recv_event, id});
                 // Distinct slots of the senders' lists: no two receivers write the same one.
                 m_.sends_of[x.send.send.location][x.send.slot].second = id;
@@ -526,7 +525,6 @@ class Matcher {
     std::vector<uint32_t> sequence_;                       // per comm, for the location merged
     std::vector<LocationScan> scans_;
 };
-
 
 } // namespace
 

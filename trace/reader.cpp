@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <thread>
 
@@ -516,6 +516,11 @@ class ArchiveReader {
     // in location order as a serial read would.
     void read_locations(Trace& trace, unsigned threads) {
         const std::vector<Location>& locs = trace.defs.locations;
+        // Missing files first, as a serial read finds them before reading any events.
+        for (const Location& l : locs)
+            if (posix_layout_ && declared_events(l.otf2_id) > 0 &&
+                !fs::exists(location_file(l.otf2_id, ".evt")))
+                throw TraceError(location_file(l.otf2_id, ".evt") + ": event file is missing");
         const std::vector<std::pair<size_t, size_t>> groups = location_groups(locs, threads);
         std::vector<std::exception_ptr> errors(groups.size());
         std::vector<std::thread> workers;

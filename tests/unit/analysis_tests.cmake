@@ -6,6 +6,7 @@ add_executable(topolens_analysis_tests
   wavefront_patterns_test.cpp
   codelet_patterns_test.cpp
   audit_command_test.cpp
+  parallel_analysis_test.cpp
   test_util.cpp
 )
 target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-analysis

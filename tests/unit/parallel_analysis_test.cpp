@@ -1,0 +1,411 @@
+// Reading, matching and replaying in several threads give exactly what one thread gives:
+// the same events, the same matching, the same report values (bit for bit), warnings in
+// the same order, the same codelet audit; and a bad TOPOLENS_THREADS is refused by name.
+#include "analyzer/engine.h"
+#include "patterns/registry.h"
+#include "test_util.h"
+#include "trace/builder.h"
+#include "trace/matching.h"
+#include "trace/reader.h"
+#include "trace/synthetic.h"
+#include "trace/threads.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace topolens;
+using test::ScratchDir;
+using trace::TraceBuilder;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const unsigned kThreadCounts[] = {2, 3, 7};
+
+trace::Synthetic mixed_trace() {
+    trace::SynthOptions o;
+    o.grid = {4, 3};
+    o.iterations = 6;
+    return trace::synthesize(o);
+}
+
+std::string written_mixed_trace(const ScratchDir& dir) {
+    return mixed_trace().builder.write((dir / "trace").string());
+}
+
+void expect_same_events(const trace::Trace& a, const trace::Trace& b) {
+    ASSERT_EQ(a.locations.size(), b.locations.size());
+    for (size_t loc = 0; loc < a.locations.size(); ++loc) {
+        const auto& x = a.locations[loc];
+        const auto& y = b.locations[loc];
+        ASSERT_EQ(x.events.size(), y.events.size()) << "location " << loc;
+        for (size_t i = 0; i < x.events.size(); ++i) {
+            const trace::Event& e = x.events[i];
+            const trace::Event& f = y.events[i];
+            ASSERT_TRUE(e.time == f.time && e.kind == f.kind && e.a == f.a && e.b == f.b &&
+                        e.c == f.c && e.bytes == f.bytes)
+                << "location " << loc << " event " << i;
+        }
+        ASSERT_EQ(x.requests.size(), y.requests.size()) << "location " << loc;
+        for (size_t k = 0; k < x.requests.size(); ++k) {
+            EXPECT_EQ(x.requests[k].event, y.requests[k].event);
+            EXPECT_EQ(x.requests[k].request, y.requests[k].request);
+        }
+        EXPECT_EQ(a.defs.locations[loc].clock_offsets.size(),
+                  b.defs.locations[loc].clock_offsets.size());
+    }
+}
+
+bool same(const trace::EventRef& a, const trace::EventRef& b) {
+    return a.location == b.location && a.event == b.event;
+}
+
+void expect_same_matching(const trace::Matching& a, const trace::Matching& b) {
+    EXPECT_EQ(a.location_of_rank, b.location_of_rank);
+    ASSERT_EQ(a.calltree.size(), b.calltree.size());
+    for (size_t k = 0; k < a.calltree.size(); ++k) {
+        EXPECT_EQ(a.calltree[k].region, b.calltree[k].region) << "node " << k;
+        EXPECT_EQ(a.calltree[k].parent, b.calltree[k].parent) << "node " << k;
+    }
+    ASSERT_EQ(a.frames.size(), b.frames.size());
+    for (size_t loc = 0; loc < a.frames.size(); ++loc) {
+        ASSERT_EQ(a.frames[loc].size(), b.frames[loc].size());
+        for (size_t i = 0; i < a.frames[loc].size(); ++i)
+            ASSERT_TRUE(a.frames[loc][i].frame == b.frames[loc][i].frame &&
+                        a.frames[loc][i].callpath == b.frames[loc][i].callpath)
+                << "location " << loc << " event " << i;
+    }
+    ASSERT_EQ(a.messages.size(), b.messages.size());
+    for (size_t k = 0; k < a.messages.size(); ++k) {
+        EXPECT_TRUE(same(a.messages[k].send, b.messages[k].send)) << "message " << k;
+        EXPECT_TRUE(same(a.messages[k].recv, b.messages[k].recv)) << "message " << k;
+        EXPECT_EQ(a.messages[k].recv_posted, b.messages[k].recv_posted) << "message " << k;
+    }
+    EXPECT_EQ(a.receives_of, b.receives_of);
+    EXPECT_EQ(a.sends_of, b.sends_of);
+    EXPECT_EQ(a.collectives_of, b.collectives_of);
+    EXPECT_EQ(a.message_records, b.message_records);
+    ASSERT_EQ(a.collectives.size(), b.collectives.size());
+    for (size_t k = 0; k < a.collectives.size(); ++k) {
+        const trace::CollectiveMatch& x = a.collectives[k];
+        const trace::CollectiveMatch& y = b.collectives[k];
+        EXPECT_TRUE(x.op == y.op && x.comm == y.comm && x.root == y.root) << "collective " << k;
+        ASSERT_EQ(x.members.size(), y.members.size());
+        for (size_t m = 0; m < x.members.size(); ++m)
+            EXPECT_TRUE(same(x.members[m], y.members[m])) << "collective " << k << " member " << m;
+    }
+    EXPECT_EQ(a.unmatched_sends, b.unmatched_sends);
+    EXPECT_EQ(a.unmatched_receives, b.unmatched_receives);
+    EXPECT_EQ(a.incomplete_collectives, b.incomplete_collectives);
+    EXPECT_EQ(a.warnings, b.warnings);
+}
+
+// Every stored value, bit for bit: each cell is summed by one location's replay, so the
+// order in which threads finish cannot change it.
+void expect_same_report(const analysis::AnalysisResult& a, const analysis::AnalysisResult& b) {
+    const report::Report& x = a.report;
+    const report::Report& y = b.report;
+    ASSERT_EQ(x.metrics.size(), y.metrics.size());
+    ASSERT_EQ(x.callpaths.size(), y.callpaths.size());
+    ASSERT_EQ(x.locations.size(), y.locations.size());
+    size_t values = 0;
+    for (int m = 0; m < static_cast<int>(x.metrics.size()); ++m) {
+        EXPECT_EQ(x.metrics[m].unique_name, y.metrics[m].unique_name);
+        EXPECT_EQ(x.callpaths_with_values(m), y.callpaths_with_values(m))
+            << x.metrics[m].unique_name;
+        for (int c = 0; c < static_cast<int>(x.callpaths.size()); ++c)
+            for (int l = 0; l < static_cast<int>(x.locations.size()); ++l) {
+                const double v = x.value(m, c, l);
+                values += v != 0.0;
+                EXPECT_EQ(v, y.value(m, c, l))
+                    << x.metrics[m].unique_name << " call path " << c << " location " << l;
+            }
+    }
+    EXPECT_GT(values, 0u);
+    EXPECT_EQ(x.attributes, y.attributes);
+    EXPECT_EQ(a.warnings, b.warnings);
+    EXPECT_EQ(a.events, b.events);
+}
+
+analysis::AnalysisResult analyze_with(const trace::Trace& t, unsigned threads) {
+    analysis::AnalysisOptions options;
+    options.threads = threads;
+    return analysis::analyze(t, patterns::all_patterns(), options);
+}
+
+// Six processes in a ring, autotuned over three codelets (so the codelet pattern's results
+// from several threads must be merged), with wait states of every kind and three defects
+// that give warnings: a send never received, time going backwards, and a barrier that one
+// process never reaches.
+trace::Trace tuned_ring_with_defects() {
+    constexpr uint32_t kRanks = 6;
+    TraceBuilder b(kRanks);
+    for (uint32_t loc = 0; loc < kRanks; ++loc) b.mpi_init(loc, 0, 10);
+    const auto op = b.tuned_op("halo");
+    const char* names[] = {"isend", "sendrecv", "alltoall"};
+    trace::Time t = 100;
+    for (uint32_t loc = 0; loc < kRanks; ++loc)
+        b.tuning_phase(loc, t, op, trace::TuningPhase::Search);
+    for (int c = 0; c < 3; ++c) {
+        for (uint32_t loc = 0; loc < kRanks; ++loc) b.codelet_switch(loc, t + 1, op, c, names[c]);
+        for (int m = 0; m < 4; ++m) {
+            t += 10;
+            const trace::Time start = t;
+            for (uint32_t loc = 0; loc < kRanks; ++loc) {
+                b.tuned_begin(loc, start, op);
+                // Each sends to its right neighbour, later the higher the rank and codelet.
+                const trace::Time send = start + 2 + loc * (c + 1) + (m == 2 && loc == 4 ? 50 : 0);
+                b.mpi_send(loc, send, send + 1, (loc + 1) % kRanks, b.world(), 7, 64);
+            }
+            for (uint32_t loc = 0; loc < kRanks; ++loc) {
+                const uint32_t left = (loc + kRanks - 1) % kRanks;
+                b.mpi_recv(loc, start + 70, start + 130 + left, left, b.world(), 7, 64);
+                b.mpi_collective(loc, start + 140 + loc * 3, start + 160,
+                                 trace::CollectiveOp::Allreduce, b.world());
+                b.tuned_end(loc, start + 170 + (m == 1 && loc == 2 ? 400 : 0), op);
+            }
+            t = start + 600;
+        }
+    }
+    for (uint32_t loc = 0; loc < kRanks; ++loc) {
+        b.tuning_phase(loc, t, op, trace::TuningPhase::Decision);
+        b.tuning_decision(loc, t + 1, op, 1, names[1]);
+        b.tuning_phase(loc, t + 2, op, trace::TuningPhase::Production);
+        b.codelet_switch(loc, t + 3, op, 1, names[1]);
+        b.tuned_begin(loc, t + 10, op);
+        b.tuned_end(loc, t + 30 + loc, op);
+    }
+    t += 100;
+    b.mpi_send(3, t, t + 1, 5, b.world(), 99, 8); // never received
+    for (uint32_t loc = 0; loc < kRanks; ++loc)
+        b.mpi_collective(loc, t + 10 + loc, t + 20, trace::CollectiveOp::Bcast, b.world(), 2);
+    for (uint32_t loc = 0; loc + 1 < kRanks; ++loc) // rank 5 never reaches this barrier
+        b.mpi_collective(loc, t + 30, t + 40, trace::CollectiveOp::Barrier, b.world());
+    for (uint32_t loc = 0; loc < kRanks; ++loc) b.mpi_finalize(loc, t + 50, t + 60);
+    trace::Trace trace = b.trace();
+    auto& events = trace.locations[4].events;
+    const size_t k = events.size() / 2;
+    events[k].time = events[k - 1].time - 1; // time goes backwards once
+    return trace;
+}
+
+} // namespace
+
+TEST(Parallel, ReadingInThreadsGivesTheSameEvents) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    const trace::Trace one = trace::read_trace(anchor, 1);
+    ASSERT_EQ(one.locations.size(), 12u);
+    for (unsigned threads : kThreadCounts) {
+        SCOPED_TRACE(threads);
+        expect_same_events(one, trace::read_trace(anchor, threads));
+    }
+}
+
+namespace {
+
+// The error of reading `anchor` with `threads` threads ("" if none).
+std::string read_error(const std::string& anchor, unsigned threads) {
+    try {
+        trace::read_trace(anchor, threads);
+    } catch (const trace::TraceError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST(Parallel, ReadingInThreadsReportsTheFirstDamageInLocationOrder) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    const fs::path events = fs::path(anchor).parent_path() / "traces";
+    const auto truncate = [&](const char* file) {
+        test::write_file(events / file, test::read_file(events / file).substr(0, 100));
+    };
+    // Two damaged files: the one of the lower location is named, by any number of threads.
+    truncate("3.evt");
+    truncate("10.evt");
+    const std::string serial = read_error(anchor, 1);
+    ASSERT_EQ(serial.rfind((events / "3.evt").string() + ":", 0), 0u) << serial;
+    for (unsigned threads : kThreadCounts) EXPECT_EQ(read_error(anchor, threads), serial);
+    // A missing file is found before any events are read, so it comes first.
+    fs::remove(events / "10.evt");
+    EXPECT_EQ(read_error(anchor, 1), (events / "10.evt").string() + ": event file is missing");
+    for (unsigned threads : kThreadCounts)
+        EXPECT_EQ(read_error(anchor, threads), read_error(anchor, 1)) << threads << " threads";
+}
+
+TEST(Parallel, MatchingInThreadsGivesTheSameMatching) {
+    const trace::Synthetic s = mixed_trace();
+    const trace::Trace& t = s.builder.trace();
+    const trace::Matching one = trace::match(t, 1);
+    ASSERT_FALSE(one.messages.empty());
+    ASSERT_FALSE(one.collectives.empty());
+    for (unsigned threads : kThreadCounts) {
+        SCOPED_TRACE(threads);
+        expect_same_matching(one, trace::match(t, threads));
+    }
+    const trace::Trace defects = tuned_ring_with_defects();
+    const trace::Matching broken = trace::match(defects, 1);
+    ASSERT_EQ(broken.unmatched_sends, 1u);
+    ASSERT_EQ(broken.incomplete_collectives, 1u);
+    for (unsigned threads : kThreadCounts) {
+        SCOPED_TRACE(threads);
+        expect_same_matching(broken, trace::match(defects, threads));
+    }
+}
+
+TEST(Parallel, ReplayInThreadsGivesTheSameReport) {
+    const trace::Synthetic s = mixed_trace();
+    const analysis::AnalysisResult one = analyze_with(s.builder.trace(), 1);
+    for (unsigned threads : kThreadCounts) {
+        SCOPED_TRACE(threads);
+        expect_same_report(one, analyze_with(s.builder.trace(), threads));
+    }
+}
+
+TEST(Parallel, ReplayInThreadsMergesCodeletResultsAndWarnings) {
+    const trace::Trace t = tuned_ring_with_defects();
+    const analysis::AnalysisResult one = analyze_with(t, 1);
+    ASSERT_TRUE(one.report.attributes.count("topolens.audit"));
+    ASSERT_GE(one.warnings.size(), 3u);
+    const auto has = [&](const std::string& text) {
+        for (const std::string& w : one.warnings)
+            if (w.find(text) != std::string::npos) return true;
+        return false;
+    };
+    EXPECT_TRUE(has("time goes backwards"));
+    EXPECT_TRUE(has("send without a matching receive"));
+    EXPECT_TRUE(has("members missing"));
+    for (unsigned threads : kThreadCounts) {
+        SCOPED_TRACE(threads);
+        expect_same_report(one, analyze_with(t, threads));
+    }
+}
+
+namespace {
+
+// Keeps state across locations and cannot be cloned: the replay must stay in one thread
+// and reach it location after location.
+struct LocationOrder : analysis::Pattern {
+    std::vector<uint32_t> seen;
+    std::atomic<int> threads_inside{0};
+    bool overlapped = false;
+    std::string name() const override { return "location order"; }
+    void define_metrics(report::Report&) override {}
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_location_begin([this](analysis::Context&, uint32_t loc) {
+            overlapped = overlapped || ++threads_inside > 1;
+            seen.push_back(loc);
+        });
+        d.on_location_done([this](analysis::Context&, uint32_t, analysis::Time, analysis::Time) {
+            --threads_inside;
+        });
+    }
+};
+
+} // namespace
+
+TEST(Parallel, APatternThatCannotBeClonedKeepsTheReplayInOneThread) {
+    const trace::Synthetic s = mixed_trace();
+    auto list = patterns::all_patterns();
+    auto order = std::make_unique<LocationOrder>();
+    LocationOrder* probe = order.get();
+    list.push_back(std::move(order));
+    analysis::AnalysisOptions options;
+    options.threads = 4;
+    const analysis::AnalysisResult r = analysis::analyze(s.builder.trace(), list, options);
+    std::vector<uint32_t> expected(12);
+    for (uint32_t loc = 0; loc < expected.size(); ++loc) expected[loc] = loc;
+    EXPECT_EQ(probe->seen, expected);
+    EXPECT_FALSE(probe->overlapped);
+    expect_same_report(analyze_with(s.builder.trace(), 1), r);
+}
+
+namespace {
+
+// Clonable, and warns once per location (twice with the same text, which counts once).
+struct WarnsPerLocation : analysis::Pattern {
+    std::string name() const override { return "warns per location"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<WarnsPerLocation>(*this);
+    }
+    void define_metrics(report::Report&) override {}
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_location_begin([](analysis::Context& c, uint32_t loc) {
+            c.warn("location " + std::to_string(loc));
+            c.warn("every location");
+        });
+    }
+};
+
+} // namespace
+
+TEST(Parallel, WarningsOfAParallelReplayComeInLocationOrder) {
+    const trace::Synthetic s = mixed_trace();
+    std::vector<std::string> expected = {"every location"};
+    expected.insert(expected.begin(), "location 0");
+    for (int loc = 1; loc < 12; ++loc) expected.push_back("location " + std::to_string(loc));
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        std::vector<std::unique_ptr<analysis::Pattern>> list;
+        list.push_back(std::make_unique<WarnsPerLocation>());
+        analysis::AnalysisOptions options;
+        options.threads = threads;
+        EXPECT_EQ(analysis::analyze(s.builder.trace(), list, options).warnings, expected)
+            << threads << " threads";
+    }
+}
+
+TEST(Parallel, ThreadCountFromTheEnvironment) {
+    const char* saved = std::getenv("TOPOLENS_THREADS");
+    const std::string keep = saved ? saved : "";
+    setenv("TOPOLENS_THREADS", "3", 1);
+    EXPECT_EQ(trace::worker_threads(), 3u);
+    for (const char* bad : {"0", "-2", "two", "3x", "257"}) {
+        setenv("TOPOLENS_THREADS", bad, 1);
+        try {
+            trace::worker_threads();
+            ADD_FAILURE() << "accepted TOPOLENS_THREADS=" << bad;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find(std::string("TOPOLENS_THREADS='") + bad + "'"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
+    unsetenv("TOPOLENS_THREADS");
+    EXPECT_GE(trace::worker_threads(), 1u);
+    if (saved) setenv("TOPOLENS_THREADS", keep.c_str(), 1);
+}
+
+TEST(Parallel, AnalyzeRefusesABadThreadCount) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    const test::CommandResult r =
+        test::run_command({TOPOLENS_BIN, "analyze", anchor, "-o", (dir / "r.cubex").string()},
+                          {{"TOPOLENS_THREADS", "lots"}});
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find("TOPOLENS_THREADS='lots'"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "r.cubex"));
+}
+
+TEST(Parallel, ParallelForRunsEveryIndexOnceAndRethrows) {
+    std::vector<std::atomic<int>> hits(100);
+    trace::parallel_for(hits.size(), 3, [&](size_t i, unsigned thread) {
+        EXPECT_LT(thread, 3u);
+        ++hits[i];
+    });
+    for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i], 1) << i;
+    EXPECT_THROW(trace::parallel_for(10, 2,
+                                     [](size_t i, unsigned) {
+                                         if (i == 7) throw std::runtime_error("seven");
+                                     }),
+                 std::runtime_error);
+}
