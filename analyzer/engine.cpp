@@ -235,6 +235,7 @@ class Replay {
           instances_(collectives) {}
 
     void location(uint32_t loc) {
+        current_ = loc;
         const auto& events = trace_.locations[loc].events;
         const auto& receives = m_.receives_of[loc];
         const auto& sends = m_.sends_of[loc];
@@ -254,8 +255,6 @@ class Replay {
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
                 if (next_receive < receives.size() && receives[next_receive].first == i) {
-                    if (next_receive + kAhead < receives.size())
-                        prefetch(m_.messages[receives[next_receive + kAhead].second].send);
                     MessageInstance msg = message(receives[next_receive].second);
                     msg.representative = flags_[next_receive].representative;
                     msg.wrong_order = flags_[next_receive].wrong_order;
@@ -266,7 +265,7 @@ class Replay {
             case EventKind::MpiSend:
             case EventKind::MpiIsend:
                 if (next_send < sends.size() && sends[next_send].first == i) {
-                    prefetch_receive_ahead(sends, next_send);
+                    prefetch_message_ahead(sends, next_send);
                     const uint32_t id = sends[next_send++].second;
                     if (id == kNone) break; // never received
                     const MessageInstance msg = message(id);
@@ -297,40 +296,34 @@ class Replay {
         return node.parent == kNone ? 0 : node.parent + 1;
     }
 
-    // The other end of a message lies at random in another location's arrays, and memory
-    // latency dominated the replay. The replay knows which messages come next, so it asks
-    // for the other end's record and frame `kAhead` messages early.
+    // A send's message is at random among the messages: fetched `kAhead` sends early.
     static constexpr size_t kAhead = 8;
 
-    void prefetch(const trace::EventRef& end) const {
-        __builtin_prefetch(&trace_.locations[end.location].events[end.event]);
-        __builtin_prefetch(&m_.frames[end.location][end.event]);
+    void prefetch_message_ahead(const std::vector<std::pair<uint32_t, uint32_t>>& sends,
+                                size_t next) const {
+        if (next + kAhead >= sends.size() || sends[next + kAhead].second == kNone) return;
+        const uint32_t id = sends[next + kAhead].second;
+        __builtin_prefetch(&m_.messages[id]);
+        __builtin_prefetch(&m_.message_calls[id]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&m_.message_calls[id]) + 64);
     }
 
-    // A send learns where its receive is from the message: that is asked for twice as early.
-    void prefetch_receive_ahead(const std::vector<std::pair<uint32_t, uint32_t>>& sends,
-                                size_t next) const {
-        if (next + 2 * kAhead < sends.size() && sends[next + 2 * kAhead].second != kNone)
-            __builtin_prefetch(&m_.messages[sends[next + 2 * kAhead].second]);
-        if (next + kAhead < sends.size() && sends[next + kAhead].second != kNone)
-            prefetch(m_.messages[sends[next + kAhead].second].recv);
+    // A call as patterns see it.
+    CallInfo call_info(uint32_t loc, const trace::CallSummary& summary) const {
+        CallInfo call;
+        call.location = loc;
+        if (summary.callpath == kNone) return call; // outside any region: root call path
+        call.region = summary.region;
+        call.callpath = summary.callpath + 1;
+        call.parent_callpath = parent_callpath_of(call.callpath);
+        call.enter = summary.enter;
+        call.leave = summary.leave;
+        return call;
     }
 
     // The region instance that event `event` of `loc` belongs to (an Enter: its own).
     CallInfo call_around(uint32_t loc, uint32_t event) const {
-        const auto& events = trace_.locations[loc].events;
-        const trace::LocationFrames& f = m_.frames[loc];
-        const uint32_t enter = events[event].kind == EventKind::Enter ? event : f[event].frame;
-        CallInfo call;
-        call.location = loc;
-        if (enter == kNone) return call; // a record outside any region: root call path
-        const uint32_t leave = f[enter].frame;
-        call.region = events[enter].a;
-        call.callpath = f[enter].callpath + 1;
-        call.parent_callpath = parent_callpath_of(call.callpath);
-        call.enter = events[enter].time;
-        call.leave = leave == kNone ? events.back().time : events[leave].time;
-        return call;
+        return call_info(loc, trace::call_around(trace_, m_, loc, event));
     }
 
     void leave(uint32_t loc, uint32_t i) {
@@ -345,23 +338,24 @@ class Replay {
         for (const auto& callback : d_.regions_) callback(ctx_, call);
     }
 
+    // Everything about the other end was gathered while matching.
     MessageInstance message(uint32_t id) const {
         const trace::MessageMatch& mm = m_.messages[id];
-        const Event& send = trace_.locations[mm.send.location].events[mm.send.event];
-        const Event& recv = trace_.locations[mm.recv.location].events[mm.recv.event];
+        const trace::MessageCalls& calls = m_.message_calls[id];
         MessageInstance msg;
-        msg.send_call = call_around(mm.send.location, mm.send.event);
-        msg.recv_call = call_around(mm.recv.location, mm.recv.event);
-        msg.recv_post = mm.recv_posted == mm.recv.event
-                            ? msg.recv_call.enter
-                            : call_around(mm.recv.location, mm.recv_posted).enter;
-        msg.send_event = send.time;
-        msg.recv_event = recv.time;
+        msg.send_call = call_info(mm.send.location, calls.send_call);
+        msg.recv_call = call_info(mm.recv.location, calls.recv_call);
+        msg.recv_post = calls.recv_post;
+        msg.send_event = calls.send_time;
+        msg.recv_event = calls.recv_time;
         msg.send_record = mm.send.event;
         msg.recv_record = mm.recv.event;
-        msg.tag = recv.c;
-        msg.comm = recv.b;
-        msg.bytes = recv.bytes;
+        // Tag and communicator are the same at both ends; the size is this end's.
+        const trace::EventRef& mine = mm.recv.location == current_ ? mm.recv : mm.send;
+        const Event& record = trace_.locations[mine.location].events[mine.event];
+        msg.tag = record.c;
+        msg.comm = record.b;
+        msg.bytes = record.bytes;
         const MpiCallKind recv_kind = kinds_.of(msg.recv_call.region);
         const MpiCallKind send_kind = kinds_.of(msg.send_call.region);
         msg.recv_blocking = recv_kind == MpiCallKind::BlockingReceive ||
@@ -378,13 +372,9 @@ class Replay {
         const auto& receives = m_.receives_of[loc];
         const trace::LocationFrames& f = m_.frames[loc];
         flags_.assign(receives.size(), {});
-        auto send_time = [&](size_t k) {
-            const trace::EventRef s = m_.messages[receives[k].second].send;
-            return trace_.locations[s.location].events[s.event].time;
-        };
+        auto send_time = [&](size_t k) { return m_.message_calls[receives[k].second].send_time; };
         Time earliest_later = std::numeric_limits<Time>::max();
         for (size_t k = receives.size(); k-- > 0;) {
-            if (k >= kAhead) prefetch(m_.messages[receives[k - kAhead].second].send);
             const Time sent = send_time(k);
             flags_[k].wrong_order = earliest_later < sent;
             earliest_later = std::min(earliest_later, sent);
@@ -447,6 +437,7 @@ class Replay {
     Context& ctx_;
     const MpiCallKinds& kinds_;
     SharedCollectives& instances_;
+    uint32_t current_ = kNone; // the location being replayed
     std::vector<Time> child_time_; // per open region instance: time in nested instances
     std::vector<ReceiveFlags> flags_;
 };

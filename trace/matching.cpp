@@ -431,13 +431,31 @@ class Matcher {
             scans_[loc].receive_warnings.hand_to(warn_);
         }
         m_.messages.resize(first_id[nloc]);
+        m_.message_calls.resize(first_id[nloc]);
         parallel_for(nloc, threads_, [&](size_t loc, unsigned) {
             auto& received = m_.receives_of[loc];
-            received.reserve(scans_[loc].matched.size());
+            const auto& matched = scans_[loc].matched;
+            received.reserve(matched.size());
             uint32_t id = first_id[loc];
-            for (const LocationScan::Matched& x : scans_[loc].matched) {
-                m_.messages[id] = {
-                    x.send.send, {static_cast<uint32_t>(loc), x.recv_event}, x.posted};
+            const auto receiver = static_cast<uint32_t>(loc);
+            for (size_t k = 0; k < matched.size(); ++k) {
+                // The sends are in other locations' arrays, at random: fetched ahead.
+                if (k + 8 < matched.size()) {
+                    const EventRef& ahead = matched[k + 8].send.send;
+                    __builtin_prefetch(&trace_.locations[ahead.location].events[ahead.event]);
+                    __builtin_prefetch(&m_.frames[ahead.location][ahead.event]);
+                }
+                const LocationScan::Matched& x = matched[k];
+                const EventRef send = x.send.send;
+                m_.messages[id] = {send, {receiver, x.recv_event}, x.posted};
+                MessageCalls& calls = m_.message_calls[id];
+                calls.send_call = call_around(trace_, m_, send.location, send.event);
+                calls.send_time = trace_.locations[send.location].events[send.event].time;
+                calls.recv_call = call_around(trace_, m_, receiver, x.recv_event);
+                calls.recv_time = trace_.locations[loc].events[x.recv_event].time;
+                calls.recv_post = x.posted == x.recv_event
+                                      ? calls.recv_call.enter
+                                      : call_around(trace_, m_, receiver, x.posted).enter;
                 received.push_back({x.recv_event, id});
                 // Distinct slots of the senders' lists: no two receivers write the same one.
                 m_.sends_of[x.send.send.location][x.send.slot].second = id;

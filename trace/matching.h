@@ -39,6 +39,23 @@ struct MessageMatch {
     uint32_t recv_posted = kNone; // MpiIrecvRequest of a nonblocking receive, else = recv
 };
 
+// The region instance around a record, as the other end of a message needs it.
+struct CallSummary {
+    Time enter = 0;
+    Time leave = 0; // the location's last event time if the call never ends
+    Ref region = kNone;
+    uint32_t callpath = kNone; // call tree node; kNone: the record is outside every region
+};
+
+// What the replay of each end of a message needs of the other end, gathered once per
+// message while matching (in passes that fetch ahead), so that neither end's replay has to
+// look into the other's events.
+struct MessageCalls {
+    CallSummary send_call, recv_call;
+    Time send_time = 0, recv_time = 0; // of the MpiSend/MpiIsend and MpiRecv/MpiIrecv records
+    Time recv_post = 0;                // enter of the call that posted the receive
+};
+
 // One member's part of a collective: its MpiCollectiveEnd record.
 struct CollectiveMatch {
     CollectiveOp op = CollectiveOp::Other;
@@ -54,6 +71,7 @@ struct Matching {
     std::vector<CallNode> calltree;
     std::vector<LocationFrames> frames; // parallel to trace.locations
     std::vector<MessageMatch> messages;
+    std::vector<MessageCalls> message_calls; // parallel to messages
     // Per location, ascending by event: (receive or send record index, message id); an
     // unmatched send has message id kNone.
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> receives_of, sends_of;
@@ -78,5 +96,22 @@ uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t locati
 // Locations are scanned by `threads` threads (0: trace::worker_threads()); the result does
 // not depend on the number.
 Matching match(const Trace& trace, unsigned threads = 0);
+
+// The region instance that event `event` of `location` belongs to (an Enter: its own).
+// Inline: the replay asks this for every region instance.
+inline CallSummary call_around(const Trace& trace, const Matching& matching, uint32_t location,
+                               uint32_t event) {
+    const auto& events = trace.locations[location].events;
+    const LocationFrames& f = matching.frames[location];
+    const uint32_t enter = events[event].kind == EventKind::Enter ? event : f[event].frame;
+    CallSummary call;
+    if (enter == kNone) return call; // a record outside any region
+    const uint32_t leave = f[enter].frame;
+    call.region = events[enter].a;
+    call.callpath = f[enter].callpath;
+    call.enter = events[enter].time;
+    call.leave = leave == kNone ? events.back().time : events[leave].time;
+    return call;
+}
 
 } // namespace topolens::trace
