@@ -155,7 +155,11 @@ class WavefrontPatterns : public analysis::Pattern {
         auto merge = [](int& seen, int travel) {
             if (travel != 0) seen = seen == 0 || seen == travel ? travel : 2;
         };
-        for (uint32_t i : c.matching().message_records[loc]) {
+        const std::vector<uint32_t>& records = c.matching().message_records[loc];
+        for (size_t k = 0; k < records.size(); ++k) {
+            // The records are pages apart in the events: fetched ahead.
+            if (k + 8 < records.size()) __builtin_prefetch(&events[records[k + 8]]);
+            const uint32_t i = records[k];
             const trace::Event& e = events[i];
             const bool is_send = e.kind == EventKind::MpiSend || e.kind == EventKind::MpiIsend;
             const bool is_receive = !is_send;
