@@ -4,6 +4,8 @@
 #include "trace/threads.h"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 #include <array>
 #include <unordered_map>
 
@@ -197,25 +199,27 @@ class Matcher {
         parallel_for(nloc, threads_, [&](size_t loc, unsigned thread) {
             scan(static_cast<uint32_t>(loc), scratch[thread]);
         });
-        std::vector<std::vector<uint32_t>> global_node(nloc);
-        for (uint32_t loc = 0; loc < nloc; ++loc) {
-            global_node[loc] = merge_call_tree(scans_[loc].nodes);
-            scans_[loc].warnings.hand_to(warn_);
-            std::fill(sequence_.begin(), sequence_.end(), 0);
-            for (uint32_t i : scans_[loc].collective_ends)
-                collective(loc, i, trace_.locations[loc].events[i]);
-        }
-        parallel_for(nloc, threads_, [&](size_t loc, unsigned) {
-            // SPMD programs reach their call paths in the same order everywhere: mostly the
-            // local ids are the trace's already.
-            const std::vector<uint32_t>& global = global_node[loc];
-            bool same = true;
-            for (uint32_t k = 0; same && k < global.size(); ++k) same = global[k] == k;
-            if (!same)
-                for (Frame& frame : m_.frames[loc])
-                    if (frame.callpath != kNone) frame.callpath = global[frame.callpath];
-            match_receives(static_cast<uint32_t>(loc));
+        // The call trees and collectives are merged in location order while the receives
+        // are matched (neither needs the other).
+        std::exception_ptr merge_error;
+        std::thread merge([&] {
+            try {
+                m_.callpath_nodes.resize(nloc);
+                for (uint32_t loc = 0; loc < nloc; ++loc) {
+                    m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
+                    scans_[loc].warnings.hand_to(warn_);
+                    std::fill(sequence_.begin(), sequence_.end(), 0);
+                    for (uint32_t i : scans_[loc].collective_ends)
+                        collective(loc, i, trace_.locations[loc].events[i]);
+                }
+            } catch (...) {
+                merge_error = std::current_exception();
+            }
         });
+        parallel_for(nloc, threads_,
+                     [&](size_t loc, unsigned) { match_receives(static_cast<uint32_t>(loc)); });
+        merge.join();
+        if (merge_error) std::rethrow_exception(merge_error);
         number_messages();
         finish();
     }

@@ -23,6 +23,8 @@ struct Frame {
     // any other event: index of the innermost enclosing Enter (kNone at top level).
     uint32_t frame = kNone;
     // Enter and Leave: the call path of that region instance; others: enclosing call path.
+    // The location's own number for it: Matching::callpath_nodes maps it to the call tree
+    // (each location numbers the call paths it reaches, so locations are scanned alone).
     uint32_t callpath = kNone;
 };
 using LocationFrames = std::vector<Frame>;
@@ -70,6 +72,8 @@ struct Matching {
     std::vector<uint32_t> location_of_rank;
     std::vector<CallNode> calltree;
     std::vector<LocationFrames> frames; // parallel to trace.locations
+    // Per location: its call path numbers (Frame::callpath) -> call tree node.
+    std::vector<std::vector<uint32_t>> callpath_nodes;
     std::vector<MessageMatch> messages;
     std::vector<MessageCalls> message_calls; // parallel to messages
     // Per location, ascending by event: (receive or send record index, message id); an
@@ -108,7 +112,7 @@ inline CallSummary call_around(const Trace& trace, const Matching& matching, uin
     if (enter == kNone) return call; // a record outside any region
     const uint32_t leave = f[enter].frame;
     call.region = events[enter].a;
-    call.callpath = f[enter].callpath;
+    call.callpath = matching.callpath_nodes[location][f[enter].callpath];
     call.enter = events[enter].time;
     call.leave = leave == kNone ? events.back().time : events[leave].time;
     return call;
