@@ -425,6 +425,14 @@ class Matcher {
         std::vector<PostedReceive>().swap(out.posted);
     }
 
+    void prefault_in_parallel(const void* data, size_t bytes) const {
+        constexpr size_t kChunk = size_t{8} << 20;
+        const auto* begin = static_cast<const char*>(data);
+        parallel_for((bytes + kChunk - 1) / kChunk, threads_, [&](size_t chunk, unsigned) {
+            prefault(begin + chunk * kChunk, std::min(kChunk, bytes - chunk * kChunk));
+        });
+    }
+
     // Message ids in order of receiving location, then posting; both ends learn theirs.
     void number_messages() {
         const size_t nloc = trace_.locations.size();
@@ -434,6 +442,12 @@ class Matcher {
             m_.unmatched_receives += scans_[loc].unmatched_receives;
             scans_[loc].receive_warnings.hand_to(warn_);
         }
+        // Hundreds of megabytes for large traces: their pages are mapped by all threads
+        // before the (then cheap) zeroing.
+        m_.messages.reserve(first_id[nloc]);
+        m_.message_calls.reserve(first_id[nloc]);
+        prefault_in_parallel(m_.messages.data(), first_id[nloc] * sizeof(MessageMatch));
+        prefault_in_parallel(m_.message_calls.data(), first_id[nloc] * sizeof(MessageCalls));
         m_.messages.resize(first_id[nloc]);
         m_.message_calls.resize(first_id[nloc]);
         parallel_for(nloc, threads_, [&](size_t loc, unsigned) {
