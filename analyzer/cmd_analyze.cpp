@@ -6,6 +6,7 @@
 #include "analyzer/engine.h"
 #include "analyzer/grid.h"
 #include "patterns/registry.h"
+#include "trace/matching.h"
 #include "trace/reader.h"
 
 #include <chrono>
@@ -95,14 +96,14 @@ int analyze_main(const std::vector<std::string>& args) {
     try {
         const auto start = std::chrono::steady_clock::now();
         if (progress) *progress << "topolens: reading " << trace_path << "\n";
-        const trace::Trace trace = trace::read_trace(trace_path);
+        const auto [trace, matching] = trace::read_and_match(trace_path);
         const double read_seconds = seconds_since(start);
 
         analysis::AnalysisOptions options;
         options.progress = progress;
         options.declared_grid = cart;
         const auto patterns = patterns::all_patterns();
-        analysis::AnalysisResult result = analysis::analyze(trace, patterns, options);
+        analysis::AnalysisResult result = analysis::analyze(trace, matching, patterns, options);
 
         if (report_path.empty()) report_path = default_report_path(trace.path);
         report::write_cube4(result.report, report_path);

@@ -10,6 +10,7 @@
 #include "patterns/codelet_audit_json.h"
 #include "patterns/codelet_measurements.h"
 #include "patterns/registry.h"
+#include "trace/matching.h"
 #include "trace/reader.h"
 
 #include <charconv>
@@ -84,8 +85,8 @@ bool is_trace(const std::string& path) {
 
 report::Report load(const std::string& path) {
     if (!is_trace(path)) return report::read_cube4(path);
-    const trace::Trace trace = trace::read_trace(path);
-    return analysis::analyze(trace, patterns::all_patterns()).report;
+    const auto [trace, matching] = trace::read_and_match(path);
+    return analysis::analyze(trace, matching, patterns::all_patterns()).report;
 }
 
 // One unit for all the times of an operation, chosen by the largest estimate, so that the

@@ -437,7 +437,7 @@ class Replay {
     Context& ctx_;
     const MpiCallKinds& kinds_;
     SharedCollectives& instances_;
-    uint32_t current_ = kNone; // the location being replayed
+    uint32_t current_ = kNone;     // the location being replayed
     std::vector<Time> child_time_; // per open region instance: time in nested instances
     std::vector<ReceiveFlags> flags_;
 };
@@ -489,9 +489,14 @@ void merge_warnings(const std::vector<std::unique_ptr<Worker>>& workers, Context
 AnalysisResult analyze(const trace::Trace& trace,
                        const std::vector<std::unique_ptr<Pattern>>& patterns,
                        const AnalysisOptions& options) {
+    return analyze(trace, trace::match(trace, options.threads), patterns, options);
+}
+
+AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matching,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options) {
     AnalysisResult result;
     const unsigned threads = options.threads ? options.threads : trace::worker_threads();
-    const trace::Matching matching = trace::match(trace, threads);
     fill_definitions(trace, matching, result.report);
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
     Context context(trace, matching, result.report);

@@ -49,7 +49,7 @@ struct MessageInstance {
     Time recv_event = 0; // time of the MpiRecv/MpiIrecv record
     uint32_t tag = 0;
     uint32_t comm = 0;
-    uint64_t bytes = 0; // as this end recorded it (the receive's record in on_receive)
+    uint64_t bytes = 0;            // as this end recorded it (the receive's record in on_receive)
     bool recv_blocking = false;    // completed by a call that blocks (Recv, Wait*, Sendrecv)
     bool send_blocking = false;    // a blocking send or a Wait* that completed only sends
     bool send_waits_alone = false; // the sending call did nothing but send (no Sendrecv)
@@ -230,6 +230,11 @@ struct AnalysisResult {
 // patterns' severities, exclusive in both trees. Throws GridError for a declaration that
 // does not fit the trace.
 AnalysisResult analyze(const trace::Trace& trace,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options = {});
+
+// The same with the trace's matching at hand (trace::read_and_match).
+AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matching,
                        const std::vector<std::unique_ptr<Pattern>>& patterns,
                        const AnalysisOptions& options = {});
 

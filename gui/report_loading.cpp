@@ -3,6 +3,7 @@
 #include "analyzer/cube4.h"
 #include "analyzer/engine.h"
 #include "patterns/registry.h"
+#include "trace/matching.h"
 #include "trace/reader.h"
 
 #include <filesystem>
@@ -50,11 +51,11 @@ report::Report load_report_or_trace(const std::string& path,
     LineBuffer buffer(progress);
     std::ostream progress_stream(&buffer);
     progress_stream << "reading trace " << path << "\n";
-    const trace::Trace trace = trace::read_trace(path);
+    const auto [trace, matching] = trace::read_and_match(path);
     analysis::AnalysisOptions options;
     options.progress = &progress_stream;
     const auto patterns = patterns::all_patterns();
-    analysis::AnalysisResult result = analysis::analyze(trace, patterns, options);
+    analysis::AnalysisResult result = analysis::analyze(trace, matching, patterns, options);
     progress_stream << "analyzed " << result.events << " events\n";
     return std::move(result.report);
 }

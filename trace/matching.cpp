@@ -1,12 +1,13 @@
 #include "trace/matching.h"
 
 #include "trace/prefault.h"
+#include "trace/reader.h"
 #include "trace/threads.h"
 
 #include <algorithm>
+#include <array>
 #include <exception>
 #include <thread>
-#include <array>
 #include <unordered_map>
 
 namespace topolens::trace {
@@ -173,9 +174,9 @@ struct LocationScan {
 // (collected in posting order) and collectives together. Then, serially, the call trees
 // are merged and collectives assembled; receives are matched in parallel again (a channel
 // has one receiver), touching only their records.
-class Matcher {
+class MatcherImpl {
   public:
-    Matcher(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
+    MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
         : trace_(trace), m_(m), warn_(warn), threads_(threads), ranks_(trace), children_(1),
           instances_of_comm_(trace.defs.communicators.size()),
           sequence_(trace.defs.communicators.size()), scans_(trace.locations.size()) {
@@ -193,12 +194,15 @@ class Matcher {
         m_.message_records.assign(nloc, {});
     }
 
-    void run() {
+    // One location's pass, from any thread (each location once).
+    void scan(uint32_t loc) {
+        thread_local Scratch scratch;
+        scan(loc, scratch);
+    }
+
+    // After every location's scan.
+    void complete() {
         const size_t nloc = trace_.locations.size();
-        std::vector<Scratch> scratch(std::max(1u, threads_));
-        parallel_for(nloc, threads_, [&](size_t loc, unsigned thread) {
-            scan(static_cast<uint32_t>(loc), scratch[thread]);
-        });
         // The call trees and collectives are merged in location order while the receives
         // are matched (neither needs the other).
         std::exception_ptr merge_error;
@@ -574,9 +578,46 @@ uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t locati
 Matching match(const Trace& trace, unsigned threads) {
     Matching m;
     Warnings warn(m.warnings);
-    Matcher matcher(trace, m, warn, threads == 0 ? worker_threads() : threads);
-    matcher.run();
+    MatcherImpl matcher(trace, m, warn, threads == 0 ? worker_threads() : threads);
+    parallel_for(trace.locations.size(), threads == 0 ? worker_threads() : threads,
+                 [&](size_t loc, unsigned) { matcher.scan(static_cast<uint32_t>(loc)); });
+    matcher.complete();
     return m;
+}
+
+struct Matcher::Impl {
+    Matching matching;
+    Warnings warnings{matching.warnings};
+    MatcherImpl matcher;
+    Impl(const Trace& trace, unsigned threads)
+        : matcher(trace, matching, warnings, threads == 0 ? worker_threads() : threads) {}
+};
+
+Matcher::Matcher(const Trace& trace, unsigned threads)
+    : impl_(std::make_unique<Impl>(trace, threads)) {}
+
+Matcher::~Matcher() = default;
+
+void Matcher::scan(uint32_t location) {
+    impl_->matcher.scan(location);
+}
+
+Matching Matcher::finish() {
+    impl_->matcher.complete();
+    return std::move(impl_->matching);
+}
+
+std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads) {
+    std::pair<Trace, Matching> result;
+    std::unique_ptr<Matcher> matcher;
+    ReadHooks hooks;
+    hooks.definitions_read = [&](const Trace& t) {
+        matcher = std::make_unique<Matcher>(t, threads);
+    };
+    hooks.location_read = [&](const Trace&, uint32_t location) { matcher->scan(location); };
+    read_trace_into(path, result.first, threads, hooks);
+    result.second = matcher->finish();
+    return result;
 }
 
 } // namespace topolens::trace

@@ -5,7 +5,9 @@
 
 #include "trace/model.h"
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace topolens::trace {
@@ -100,6 +102,27 @@ uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t locati
 // Locations are scanned by `threads` threads (0: trace::worker_threads()); the result does
 // not depend on the number.
 Matching match(const Trace& trace, unsigned threads = 0);
+
+// Matching in steps, so that each location is scanned while its events are fresh in the
+// caches (right after reading it): scan() every location once, from any threads, then
+// finish(). `trace` must have its definitions and its list of locations; a location's
+// events must be complete when it is scanned.
+class Matcher {
+  public:
+    explicit Matcher(const Trace& trace, unsigned threads = 0);
+    ~Matcher();
+    Matcher(const Matcher&) = delete;
+    Matcher& operator=(const Matcher&) = delete;
+    void scan(uint32_t location);
+    Matching finish();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// read_trace and match in one go, each location scanned by the thread that read it.
+std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads = 0);
 
 // The region instance that event `event` of `location` belongs to (an Enter: its own).
 // Inline: the replay asks this for every region instance.

@@ -441,12 +441,13 @@ class ArchiveReader {
         stem_ = (a.parent_path() / a.stem()).string();
     }
 
-    Trace read(unsigned threads) {
+    void read(Trace& trace, unsigned threads, const ReadHooks& hooks) {
         reader_ = open_reader();
         OTF2_Reader* r = reader_.get();
         check_layout();
+        hooks_ = &hooks;
 
-        Trace trace;
+        trace = Trace{};
         trace.path = anchor_;
         trace.defs = read_global_definitions();
         char* creator = nullptr;
@@ -455,8 +456,8 @@ class ArchiveReader {
             std::free(creator);
         }
         trace.locations.resize(trace.defs.locations.size());
+        if (hooks.definitions_read) hooks.definitions_read(trace);
         read_locations(trace, threads);
-        return trace;
     }
 
   private:
@@ -610,10 +611,12 @@ class ArchiveReader {
             cb, OTF2_EvtReaderCallbacks_Delete);
         for (size_t i = begin; i < end; ++i) {
             OTF2_EvtReader*& reader = readers[i - begin];
-            if (!reader) continue;
-            read_events(r, reader, trace, i, cb);
-            OTF2_Reader_CloseEvtReader(r, reader);
-            reader = nullptr;
+            if (reader) {
+                read_events(r, reader, trace, i, cb);
+                OTF2_Reader_CloseEvtReader(r, reader);
+                reader = nullptr;
+            }
+            if (hooks_->location_read) hooks_->location_read(trace, static_cast<uint32_t>(i));
         }
         OTF2_Reader_CloseEvtFiles(r);
     }
@@ -694,6 +697,7 @@ class ArchiveReader {
     bool posix_layout_ = false;
     Otf2ErrorCapture capture_;
     ReaderHandle reader_;
+    const ReadHooks* hooks_ = nullptr;
     RefMaps maps_;
     std::unordered_map<uint64_t, uint64_t> declared_; // numberOfEvents of each location
 };
@@ -723,9 +727,16 @@ std::string find_anchor(const std::string& path) {
     return anchors.front();
 }
 
-Trace read_trace(const std::string& path, unsigned threads) {
+void read_trace_into(const std::string& path, Trace& out, unsigned threads,
+                     const ReadHooks& hooks) {
     ArchiveReader reader(find_anchor(path));
-    return reader.read(threads == 0 ? worker_threads() : threads);
+    reader.read(out, threads == 0 ? worker_threads() : threads, hooks);
+}
+
+Trace read_trace(const std::string& path, unsigned threads) {
+    Trace trace;
+    read_trace_into(path, trace, threads, {});
+    return trace;
 }
 
 } // namespace topolens::trace

@@ -3,6 +3,7 @@
 
 #include "trace/model.h"
 
+#include <functional>
 #include <string>
 
 namespace topolens::trace {
@@ -13,6 +14,17 @@ namespace topolens::trace {
 // missing, damaged or inconsistent (undefined region, communicator, rank, ...).
 // Locations are read by `threads` threads (0: trace::worker_threads()).
 Trace read_trace(const std::string& path, unsigned threads = 0);
+
+// Work to do while reading: `definitions_read` once the definitions are in and the list of
+// locations is sized (before any events), `location_read` in the reading thread as soon as
+// a location's events are complete (clock-corrected), while they are still in the caches.
+struct ReadHooks {
+    std::function<void(const Trace&)> definitions_read;
+    std::function<void(const Trace&, uint32_t location)> location_read;
+};
+
+// read_trace into `out` (which the hooks may hold on to), with hooks.
+void read_trace_into(const std::string& path, Trace& out, unsigned threads, const ReadHooks& hooks);
 
 // The anchor file of `path`: the file itself, or in a directory `traces.otf2`, else its only
 // `*.otf2` file. Throws TraceError when there is none (or several).

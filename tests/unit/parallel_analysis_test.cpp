@@ -263,6 +263,21 @@ TEST(Parallel, MatchingInThreadsGivesTheSameMatching) {
     }
 }
 
+TEST(Parallel, MatchingWhileReadingGivesTheSameMatching) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    const trace::Trace t = trace::read_trace(anchor, 1);
+    const trace::Matching one = trace::match(t, 1);
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+        SCOPED_TRACE(threads);
+        const auto [read, matching] = trace::read_and_match(anchor, threads);
+        expect_same_events(t, read);
+        expect_same_matching(one, matching);
+        expect_same_report(analysis::analyze(t, one, patterns::all_patterns()),
+                           analysis::analyze(read, matching, patterns::all_patterns()));
+    }
+}
+
 TEST(Parallel, ReplayInThreadsGivesTheSameReport) {
     const trace::Synthetic s = mixed_trace();
     const analysis::AnalysisResult one = analyze_with(s.builder.trace(), 1);
