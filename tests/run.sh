@@ -16,3 +16,10 @@ cmake --build "$sanitize_build" -j "$(nproc)" --target topolens unit_tests
 ASAN_OPTIONS=verify_asan_link_order=0 \
 LSAN_OPTIONS="suppressions=$TOPOLENS_ROOT/tests/lsan.supp:print_suppressions=0" \
     ctest --test-dir "$sanitize_build" --output-on-failure -j "$(nproc)" --timeout 600 -L unit
+
+# The tests of the parallel reading, matching and replay again under ThreadSanitizer.
+tsan_build="${TOPOLENS_TSAN_BUILD:-$TOPOLENS_ROOT/build-tsan}"
+cmake -S "$TOPOLENS_ROOT" -B "$tsan_build" -DCMAKE_BUILD_TYPE=Debug -DTOPOLENS_TSAN=ON
+cmake --build "$tsan_build" -j "$(nproc)" --target topolens topolens_analysis_tests
+TSAN_OPTIONS="halt_on_error=1" \
+    ctest --test-dir "$tsan_build" --output-on-failure -j "$(nproc)" --timeout 600 -R '^Parallel\.'
