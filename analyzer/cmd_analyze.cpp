@@ -96,7 +96,7 @@ int analyze_main(const std::vector<std::string>& args) {
     try {
         const auto start = std::chrono::steady_clock::now();
         if (progress) *progress << "topolens: reading " << trace_path << "\n";
-        const auto [trace, matching] = trace::read_and_match(trace_path);
+        const auto [trace, matching] = trace::read_and_match(trace_path, 0, progress);
         const double read_seconds = seconds_since(start);
 
         analysis::AnalysisOptions options;

@@ -51,7 +51,7 @@ report::Report load_report_or_trace(const std::string& path,
     LineBuffer buffer(progress);
     std::ostream progress_stream(&buffer);
     progress_stream << "reading trace " << path << "\n";
-    const auto [trace, matching] = trace::read_and_match(path);
+    const auto [trace, matching] = trace::read_and_match(path, 0, &progress_stream);
     analysis::AnalysisOptions options;
     options.progress = &progress_stream;
     const auto patterns = patterns::all_patterns();

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <mutex>
+#include <ostream>
 #include <thread>
 #include <unordered_map>
 
@@ -607,14 +609,27 @@ Matching Matcher::finish() {
     return std::move(impl_->matching);
 }
 
-std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads) {
+std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads,
+                                          std::ostream* progress) {
     std::pair<Trace, Matching> result;
     std::unique_ptr<Matcher> matcher;
+    std::mutex progress_lock;
+    size_t done = 0, total = 0, next_line = 0;
     ReadHooks hooks;
     hooks.definitions_read = [&](const Trace& t) {
         matcher = std::make_unique<Matcher>(t, threads);
+        total = t.locations.size();
+        next_line = total / 10;
     };
-    hooks.location_read = [&](const Trace&, uint32_t location) { matcher->scan(location); };
+    hooks.location_read = [&](const Trace&, uint32_t location) {
+        matcher->scan(location);
+        if (!progress || total < 20) return;
+        const std::lock_guard<std::mutex> lock(progress_lock);
+        if (++done < next_line) return;
+        *progress << "topolens: read " << done << " of " << total << " locations ("
+                  << 100 * done / total << "%)\n";
+        next_line = done + total / 10;
+    };
     read_trace_into(path, result.first, threads, hooks);
     result.second = matcher->finish();
     return result;

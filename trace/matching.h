@@ -5,6 +5,7 @@
 
 #include "trace/model.h"
 
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <utility>
@@ -121,8 +122,10 @@ class Matcher {
     std::unique_ptr<Impl> impl_;
 };
 
-// read_trace and match in one go, each location scanned by the thread that read it.
-std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads = 0);
+// read_trace and match in one go, each location scanned by the thread that read it;
+// progress lines every 10% of the locations (traces of 20 locations or more), if asked.
+std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads = 0,
+                                          std::ostream* progress = nullptr);
 
 // The region instance that event `event` of `location` belongs to (an Enter: its own).
 // Inline: the replay asks this for every region instance.

@@ -411,6 +411,22 @@ TEST(Parallel, AnalyzeRefusesABadThreadCount) {
     EXPECT_FALSE(fs::exists(dir / "r.cubex"));
 }
 
+TEST(Parallel, AnalyzeReportsReadingProgressByLocation) {
+    ScratchDir dir;
+    trace::SynthOptions o;
+    o.grid = {5, 4};
+    o.iterations = 2;
+    const std::string anchor = trace::synthesize(o).builder.write((dir / "trace").string());
+    const test::CommandResult r =
+        test::run_command({TOPOLENS_BIN, "analyze", anchor, "-o", (dir / "r.cubex").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("topolens: read 2 of 20 locations (10%)\n"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("topolens: read 20 of 20 locations (100%)\n"), std::string::npos) << r.err;
+    const test::CommandResult quiet = test::run_command(
+        {TOPOLENS_BIN, "analyze", anchor, "-o", (dir / "q.cubex").string(), "--quiet"});
+    EXPECT_EQ(quiet.err.find("locations ("), std::string::npos) << quiet.err;
+}
+
 TEST(Parallel, ParallelForRunsEveryIndexOnceAndRethrows) {
     std::vector<std::atomic<int>> hits(100);
     trace::parallel_for(hits.size(), 3, [&](size_t i, unsigned thread) {
