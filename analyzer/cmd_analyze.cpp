@@ -92,6 +92,12 @@ int analyze_main(const std::vector<std::string>& args) {
         analyze_usage(std::cerr);
         return kExitUsage;
     }
+    // Cube opens reports only by their .cubex name (it derives the file name from it).
+    if (!report_path.empty() && std::filesystem::path(report_path).extension() != ".cubex") {
+        print_error("analyze: -o " + report_path +
+                    ": a CUBE4 report's name must end in .cubex (Cube opens no other)");
+        return kExitUsage;
+    }
     std::ostream* progress = quiet ? nullptr : &std::cerr;
     try {
         const auto start = std::chrono::steady_clock::now();

@@ -328,7 +328,12 @@ void write_cube4(const Report& report, const std::string& path) {
 
     try {
         tar::Writer archive(path);
-        archive.add("anchor.xml", anchor_xml(report, position));
+        // cubelib's tar reader expects one more 512-byte block after a member whose size is
+        // a multiple of 512 (as its own writer pads); a newline after </cube> keeps the
+        // anchor off such sizes. Index (22 + 4n bytes) and data files (10 + 8n) never are.
+        std::string anchor = anchor_xml(report, position);
+        if (anchor.size() % 512 == 0) anchor += '\n';
+        archive.add("anchor.xml", anchor);
         for (std::size_t m = 0; m < report.metrics.size(); ++m) {
             std::vector<std::pair<uint32_t, int>> rows; // (position, call path)
             for (int c : report.callpaths_with_values(static_cast<int>(m)))

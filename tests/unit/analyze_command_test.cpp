@@ -96,3 +96,15 @@ TEST(AnalyzeCommand, UsageErrors) {
     EXPECT_EQ(run_command({TOPOLENS_BIN, "analyze", "a", "b"}).exit_code, 2);
     EXPECT_EQ(run_command({TOPOLENS_BIN, "analyze", "a", "--bogus"}).exit_code, 2);
 }
+
+TEST(AnalyzeCommand, AReportNameMustEndInCubex) {
+    ScratchDir scratch;
+    write_trace(scratch / "t", false);
+    for (const char* name : {"r.cube", "r", "r.cubex.tmp"}) {
+        const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o",
+                                    (scratch / name).string(), "--quiet"});
+        EXPECT_EQ(r.exit_code, 2) << name;
+        EXPECT_NE(r.err.find("must end in .cubex"), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(scratch / name)) << name;
+    }
+}

@@ -177,6 +177,27 @@ TEST(Cube4, ArchiveHoldsAnchorAndFilesOfMetricsWithValues) {
     EXPECT_EQ(bytes.substr(bytes.size() - 1024), std::string(1024, '\0'));
 }
 
+// cubelib looks for the next tar header one block further than the standard after a
+// member whose size is a multiple of 512: the anchor never has such a size, whatever the
+// report holds, and still reads back.
+TEST(Cube4, NoMemberSizeIsAMultipleOf512) {
+    ScratchDir dir;
+    const std::string path = (dir / "r.cubex").string();
+    Report r = sample_report();
+    int padded = 0;
+    for (std::size_t length = 0; length < 512; ++length) {
+        r.attributes["filler"] = std::string(length, 'x');
+        write_cube4(r, path);
+        tar::Reader archive(path);
+        for (const tar::Entry& e : archive.entries())
+            ASSERT_NE(e.size % 512, 0u) << e.name << " with a filler of " << length;
+        const std::string anchor = archive.read(*archive.find("anchor.xml"));
+        padded += anchor.back() == '\n' && anchor[anchor.size() - 2] == '\n';
+    }
+    EXPECT_GE(padded, 1); // some filler length hit a multiple of 512 and was padded
+    EXPECT_EQ(read_cube4(path).attributes.at("filler"), std::string(511, 'x'));
+}
+
 TEST(Cube4, AnchorDeclaresMetricsProgramSystemAndTopologies) {
     ScratchDir dir;
     const std::string path = (dir / "r.cubex").string();
