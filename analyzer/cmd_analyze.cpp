@@ -49,7 +49,9 @@ void analyze_usage(std::ostream& out) {
            "      MPI_Cart_create numbers ranks; order=col: the first varies fastest\n"
            "      (rank = i + npe_i*j, as in Sweep3D). A malformed SPEC is a usage error\n"
            "      (exit 2); dimensions that do not match the trace's processes an error\n"
-           "      (exit 1).\n";
+           "      (exit 1).\n\n"
+           "The trace is read, matched and replayed in TOPOLENS_THREADS threads (1 to 256;\n"
+           "default: the machine's cores); the report does not depend on the number.\n";
 }
 
 int analyze_main(const std::vector<std::string>& args) {
