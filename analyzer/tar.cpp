@@ -146,33 +146,58 @@ Writer::~Writer() {
     std::filesystem::remove(temporary_, ec);
 }
 
-void Writer::add(const std::string& name, std::string_view data) {
-    if (name.empty() || name.size() > kNameLen)
-        throw TarError("tar member name '" + name + "' must have 1 to 100 bytes");
+namespace {
+
+// One ustar header block; `size` must fit its octal field.
+Block ustar_header(const std::string& name, uint64_t size, char type) {
     Block header{};
     std::memcpy(header.data() + kName, name.data(), name.size());
     put_octal(header, kMode, kIdLen, 0644);
     put_octal(header, kUid, kIdLen, 0);
     put_octal(header, kGid, kIdLen, 0);
-    const uint64_t size = data.size();
-    if (size < (uint64_t{1} << 33)) {
-        put_octal(header, kSize, kSizeLen, size);
-    } else {
-        auto* p = reinterpret_cast<unsigned char*>(header.data() + kSize);
-        p[0] = 0x80;
-        for (std::size_t i = 0; i < 8; ++i) p[kSizeLen - 1 - i] = (size >> (8 * i)) & 0xff;
-    }
+    put_octal(header, kSize, kSizeLen, size);
     put_octal(header, kMtime, kMtimeLen, 0); // fixed, so equal reports give equal files
-    header[kType] = '0';
+    header[kType] = type;
     std::memcpy(header.data() + kMagic, "ustar", 6); // with its NUL
     std::memcpy(header.data() + kVersion, "00", 2);
     std::snprintf(header.data() + kChecksum, kChecksumLen, "%06llo",
                   static_cast<unsigned long long>(checksums(header).first));
     header[kChecksum + 7] = ' ';
-    out_.write(header.data(), kBlock);
+    return header;
+}
+
+} // namespace
+
+std::string member_header(const std::string& name, uint64_t size) {
+    if (name.empty() || name.size() > kNameLen)
+        throw TarError("tar member name '" + name + "' must have 1 to 100 bytes");
+    std::string out;
+    constexpr uint64_t kOctalLimit = uint64_t{1} << 33; // 11 octal digits
+    if (size >= kOctalLimit) {
+        // A pax record "<length> size=<size>\n" (the length counts its own digits), alone
+        // in its extended header: cubelib reads exactly that form, as do GNU tar and we.
+        const std::string rest = " size=" + std::to_string(size) + "\n";
+        std::size_t length = rest.size() + 1;
+        while (std::to_string(length).size() + rest.size() != length) ++length;
+        const std::string record = std::to_string(length) + rest;
+        const Block pax =
+            ustar_header("PaxHeader/" + name.substr(0, kNameLen - 10), record.size(), 'x');
+        out.append(pax.data(), kBlock);
+        out += record;
+        out.append(round_up(record.size()) - record.size(), '\0');
+        size = 0; // the pax record holds it
+    }
+    const Block header = ustar_header(name, size, '0');
+    out.append(header.data(), kBlock);
+    return out;
+}
+
+void Writer::add(const std::string& name, std::string_view data) {
+    const std::string header = member_header(name, data.size());
+    out_.write(header.data(), static_cast<std::streamsize>(header.size()));
     out_.write(data.data(), static_cast<std::streamsize>(data.size()));
     static const Block zeros{};
-    out_.write(zeros.data(), static_cast<std::streamsize>(round_up(size) - size));
+    out_.write(zeros.data(), static_cast<std::streamsize>(round_up(data.size()) - data.size()));
     if (!out_) throw TarError("cannot write " + temporary_ + ": " + std::strerror(errno));
 }
 

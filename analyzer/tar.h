@@ -1,10 +1,10 @@
 // A minimal POSIX tar (ustar) writer and reader: the container of CUBE4 .cubex reports.
 //
 // Writing: regular files only, written in the order added, with fixed owner, mode and time so
-// the same content always gives the same bytes. Reading: indexes the regular files of an
-// archive (ustar, GNU and pax headers for long names and sizes) without loading their
-// contents, and reads one member on demand. Every problem is a tar::TarError whose message
-// says what is wrong where; callers add the file name.
+// the same content always gives the same bytes; sizes of 8 GiB and more in pax headers. Reading:
+// indexes the regular files of an archive (ustar, GNU and pax headers for long names and sizes)
+// without loading their contents, and reads one member on demand. Every problem is a tar::TarError
+// whose message says what is wrong where; callers add the file name.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +39,10 @@ class Writer {
     std::ofstream out_;
     bool finished_ = false;
 };
+
+// The header block(s) written before a member of `size` bytes: one ustar header, preceded
+// for 8 GiB and more by a pax extended header holding the size.
+std::string member_header(const std::string& name, uint64_t size);
 
 struct Entry {
     std::string name;

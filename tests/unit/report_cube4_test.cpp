@@ -13,12 +13,15 @@
 #include <pugixml.hpp>
 
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 
 namespace topolens::test {
 namespace {
 
 using namespace topolens::report;
+namespace fs = std::filesystem;
 
 // Call paths in depth-first order (roots and children in id order).
 std::vector<int> depth_first(const Report& r) {
@@ -326,6 +329,35 @@ TEST(Cube4, AnchorDeclaresMetricsProgramSystemAndTopologies) {
     EXPECT_STREQ(line.attribute("name").value(), "line");
     EXPECT_FALSE(line.child("dim").attribute("name"));
     EXPECT_EQ(std::distance(line.children("coord").begin(), line.children("coord").end()), 2);
+}
+
+// A member of 8 GiB or more gets its size from a pax record, alone in its extended header
+// (the form cubelib reads); the archive is made sparse so that the test writes no data.
+TEST(Cube4, HugeMembersHaveTheirSizeInAPaxRecord) {
+    ScratchDir dir;
+    const uint64_t size = (uint64_t{1} << 33) + 5;
+    const std::string header = tar::member_header("7.data", size);
+    ASSERT_EQ(header.size(), 3u * 512);
+    EXPECT_EQ(header[156], 'x');
+    // 2 + 6 + 10 digits + newline: the record counts its own length, then zeros.
+    EXPECT_EQ(header.substr(512, 20), std::string("19 size=8589934597\n\0", 20));
+    EXPECT_EQ(header[1024 + 156], '0');
+    EXPECT_EQ(tar::member_header("0.index", 100).size(), 512u);
+    const fs::path path = dir / "huge.cubex";
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << header;
+        out.seekp(static_cast<std::streamoff>(header.size() + size + (512 - size % 512) + 1023));
+        out.put('\0'); // the end of archive: two zero blocks
+    }
+    tar::Reader archive(path.string());
+    ASSERT_EQ(archive.entries().size(), 1u);
+    EXPECT_EQ(archive.entries()[0].name, "7.data");
+    EXPECT_EQ(archive.entries()[0].size, size);
+    EXPECT_EQ(archive.entries()[0].offset, 3u * 512);
+    const CommandResult listing = run_command({"tar", "tvf", path.string()});
+    EXPECT_EQ(listing.exit_code, 0) << listing.err;
+    EXPECT_NE(listing.out.find(" 8589934597 "), std::string::npos) << listing.out;
 }
 
 TEST(Cube4, IndexAndDataFilesHaveTheFormatsHeaders) {
