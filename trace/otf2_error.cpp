@@ -8,14 +8,14 @@ namespace topolens::trace::detail {
 namespace {
 
 std::mutex capture_mutex; // OTF2's callback is global: one capture at a time
-std::mutex message_mutex; // the threads of one parallel read report into the same capture
-std::string first_message;
-bool have_message = false;
+// Kept per thread: in a parallel read each thread's OTF2 calls report here, and an error
+// must carry the cause found by the thread that met it.
+thread_local std::string first_message;
+thread_local bool have_message = false;
 OTF2_ErrorCallback previous_callback = nullptr;
 
 OTF2_ErrorCode capture(void*, const char*, uint64_t, const char*, OTF2_ErrorCode code,
                        const char* format, va_list args) {
-    const std::lock_guard<std::mutex> lock(message_mutex);
     if (!have_message) {
         char text[1024];
         std::vsnprintf(text, sizeof text, format, args);
@@ -41,12 +41,10 @@ Otf2ErrorCapture::~Otf2ErrorCapture() {
 }
 
 std::string Otf2ErrorCapture::first() const {
-    const std::lock_guard<std::mutex> lock(message_mutex);
     return have_message ? first_message : "";
 }
 
 void Otf2ErrorCapture::clear() {
-    const std::lock_guard<std::mutex> lock(message_mutex);
     have_message = false;
     first_message.clear();
 }

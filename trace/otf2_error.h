@@ -16,8 +16,9 @@ class Otf2ErrorCapture {
     Otf2ErrorCapture(const Otf2ErrorCapture&) = delete;
     Otf2ErrorCapture& operator=(const Otf2ErrorCapture&) = delete;
 
-    // The first message OTF2 reported since construction or clear() ("" if none): the
-    // first one is the root cause, later ones are callers giving up.
+    // The first message OTF2 reported to the calling thread since construction or clear()
+    // ("" if none): the first one is the root cause, later ones are callers giving up.
+    // Threads that start while the capture is alive report into their own.
     std::string first() const;
     void clear();
 };

@@ -512,9 +512,10 @@ class ArchiveReader {
     }
 
     // Locations are read in `threads` contiguous groups of about equal event counts, each
-    // with its own OTF2 reader (OTF2 readers are not shared between threads); the first
-    // group uses the archive's reader. Errors are reported for the first failing group, so
-    // in location order as a serial read would.
+    // through its own OTF2 reader (OTF2 readers are not shared between threads); the first
+    // group uses the archive's reader. Files are opened and local definitions read for all
+    // groups in location order first (cheap), then the groups' events are read in parallel:
+    // errors come in the order a serial read meets them.
     void read_locations(Trace& trace, unsigned threads) {
         const std::vector<Location>& locs = trace.defs.locations;
         // Missing files first, as a serial read finds them before reading any events.
@@ -522,24 +523,30 @@ class ArchiveReader {
             if (posix_layout_ && declared_events(l.otf2_id) > 0 &&
                 !fs::exists(location_file(l.otf2_id, ".evt")))
                 throw TraceError(location_file(l.otf2_id, ".evt") + ": event file is missing");
-        const std::vector<std::pair<size_t, size_t>> groups = location_groups(locs, threads);
-        std::vector<std::exception_ptr> errors(groups.size());
-        std::vector<std::thread> workers;
-        for (size_t g = 1; g < groups.size(); ++g)
-            workers.emplace_back([&, g] {
-                try {
-                    ReaderHandle own(open_reader());
-                    read_group(own.get(), trace, groups[g]);
-                } catch (...) {
-                    errors[g] = std::current_exception();
-                }
-            });
-        try {
-            if (!groups.empty()) read_group(reader_.get(), trace, groups.front());
-        } catch (...) {
-            errors[0] = std::current_exception();
+        std::vector<Group> groups;
+        for (const auto& [begin, end] : location_groups(locs, threads)) {
+            Group& g = groups.emplace_back();
+            if (groups.size() > 1) g.own = open_reader();
+            g.r = groups.size() > 1 ? g.own.get() : reader_.get();
+            g.begin = begin;
+            g.end = end;
         }
-        for (std::thread& w : workers) w.join();
+        for (Group& g : groups) open_group(g, trace);
+        for (Group& g : groups) read_group_definitions(g, trace);
+
+        std::vector<std::exception_ptr> errors(groups.size());
+        auto read = [&](size_t g) {
+            try {
+                read_group_events(groups[g], trace);
+            } catch (...) {
+                errors[g] = std::current_exception();
+            }
+        };
+        {
+            std::vector<std::jthread> workers; // joined when left, also by an exception
+            for (size_t g = 1; g < groups.size(); ++g) workers.emplace_back(read, g);
+            if (!groups.empty()) read(0);
+        }
         for (const std::exception_ptr& e : errors)
             if (e) std::rethrow_exception(e);
     }
@@ -572,53 +579,66 @@ class ArchiveReader {
         return r;
     }
 
-    // Reads locations [group.first, group.second) of `trace` through reader `r`.
-    void read_group(OTF2_Reader* r, Trace& trace, std::pair<size_t, size_t> group) {
+    // Locations [begin, end), read through one OTF2 reader.
+    struct Group {
+        ReaderHandle own; // for all groups but the first
+        OTF2_Reader* r = nullptr;
+        size_t begin = 0, end = 0;
+        std::vector<OTF2_EvtReader*> readers; // per location; nullptr: no events
+        bool have_defs = false;
+    };
+
+    // Selects the group's locations and opens their event readers.
+    void open_group(Group& g, const Trace& trace) {
         const std::vector<Location>& locs = trace.defs.locations;
-        const auto [begin, end] = group;
-        for (size_t i = begin; i < end; ++i)
-            check(OTF2_Reader_SelectLocation(r, locs[i].otf2_id), anchor_,
+        for (size_t i = g.begin; i < g.end; ++i)
+            check(OTF2_Reader_SelectLocation(g.r, locs[i].otf2_id), anchor_,
                   "cannot select location");
-        const bool have_defs = !posix_layout_ || fs::is_directory(stem_);
-        if (have_defs) check(OTF2_Reader_OpenDefFiles(r), stem_, "cannot open local definitions");
-        check(OTF2_Reader_OpenEvtFiles(r), stem_, "cannot open event files");
+        g.have_defs = !posix_layout_ || fs::is_directory(stem_);
+        if (g.have_defs)
+            check(OTF2_Reader_OpenDefFiles(g.r), stem_, "cannot open local definitions");
+        check(OTF2_Reader_OpenEvtFiles(g.r), stem_, "cannot open event files");
 
         // Event readers first: OTF2 attaches the mapping tables of the local definitions
         // to them. Our clock correction replaces OTF2's, so OTF2 must not apply offsets.
-        std::vector<OTF2_EvtReader*> readers(end - begin, nullptr);
-        for (size_t i = begin; i < end; ++i) {
+        g.readers.assign(g.end - g.begin, nullptr);
+        for (size_t i = g.begin; i < g.end; ++i) {
             const uint64_t id = locs[i].otf2_id;
-            if (posix_layout_ && !fs::exists(location_file(id, ".evt"))) {
-                if (declared_events(id) > 0)
-                    throw TraceError(location_file(id, ".evt") + ": event file is missing");
-                continue; // a location without events may have no file
-            }
-            OTF2_EvtReader*& reader = readers[i - begin];
-            reader = OTF2_Reader_GetEvtReader(r, id);
+            if (posix_layout_ && !fs::exists(location_file(id, ".evt")))
+                continue; // a location without events may have no file (checked before)
+            OTF2_EvtReader*& reader = g.readers[i - g.begin];
+            reader = OTF2_Reader_GetEvtReader(g.r, id);
             if (!reader)
                 throw TraceError(with_cause(location_file(id, ".evt") + ": cannot open", capture_,
                                             OTF2_ERROR_INVALID));
             check(OTF2_EvtReader_ApplyClockOffsets(reader, false), location_file(id, ".evt"),
                   "cannot configure reader");
         }
-        for (size_t i = begin; i < end; ++i)
-            trace.defs.locations[i].clock_offsets = read_local_definitions(r, locs[i].otf2_id);
-        if (have_defs) OTF2_Reader_CloseDefFiles(r);
+    }
 
+    void read_group_definitions(Group& g, Trace& trace) {
+        for (size_t i = g.begin; i < g.end; ++i)
+            trace.defs.locations[i].clock_offsets =
+                read_local_definitions(g.r, trace.defs.locations[i].otf2_id);
+        if (g.have_defs) OTF2_Reader_CloseDefFiles(g.r);
+    }
+
+    // In the group's thread; each location is handed to the hook as soon as it is read.
+    void read_group_events(Group& g, Trace& trace) {
         OTF2_EvtReaderCallbacks* cb = make_event_callbacks();
         if (!cb) throw TraceError(anchor_ + ": out of memory");
         std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cb_owner(
             cb, OTF2_EvtReaderCallbacks_Delete);
-        for (size_t i = begin; i < end; ++i) {
-            OTF2_EvtReader*& reader = readers[i - begin];
+        for (size_t i = g.begin; i < g.end; ++i) {
+            OTF2_EvtReader*& reader = g.readers[i - g.begin];
             if (reader) {
-                read_events(r, reader, trace, i, cb);
-                OTF2_Reader_CloseEvtReader(r, reader);
+                read_events(g.r, reader, trace, i, cb);
+                OTF2_Reader_CloseEvtReader(g.r, reader);
                 reader = nullptr;
             }
             if (hooks_->location_read) hooks_->location_read(trace, static_cast<uint32_t>(i));
         }
-        OTF2_Reader_CloseEvtFiles(r);
+        OTF2_Reader_CloseEvtFiles(g.r);
     }
 
     uint64_t declared_events(uint64_t id) const {

@@ -243,6 +243,23 @@ TEST(Parallel, ReadingInThreadsReportsTheFirstDamageInLocationOrder) {
         EXPECT_EQ(read_error(anchor, threads), read_error(anchor, 1)) << threads << " threads";
 }
 
+// Damages that OTF2 describes differently: the error names the first damaged file with
+// the cause OTF2 gave for that file, not the one another thread met at the same time.
+TEST(Parallel, ReadingInThreadsKeepsEachErrorsOwnCause) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    const fs::path events = fs::path(anchor).parent_path() / "traces";
+    const std::string three = test::read_file(events / "3.evt");
+    test::write_file(events / "3.evt", three.substr(0, three.size() - 40));
+    std::string garbled = test::read_file(events / "10.evt");
+    garbled.replace(100, 40, std::string(40, '\xff'));
+    test::write_file(events / "10.evt", garbled);
+    const std::string serial = read_error(anchor, 1);
+    ASSERT_EQ(serial.rfind((events / "3.evt").string() + ":", 0), 0u) << serial;
+    for (int repeat = 0; repeat < 5; ++repeat)
+        for (unsigned threads : kThreadCounts) EXPECT_EQ(read_error(anchor, threads), serial);
+}
+
 TEST(Parallel, MatchingInThreadsGivesTheSameMatching) {
     const trace::Synthetic s = mixed_trace();
     const trace::Trace& t = s.builder.trace();
