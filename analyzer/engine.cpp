@@ -235,7 +235,6 @@ class Replay {
           instances_(collectives) {}
 
     void location(uint32_t loc) {
-        current_ = loc;
         const auto& events = trace_.locations[loc].events;
         const auto& receives = m_.receives_of[loc];
         const auto& sends = m_.sends_of[loc];
@@ -255,7 +254,7 @@ class Replay {
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
                 if (next_receive < receives.size() && receives[next_receive].first == i) {
-                    MessageInstance msg = message(receives[next_receive].second);
+                    MessageInstance msg = message(receives[next_receive].second, true);
                     msg.representative = flags_[next_receive].representative;
                     msg.wrong_order = flags_[next_receive].wrong_order;
                     ++next_receive;
@@ -268,7 +267,7 @@ class Replay {
                     prefetch_message_ahead(sends, next_send);
                     const uint32_t id = sends[next_send++].second;
                     if (id == kNone) break; // never received
-                    const MessageInstance msg = message(id);
+                    const MessageInstance msg = message(id, false);
                     for (const auto& callback : d_.sends_) callback(ctx_, msg);
                 }
                 break;
@@ -339,7 +338,8 @@ class Replay {
     }
 
     // Everything about the other end was gathered while matching.
-    MessageInstance message(uint32_t id) const {
+    // `receiving`: for the receiver's replay (else the sender's).
+    MessageInstance message(uint32_t id, bool receiving) const {
         const trace::MessageMatch& mm = m_.messages[id];
         const trace::MessageCalls& calls = m_.message_calls[id];
         MessageInstance msg;
@@ -351,7 +351,7 @@ class Replay {
         msg.send_record = mm.send.event;
         msg.recv_record = mm.recv.event;
         // Tag and communicator are the same at both ends; the size is this end's.
-        const trace::EventRef& mine = mm.recv.location == current_ ? mm.recv : mm.send;
+        const trace::EventRef& mine = receiving ? mm.recv : mm.send;
         const Event& record = trace_.locations[mine.location].events[mine.event];
         msg.tag = record.c;
         msg.comm = record.b;
@@ -398,7 +398,8 @@ class Replay {
             return;
         }
         size_t mine = 0;
-        while (c.members[mine].location != loc) ++mine;
+        while (mine < c.members.size() && c.members[mine].location != loc) ++mine;
+        if (mine == c.members.size()) return; // this location's part was ignored (matching)
         for (const auto& callback : d_.collectives_) callback(ctx_, pending->instance, mine);
     }
 
@@ -437,7 +438,6 @@ class Replay {
     Context& ctx_;
     const MpiCallKinds& kinds_;
     SharedCollectives& instances_;
-    uint32_t current_ = kNone;     // the location being replayed
     std::vector<Time> child_time_; // per open region instance: time in nested instances
     std::vector<ReceiveFlags> flags_;
 };
@@ -469,6 +469,7 @@ struct Worker {
     Dispatcher dispatcher;
     std::unique_ptr<Context> context;
     std::exception_ptr error;
+    uint32_t error_location = 0; // where `error` happened
 };
 
 // The workers' warnings in location order (then as found), as a serial replay gives them.
@@ -534,9 +535,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     Progress progress(options.progress, total);
     // `report_progress`: a replay in one thread reports from it.
     auto run = [&](Worker& w, bool report_progress) {
+        uint32_t loc = 0;
         try {
             Replay replay(trace, matching, w.dispatcher, *w.context, kinds, collectives);
-            for (uint32_t loc; (loc = next++) < nloc;) {
+            while ((loc = next++) < nloc) {
                 w.context->begin_location(loc);
                 replay.location(loc);
                 w.context->end_location();
@@ -545,13 +547,14 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             }
         } catch (...) {
             w.error = std::current_exception();
+            w.error_location = loc;
             next = nloc; // the others stop too
         }
     };
     if (workers.size() == 1) {
         run(*workers.front(), true);
     } else {
-        std::vector<std::thread> pool;
+        std::vector<std::jthread> pool; // joined when left, also when starting one throws
         std::atomic<size_t> finished{0};
         for (auto& worker : workers)
             pool.emplace_back([&, w = worker.get()] {
@@ -562,10 +565,14 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             progress.update(done);
         }
-        for (std::thread& t : pool) t.join();
+        for (std::jthread& t : pool) t.join();
     }
-    for (auto& worker : workers)
-        if (worker->error) std::rethrow_exception(worker->error);
+    // The error of the lowest location, as a replay in one thread would meet it first.
+    const Worker* failed = nullptr;
+    for (const auto& worker : workers)
+        if (worker->error && (!failed || worker->error_location < failed->error_location))
+            failed = worker.get();
+    if (failed) std::rethrow_exception(failed->error);
     merge_warnings(workers, context);
     for (auto& worker : workers)
         for (size_t p = 0; p < worker->clones.size(); ++p) patterns[p]->merge(*worker->clones[p]);

@@ -9,6 +9,7 @@
 #include <exception>
 #include <mutex>
 #include <ostream>
+#include <stdexcept>
 #include <thread>
 #include <unordered_map>
 
@@ -169,6 +170,7 @@ struct LocationScan {
     std::vector<Matched> matched; // by posting
     uint64_t unmatched_receives = 0;
     LocationWarnings warnings, receive_warnings;
+    bool scanned = false;
 };
 
 // The trace is large and memory-bound to walk, so each location's events are read once,
@@ -205,10 +207,14 @@ class MatcherImpl {
     // After every location's scan.
     void complete() {
         const size_t nloc = trace_.locations.size();
+        for (size_t loc = 0; loc < nloc; ++loc)
+            if (!scans_[loc].scanned)
+                throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
+                                       " was never scanned");
         // The call trees and collectives are merged in location order while the receives
         // are matched (neither needs the other).
         std::exception_ptr merge_error;
-        std::thread merge([&] {
+        std::jthread merge([&] {
             try {
                 m_.callpath_nodes.resize(nloc);
                 for (uint32_t loc = 0; loc < nloc; ++loc) {
@@ -224,7 +230,7 @@ class MatcherImpl {
         });
         parallel_for(nloc, threads_,
                      [&](size_t loc, unsigned) { match_receives(static_cast<uint32_t>(loc)); });
-        merge.join();
+        merge.join(); // (a jthread: also joined if the receives' matching throws)
         if (merge_error) std::rethrow_exception(merge_error);
         number_messages();
         finish();
@@ -241,11 +247,16 @@ class MatcherImpl {
         const LocationEvents& le = trace_.locations[loc];
         const auto& events = le.events;
         LocationScan& out = scans_[loc];
+        if (out.scanned) throw std::logic_error("trace::Matcher: location scanned twice");
+        out.scanned = true;
         LocationFrames& f = m_.frames[loc];
         reserve_prefaulted(f, events.size());
         f.assign(events.size(), Frame{});
         x.stack.clear();
         x.children.assign(1, {});
+        // Scratch lives on with its thread: a map a big location made large is dropped.
+        if (x.post_of_request.bucket_count() > 4096)
+            std::unordered_map<uint64_t, uint32_t>().swap(x.post_of_request);
         x.post_of_request.clear();
         size_t next_request = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
@@ -443,8 +454,14 @@ class MatcherImpl {
     void number_messages() {
         const size_t nloc = trace_.locations.size();
         std::vector<uint32_t> first_id(nloc + 1, 0);
+        uint64_t messages = 0;
         for (size_t loc = 0; loc < nloc; ++loc) {
-            first_id[loc + 1] = first_id[loc] + static_cast<uint32_t>(scans_[loc].matched.size());
+            // Message ids are 32 bits (kNone reserved), as the sends' slots hold them.
+            messages += scans_[loc].matched.size();
+            if (messages >= kNone)
+                throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
+                                 " matched messages: more than the analysis can number");
+            first_id[loc + 1] = static_cast<uint32_t>(messages);
             m_.unmatched_receives += scans_[loc].unmatched_receives;
             scans_[loc].receive_warnings.hand_to(warn_);
         }
@@ -552,6 +569,14 @@ class MatcherImpl {
                           " on this communicator differs from the other members' (operation "
                           "or root)");
         }
+        if (c.members[rank].location != kNone) { // a second thread of the same process
+            warn_.add("collective reached twice",
+                      where(trace_, loc, i) + ": collective " + std::to_string(k) +
+                          " on this communicator was already reached by location " +
+                          std::to_string(c.members[rank].location) +
+                          " of the same process; this one is ignored");
+            return;
+        }
         c.members[rank] = {loc, i};
         m_.collectives_of[loc].push_back({i, id});
     }
@@ -591,6 +616,7 @@ struct Matcher::Impl {
     Matching matching;
     Warnings warnings{matching.warnings};
     MatcherImpl matcher;
+    bool finished = false;
     Impl(const Trace& trace, unsigned threads)
         : matcher(trace, matching, warnings, threads == 0 ? worker_threads() : threads) {}
 };
@@ -605,6 +631,8 @@ void Matcher::scan(uint32_t location) {
 }
 
 Matching Matcher::finish() {
+    if (impl_->finished) throw std::logic_error("trace::Matcher: finish() called twice");
+    impl_->finished = true;
     impl_->matcher.complete();
     return std::move(impl_->matching);
 }

@@ -681,7 +681,12 @@ class ArchiveReader {
         // at least two bytes of the file, which bounds the reservation.
         std::error_code ec;
         const uint64_t file_size = posix_layout_ ? fs::file_size(ctx.file, ec) : 0;
-        reserve_prefaulted(ctx.out->events, std::min<uint64_t>(declared, ec ? 0 : file_size / 2));
+        const uint64_t room = std::min<uint64_t>(declared, ec ? 0 : file_size / 2);
+        // Mapped ahead only for a count the file can hold; a damaged count only reserves.
+        if (room == declared)
+            reserve_prefaulted(ctx.out->events, room);
+        else
+            ctx.out->events.reserve(room);
         if (posix_layout_ && !ec) ctx.max_events = file_size;
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");

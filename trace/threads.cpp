@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <exception>
+#include <sched.h>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,6 +23,10 @@ unsigned worker_threads() {
                                         std::to_string(kMax));
         return static_cast<unsigned>(n);
     }
+    // The cores this process may run on (a container's cpuset), else all of them.
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return static_cast<unsigned>(std::min<int>(CPU_COUNT(&set), kMax));
     return std::max(1u, std::thread::hardware_concurrency());
 }
 
@@ -43,10 +48,11 @@ void parallel_for(std::size_t n, unsigned threads,
             }
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop, t);
-    loop(0);
-    for (std::thread& t : pool) t.join();
+    {
+        std::vector<std::jthread> pool; // joined when left, also when starting one throws
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(loop, t);
+        loop(0);
+    }
     for (const std::exception_ptr& e : errors)
         if (e) std::rethrow_exception(e);
 }

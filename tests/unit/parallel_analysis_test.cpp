@@ -27,7 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const unsigned kThreadCounts[] = {2, 3, 7};
+const unsigned kThreadCounts[] = {2, 3, 7, 16}; // 16: more threads than locations
 
 trace::Synthetic mixed_trace() {
     trace::SynthOptions o;
@@ -100,6 +100,20 @@ void expect_same_matching(const trace::Matching& a, const trace::Matching& b) {
         ASSERT_EQ(x.members.size(), y.members.size());
         for (size_t m = 0; m < x.members.size(); ++m)
             EXPECT_TRUE(same(x.members[m], y.members[m])) << "collective " << k << " member " << m;
+    }
+    EXPECT_EQ(a.callpath_nodes, b.callpath_nodes);
+    ASSERT_EQ(a.message_calls.size(), b.message_calls.size());
+    const auto same_call = [](const trace::CallSummary& x, const trace::CallSummary& y) {
+        return x.enter == y.enter && x.leave == y.leave && x.region == y.region &&
+               x.callpath == y.callpath;
+    };
+    for (size_t k = 0; k < a.message_calls.size(); ++k) {
+        const trace::MessageCalls& x = a.message_calls[k];
+        const trace::MessageCalls& y = b.message_calls[k];
+        EXPECT_TRUE(same_call(x.send_call, y.send_call) && same_call(x.recv_call, y.recv_call) &&
+                    x.send_time == y.send_time && x.recv_time == y.recv_time &&
+                    x.recv_post == y.recv_post)
+            << "message " << k;
     }
     EXPECT_EQ(a.unmatched_sends, b.unmatched_sends);
     EXPECT_EQ(a.unmatched_receives, b.unmatched_receives);
@@ -182,6 +196,16 @@ trace::Trace tuned_ring_with_defects() {
         b.tuned_begin(loc, t + 10, op);
         b.tuned_end(loc, t + 30 + loc, op);
     }
+    t += 100;
+    // Rank 0 posts two receives from rank 1 and completes them in the other order.
+    b.mpi_irecv(0, t, t + 1, 501);
+    b.mpi_irecv(0, t + 2, t + 3, 502);
+    b.mpi_isend(1, t + 20, t + 21, 0, b.world(), 1, 8, 601);
+    b.mpi_isend(1, t + 22, t + 23, 0, b.world(), 2, 8, 602);
+    b.mpi_wait_send(1, t + 24, t + 25, 601);
+    b.mpi_wait_send(1, t + 26, t + 27, 602);
+    b.mpi_wait_recv(0, t + 4, t + 30, 1, b.world(), 2, 8, 502);
+    b.mpi_wait_recv(0, t + 31, t + 32, 1, b.world(), 1, 8, 501);
     t += 100;
     b.mpi_send(3, t, t + 1, 5, b.world(), 99, 8); // never received
     for (uint32_t loc = 0; loc < kRanks; ++loc)
@@ -394,6 +418,80 @@ TEST(Parallel, WarningsOfAParallelReplayComeInLocationOrder) {
         EXPECT_EQ(analysis::analyze(s.builder.trace(), list, options).warnings, expected)
             << threads << " threads";
     }
+}
+
+namespace {
+
+// Clonable, and fails on the replay of two locations.
+struct FailsAtFiveAndNine : analysis::Pattern {
+    std::string name() const override { return "fails"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<FailsAtFiveAndNine>(*this);
+    }
+    void define_metrics(report::Report&) override {}
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_location_begin([](analysis::Context&, uint32_t loc) {
+            if (loc == 5 || loc == 9)
+                throw std::runtime_error("pattern failed at location " + std::to_string(loc));
+        });
+    }
+};
+
+} // namespace
+
+TEST(Parallel, AnErrorInAReplayThreadReachesTheCallerLowestLocationFirst) {
+    const trace::Synthetic s = mixed_trace();
+    for (unsigned threads : {1u, 2u, 3u, 7u, 16u}) {
+        std::vector<std::unique_ptr<analysis::Pattern>> list;
+        list.push_back(std::make_unique<FailsAtFiveAndNine>());
+        analysis::AnalysisOptions options;
+        options.threads = threads;
+        try {
+            analysis::analyze(s.builder.trace(), list, options);
+            ADD_FAILURE() << threads << " threads: no error";
+        } catch (const std::runtime_error& e) {
+            EXPECT_EQ(std::string(e.what()), "pattern failed at location 5") << threads;
+        }
+    }
+}
+
+// Two threads of one process both in the same collective (the second location of rank 1
+// repeats the first's events): the matching says so and keeps the first.
+TEST(Parallel, ACollectiveReachedTwiceByOneProcessIsReportedNotFatal) {
+    TraceBuilder b(2);
+    for (uint32_t loc = 0; loc < 2; ++loc) {
+        b.mpi_init(loc, 0, 5);
+        b.mpi_collective(loc, 10 + loc * 5, 30, trace::CollectiveOp::Allreduce, b.world());
+        b.mpi_finalize(loc, 40, 45);
+    }
+    trace::Trace t = b.trace();
+    trace::Location second = t.defs.locations[1];
+    second.name += " thread 1";
+    t.defs.locations.push_back(second);
+    t.locations.push_back(t.locations[1]);
+    for (unsigned threads : {1u, 3u}) {
+        const trace::Matching m = trace::match(t, threads);
+        ASSERT_EQ(m.collectives.size(), 1u);
+        EXPECT_EQ(m.collectives[0].members[1].location, 1u);
+        EXPECT_TRUE(m.collectives_of[2].empty());
+        ASSERT_FALSE(m.warnings.empty());
+        EXPECT_NE(m.warnings[0].find("already reached by location 1"), std::string::npos)
+            << m.warnings[0];
+        const analysis::AnalysisResult r = analyze_with(t, threads);
+        EXPECT_EQ(r.warnings.front(), m.warnings.front());
+    }
+}
+
+TEST(Parallel, TheStepwiseMatcherRefusesMisuse) {
+    const trace::Synthetic s = mixed_trace();
+    trace::Matcher unscanned(s.builder.trace(), 2);
+    unscanned.scan(0);
+    EXPECT_THROW(unscanned.scan(0), std::logic_error);
+    EXPECT_THROW(unscanned.finish(), std::logic_error);
+    trace::Matcher twice(s.builder.trace(), 2);
+    for (uint32_t loc = 0; loc < s.builder.trace().locations.size(); ++loc) twice.scan(loc);
+    EXPECT_EQ(twice.finish().messages.size(), trace::match(s.builder.trace(), 1).messages.size());
+    EXPECT_THROW(twice.finish(), std::logic_error);
 }
 
 TEST(Parallel, ThreadCountFromTheEnvironment) {
