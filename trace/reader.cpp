@@ -10,9 +10,11 @@
 #include <otf2/otf2.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <latch>
 #include <memory>
 #include <thread>
 
@@ -513,9 +515,10 @@ class ArchiveReader {
 
     // Locations are read in `threads` contiguous groups of about equal event counts, each
     // through its own OTF2 reader (OTF2 readers are not shared between threads); the first
-    // group uses the archive's reader. Files are opened and local definitions read for all
-    // groups in location order first (cheap), then the groups' events are read in parallel:
-    // errors come in the order a serial read meets them.
+    // group uses the archive's reader. Every group opens its files, then (all opened) reads
+    // its local definitions, then (all read) its events: the errors are reported in the
+    // order a serial read meets them (all opening before any definitions before any events,
+    // each phase in location order).
     void read_locations(Trace& trace, unsigned threads) {
         const std::vector<Location>& locs = trace.defs.locations;
         // Missing files first, as a serial read finds them before reading any events.
@@ -524,28 +527,53 @@ class ArchiveReader {
                 !fs::exists(location_file(l.otf2_id, ".evt")))
                 throw TraceError(location_file(l.otf2_id, ".evt") + ": event file is missing");
         std::vector<Group> groups;
-        for (const auto& [begin, end] : location_groups(locs, threads)) {
-            Group& g = groups.emplace_back();
-            if (groups.size() > 1) g.own = open_reader();
-            g.r = groups.size() > 1 ? g.own.get() : reader_.get();
-            g.begin = begin;
-            g.end = end;
-        }
-        for (Group& g : groups) open_group(g, trace);
-        for (Group& g : groups) read_group_definitions(g, trace);
+        for (const auto& [begin, end] : location_groups(locs, threads))
+            groups.push_back(
+                Group{{}, groups.empty() ? reader_.get() : nullptr, begin, end, {}, false});
+        if (groups.empty()) return;
 
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(groups.size());
         std::vector<std::exception_ptr> errors(groups.size());
-        auto read = [&](size_t g) {
+        std::latch opened(n), defined(n);
+        // Per phase: set by a failure before the phase's latch completes, read after it.
+        std::atomic<bool> open_failed{false}, definitions_failed{false};
+        auto phase = [&](size_t g, std::atomic<bool>* failed, auto&& work) {
             try {
-                read_group_events(groups[g], trace);
+                work();
             } catch (...) {
                 errors[g] = std::current_exception();
+                if (failed) *failed = true;
             }
         };
+        auto read = [&](size_t g) {
+            Group& group = groups[g];
+            phase(g, &open_failed, [&] {
+                if (!group.r) {
+                    group.own = open_reader();
+                    group.r = group.own.get();
+                }
+                open_group(group, trace);
+            });
+            opened.arrive_and_wait();
+            if (open_failed) return;
+            phase(g, &definitions_failed, [&] { read_group_definitions(group, trace); });
+            defined.arrive_and_wait();
+            if (definitions_failed) return;
+            phase(g, nullptr, [&] { read_group_events(group, trace); });
+        };
         {
-            std::vector<std::jthread> workers; // joined when left, also by an exception
-            for (size_t g = 1; g < groups.size(); ++g) workers.emplace_back(read, g);
-            if (!groups.empty()) read(0);
+            std::vector<std::jthread> workers; // joined when left
+            try {
+                for (size_t g = 1; g < groups.size(); ++g) workers.emplace_back(read, g);
+            } catch (...) { // a thread would not start: its group fails, the others stop
+                open_failed = true;
+                for (size_t g = workers.size() + 1; g < groups.size(); ++g) {
+                    errors[g] = std::current_exception();
+                    opened.count_down();
+                    defined.count_down();
+                }
+            }
+            read(0);
         }
         for (const std::exception_ptr& e : errors)
             if (e) std::rethrow_exception(e);
