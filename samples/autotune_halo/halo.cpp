@@ -107,13 +107,22 @@ long Exchange::check() const {
     return bad;
 }
 
-void Exchange::post_recv_ddt(int d, int s, MPI_Request* r) {
-    MPI_Irecv(a_.data(), 1, halo_type_[d][1 - s], nbr_[d][1 - s], tag(d, s), comm_, r);
+void Exchange::post_recv(int d, int s, bool packed, MPI_Request* r) {
+    if (packed)
+        MPI_Irecv(recv_buf_[d][s].data(), pack_size_, MPI_PACKED, nbr_[d][1 - s], tag(d, s),
+                  comm_, r);
+    else
+        MPI_Irecv(a_.data(), 1, halo_type_[d][1 - s], nbr_[d][1 - s], tag(d, s), comm_, r);
 }
 
-void Exchange::post_recv_pack(int d, int s, MPI_Request* r) {
-    MPI_Irecv(recv_buf_[d][s].data(), pack_size_, MPI_PACKED, nbr_[d][1 - s], tag(d, s), comm_,
-              r);
+void Exchange::start_send(int d, int s, bool packed, MPI_Request* r) {
+    if (packed) {
+        pack(d, s);
+        MPI_Isend(send_buf_[d][s].data(), pack_size_, MPI_PACKED, nbr_[d][s], tag(d, s), comm_,
+                  r);
+    } else {
+        MPI_Isend(a_.data(), 1, send_type_[d][s], nbr_[d][s], tag(d, s), comm_, r);
+    }
 }
 
 void Exchange::unpack(int d, int s) {
@@ -133,23 +142,9 @@ void Exchange::aao_isend_irecv(bool packed) {
     MPI_Request req[4 * kDims];
     int k = 0;
     for (int d = 0; d < kDims; ++d)
-        for (int s = 0; s < 2; ++s) {
-            if (packed)
-                post_recv_pack(d, s, &req[k++]);
-            else
-                post_recv_ddt(d, s, &req[k++]);
-        }
+        for (int s = 0; s < 2; ++s) post_recv(d, s, packed, &req[k++]);
     for (int d = 0; d < kDims; ++d)
-        for (int s = 0; s < 2; ++s) {
-            if (packed) {
-                pack(d, s);
-                MPI_Isend(send_buf_[d][s].data(), pack_size_, MPI_PACKED, nbr_[d][s], tag(d, s),
-                          comm_, &req[k++]);
-            } else {
-                MPI_Isend(a_.data(), 1, send_type_[d][s], nbr_[d][s], tag(d, s), comm_,
-                          &req[k++]);
-            }
-        }
+        for (int s = 0; s < 2; ++s) start_send(d, s, packed, &req[k++]);
     MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
     if (packed)
         for (int d = 0; d < kDims; ++d)
@@ -161,7 +156,7 @@ void Exchange::aao_send_irecv() {
     MPI_Request req[2 * kDims];
     int k = 0;
     for (int d = 0; d < kDims; ++d)
-        for (int s = 0; s < 2; ++s) post_recv_ddt(d, s, &req[k++]);
+        for (int s = 0; s < 2; ++s) post_recv(d, s, false, &req[k++]);
     for (int d = 0; d < kDims; ++d)
         for (int s = 0; s < 2; ++s)
             MPI_Send(a_.data(), 1, send_type_[d][s], nbr_[d][s], tag(d, s), comm_);
@@ -173,22 +168,8 @@ void Exchange::pair_isend_irecv(bool packed) {
     for (int d = 0; d < kDims; ++d) {
         MPI_Request req[4];
         int k = 0;
-        for (int s = 0; s < 2; ++s) {
-            if (packed)
-                post_recv_pack(d, s, &req[k++]);
-            else
-                post_recv_ddt(d, s, &req[k++]);
-        }
-        for (int s = 0; s < 2; ++s) {
-            if (packed) {
-                pack(d, s);
-                MPI_Isend(send_buf_[d][s].data(), pack_size_, MPI_PACKED, nbr_[d][s], tag(d, s),
-                          comm_, &req[k++]);
-            } else {
-                MPI_Isend(a_.data(), 1, send_type_[d][s], nbr_[d][s], tag(d, s), comm_,
-                          &req[k++]);
-            }
-        }
+        for (int s = 0; s < 2; ++s) post_recv(d, s, packed, &req[k++]);
+        for (int s = 0; s < 2; ++s) start_send(d, s, packed, &req[k++]);
         MPI_Waitall(k, req, MPI_STATUSES_IGNORE);
         if (packed)
             for (int s = 0; s < 2; ++s) unpack(d, s);
@@ -199,7 +180,7 @@ void Exchange::pair_isend_irecv(bool packed) {
 void Exchange::pair_send_irecv() {
     for (int d = 0; d < kDims; ++d) {
         MPI_Request req[2];
-        for (int s = 0; s < 2; ++s) post_recv_ddt(d, s, &req[s]);
+        for (int s = 0; s < 2; ++s) post_recv(d, s, false, &req[s]);
         for (int s = 0; s < 2; ++s)
             MPI_Send(a_.data(), 1, send_type_[d][s], nbr_[d][s], tag(d, s), comm_);
         MPI_Waitall(2, req, MPI_STATUSES_IGNORE);

@@ -48,8 +48,9 @@ private:
 
     // Message of face (d, s): sent to neighbour(d, s) with tag kTag + 2d + s, received from
     // neighbour(d, 1 - s) with the same tag into the halo on side 1 - s.
-    void post_recv_ddt(int d, int s, MPI_Request* r);
-    void post_recv_pack(int d, int s, MPI_Request* r);
+    // Packed: through the face's MPI_PACKED buffers; else straight with the derived types.
+    void post_recv(int d, int s, bool packed, MPI_Request* r);
+    void start_send(int d, int s, bool packed, MPI_Request* r); // packs first if packed
     void unpack(int d, int s);
     void pack(int d, int s);
     void aao_isend_irecv(bool packed);
