@@ -5,7 +5,6 @@
 #include "trace/threads.h"
 
 #include <algorithm>
-#include <array>
 #include <exception>
 #include <mutex>
 #include <ostream>
@@ -108,39 +107,42 @@ struct SendQueue {
     size_t next = 0;
 };
 
-// The queue of each channel, behind a small cache: a location talks to few channels in turn.
+// The queues last looked up, by channel: a location talks to few channels in turn.
+class ChannelCache {
+  public:
+    // The cached queue of `channel`, else (and then cached) what `find` gives.
+    template <class Find> SendQueue* get(const Channel& channel, Find&& find) {
+        Cached& c = slots_[ChannelHash{}(channel) % kSize];
+        if (!c.queue || !(c.channel == channel)) c = {channel, find()};
+        return c.queue;
+    }
+
+  private:
+    static constexpr size_t kSize = 64;
+    struct Cached {
+        Channel channel{};
+        SendQueue* queue = nullptr;
+    };
+    Cached slots_[kSize];
+};
+
+// The queue of each channel of one sender.
 class ChannelQueues {
   public:
+    // Creates it if needed; references into an unordered_map stay valid.
     SendQueue& get(const Channel& channel) {
-        Cached& c = cache_[ChannelHash{}(channel) % kCacheSize];
-        if (c.queue && c.channel == channel) return *c.queue;
-        SendQueue& queue = queues_[channel]; // references into an unordered_map stay valid
-        c = {channel, &queue};
-        return queue;
+        return *cache_.get(channel, [&] { return &queues_[channel]; });
     }
+    // Once the sender is scanned, from any thread (the map no longer changes).
     SendQueue* find(const Channel& channel) {
-        Cached& c = cache_[ChannelHash{}(channel) % kCacheSize];
-        if (c.queue && c.channel == channel) return c.queue;
-        auto found = queues_.find(channel);
-        if (found == queues_.end()) return nullptr;
-        c = {channel, &found->second};
-        return &found->second;
-    }
-    // Without the cache, for lookups from other threads (the map is no longer changing).
-    SendQueue* find_shared(const Channel& channel) {
         auto found = queues_.find(channel);
         return found == queues_.end() ? nullptr : &found->second;
     }
     const std::unordered_map<Channel, SendQueue, ChannelHash>& all() const { return queues_; }
 
   private:
-    static constexpr size_t kCacheSize = 64;
-    struct Cached {
-        Channel channel{};
-        SendQueue* queue = nullptr;
-    };
     std::unordered_map<Channel, SendQueue, ChannelHash> queues_;
-    Cached cache_[kCacheSize];
+    ChannelCache cache_; // used by the scanning thread only
 };
 
 // A receive in MPI's matching order: by when it was posted (Irecv), not completed.
@@ -408,12 +410,7 @@ class MatcherImpl {
         const auto& events = trace_.locations[loc].events;
         LocationScan& out = scans_[loc];
         out.matched.reserve(out.posted.size());
-        // A receiver talks to few channels in turn: the last ones are kept at hand.
-        struct Cached {
-            Channel channel{};
-            SendQueue* queue = nullptr;
-        };
-        std::array<Cached, 16> cache{};
+        ChannelCache cache;
         for (size_t k = 0; k < out.posted.size(); ++k) {
             // Receives are far apart in the events (pages apart): fetched ahead.
             if (k + 8 < out.posted.size()) __builtin_prefetch(&events[out.posted[k + 8].event]);
@@ -425,10 +422,7 @@ class MatcherImpl {
             SendQueue* queue = nullptr;
             if (source_loc != kNone) {
                 const Channel channel{source_loc, loc, e.b, e.c};
-                Cached& c = cache[ChannelHash{}(channel) % cache.size()];
-                if (!c.queue || !(c.channel == channel))
-                    c = {channel, scans_[source_loc].queues.find_shared(channel)};
-                queue = c.queue;
+                queue = cache.get(channel, [&] { return scans_[source_loc].queues.find(channel); });
             }
             if (!queue || queue->next == queue->sends.size()) {
                 ++out.unmatched_receives;
@@ -602,16 +596,6 @@ uint32_t world_rank(const Trace& trace, Ref comm, uint32_t rank, uint32_t locati
     return rank < c.members.size() ? c.members[rank] : kNone;
 }
 
-Matching match(const Trace& trace, unsigned threads) {
-    Matching m;
-    Warnings warn(m.warnings);
-    MatcherImpl matcher(trace, m, warn, threads == 0 ? worker_threads() : threads);
-    parallel_for(trace.locations.size(), threads == 0 ? worker_threads() : threads,
-                 [&](size_t loc, unsigned) { matcher.scan(static_cast<uint32_t>(loc)); });
-    matcher.complete();
-    return m;
-}
-
 struct Matcher::Impl {
     Matching matching;
     Warnings warnings{matching.warnings};
@@ -635,6 +619,14 @@ Matching Matcher::finish() {
     impl_->finished = true;
     impl_->matcher.complete();
     return std::move(impl_->matching);
+}
+
+Matching match(const Trace& trace, unsigned threads) {
+    if (threads == 0) threads = worker_threads();
+    Matcher matcher(trace, threads);
+    parallel_for(trace.locations.size(), threads,
+                 [&](size_t loc, unsigned) { matcher.scan(static_cast<uint32_t>(loc)); });
+    return matcher.finish();
 }
 
 std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads,

@@ -481,6 +481,7 @@ class ArchiveReader {
         posix_layout_ = substrate == OTF2_SUBSTRATE_POSIX && compression == OTF2_COMPRESSION_NONE;
         if (posix_layout_ && !fs::is_regular_file(stem_ + ".def"))
             throw TraceError(stem_ + ".def: global definitions file is missing");
+        have_local_defs_ = !posix_layout_ || fs::is_directory(stem_);
     }
 
     Definitions read_global_definitions() {
@@ -522,14 +523,16 @@ class ArchiveReader {
     void read_locations(Trace& trace, unsigned threads) {
         const std::vector<Location>& locs = trace.defs.locations;
         // Missing files first, as a serial read finds them before reading any events.
-        for (const Location& l : locs)
-            if (posix_layout_ && declared_events(l.otf2_id) > 0 &&
-                !fs::exists(location_file(l.otf2_id, ".evt")))
-                throw TraceError(location_file(l.otf2_id, ".evt") + ": event file is missing");
+        no_event_file_.assign(locs.size(), false);
+        for (size_t i = 0; i < locs.size(); ++i) {
+            const std::string file = location_file(locs[i].otf2_id, ".evt");
+            no_event_file_[i] = posix_layout_ && !fs::exists(file);
+            if (no_event_file_[i] && declared_events(locs[i].otf2_id) > 0)
+                throw TraceError(file + ": event file is missing");
+        }
         std::vector<Group> groups;
         for (const auto& [begin, end] : location_groups(locs, threads))
-            groups.push_back(
-                Group{{}, groups.empty() ? reader_.get() : nullptr, begin, end, {}, false});
+            groups.push_back(Group{{}, groups.empty() ? reader_.get() : nullptr, begin, end, {}});
         if (groups.empty()) return;
 
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(groups.size());
@@ -613,7 +616,6 @@ class ArchiveReader {
         OTF2_Reader* r = nullptr;
         size_t begin = 0, end = 0;
         std::vector<OTF2_EvtReader*> readers; // per location; nullptr: no events
-        bool have_defs = false;
     };
 
     // Selects the group's locations and opens their event readers.
@@ -622,8 +624,7 @@ class ArchiveReader {
         for (size_t i = g.begin; i < g.end; ++i)
             check(OTF2_Reader_SelectLocation(g.r, locs[i].otf2_id), anchor_,
                   "cannot select location");
-        g.have_defs = !posix_layout_ || fs::is_directory(stem_);
-        if (g.have_defs)
+        if (have_local_defs_)
             check(OTF2_Reader_OpenDefFiles(g.r), stem_, "cannot open local definitions");
         check(OTF2_Reader_OpenEvtFiles(g.r), stem_, "cannot open event files");
 
@@ -632,8 +633,7 @@ class ArchiveReader {
         g.readers.assign(g.end - g.begin, nullptr);
         for (size_t i = g.begin; i < g.end; ++i) {
             const uint64_t id = locs[i].otf2_id;
-            if (posix_layout_ && !fs::exists(location_file(id, ".evt")))
-                continue; // a location without events may have no file (checked before)
+            if (no_event_file_[i]) continue; // a location without events may have no file
             OTF2_EvtReader*& reader = g.readers[i - g.begin];
             reader = OTF2_Reader_GetEvtReader(g.r, id);
             if (!reader)
@@ -648,7 +648,7 @@ class ArchiveReader {
         for (size_t i = g.begin; i < g.end; ++i)
             trace.defs.locations[i].clock_offsets =
                 read_local_definitions(g.r, trace.defs.locations[i].otf2_id);
-        if (g.have_defs) OTF2_Reader_CloseDefFiles(g.r);
+        if (have_local_defs_) OTF2_Reader_CloseDefFiles(g.r);
     }
 
     // In the group's thread; each location is handed to the hook as soon as it is read.
@@ -748,6 +748,8 @@ class ArchiveReader {
     std::string anchor_;
     std::string stem_; // anchor without .otf2: <stem>.def, <stem>/<id>.evt
     bool posix_layout_ = false;
+    bool have_local_defs_ = false;    // the archive has a directory of local definitions
+    std::vector<bool> no_event_file_; // per location: its event file does not exist
     Otf2ErrorCapture capture_;
     ReaderHandle reader_;
     const ReadHooks* hooks_ = nullptr;
