@@ -5,6 +5,7 @@
 
 #include "trace/synthetic.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -45,6 +46,23 @@ std::vector<uint32_t> parse_grid(const std::string& text) {
     return dims;
 }
 
+// "xy": the periodic axes; "none": none.
+std::vector<bool> parse_periodic(const std::string& text) {
+    std::vector<bool> periodic;
+    if (text == "none") return periodic;
+    if (text.empty()) throw UsageError{"--periodic needs axes: any of x, y, z (e.g. xy) or none"};
+    for (char c : text) {
+        const std::size_t axis = c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : 3;
+        if (axis == 3)
+            throw UsageError{"--periodic: '" + std::string(1, c) +
+                             "' is not an axis (any of x, y, z, e.g. xy, or none)"};
+        if (periodic.size() <= axis) periodic.resize(axis + 1, false);
+        if (periodic[axis]) throw UsageError{"--periodic: axis " + std::string(1, c) + " twice"};
+        periodic[axis] = true;
+    }
+    return periodic;
+}
+
 std::string seconds(uint64_t ticks) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.9f", static_cast<double>(ticks) / tt::kSynthResolution);
@@ -61,6 +79,9 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
     out << "reproduce: topolens synth -o " << dir << " " << tt::synth_arguments(o) << "\n";
     out << "messages: " << x.messages << ", collective instances: " << x.collectives
         << ", every location from 0 to " << x.end << " ticks (" << seconds(x.end) << " s)\n";
+    if (tt::synth_pattern_exchanges(o.pattern))
+        out << "slow rank: " << x.slow_rank << " (" << o.delay_ticks
+            << " ticks longer before each exchange), " << tt::synth_variant_name(o.variant) << "\n";
     out << "expected severities (ticks at 1e9 ticks/s; all other wait states are 0):\n";
     Table t({"metric", "unique name", "ticks", "seconds", "instances"},
             {false, false, true, true, true});
@@ -69,6 +90,22 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
     };
     row("Late Sender", "mpi_latesender", x.late_sender);
     for (const tt::SynthSweep& sw : x.sweeps) row("  in " + sw.region, "", sw.late_sender);
+    if (tt::synth_pattern_exchanges(o.pattern)) {
+        row("  LS, Wrong Order, same source", "mpi_lswo_same", x.wrong_order_same);
+        row("  LS, Wrong Order, different sources", "mpi_lswo_different", x.wrong_order_different);
+        for (const tt::SynthCorner& c : x.wavefront)
+            row(
+                "  Wavefront from " + c.corner,
+                "mpi_wavefront_" +
+                    [&] {
+                        std::string u;
+                        for (char ch : c.corner)
+                            u += ch == '-' ? '_' : static_cast<char>(std::tolower(ch));
+                        return u;
+                    }(),
+                c.late_sender);
+        row("Late Receiver", "mpi_latereceiver", x.late_receiver);
+    }
     row("Wait at NxN", "mpi_wait_nxn", x.wait_nxn);
     row("Wait at Barrier", "mpi_barrier_wait", x.wait_barrier);
     row("Late Broadcast", "mpi_latebroadcast", x.late_broadcast);
@@ -79,7 +116,8 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
 const char* const kSynopsis =
     "usage: topolens synth -o DIR [--ranks N] [--grid PxQ[xR]] [--pattern NAME]\n"
     "                      [--iterations K] [--blocks B] [--work-ticks T] [--delay-ticks D]\n"
-    "                      [--latency-ticks L] [--seed S]\n";
+    "                      [--latency-ticks L] [--seed S]\n"
+    "                      [--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]\n";
 
 } // namespace
 
@@ -93,13 +131,20 @@ seed give the same trace.
   -o, --output DIR   where to write the archive (required)
   --ranks N          number of ranks [16, or the grid's size]
   --grid PxQ[xR]     process grid, 1 to 3 dimensions [the balanced 2D grid of N, P >= Q]
-  --pattern NAME     wavefront, late-sender, collectives or mixed [mixed]
+  --pattern NAME     wavefront, late-sender, collectives, mixed, halo, pairwise or ssor
+                     [mixed]
   --iterations K     iterations of the pattern [10]
   --blocks B         wavefront blocks per sweep [2]
   --work-ticks T     compute per block and before each operation, >= 1 [10000]
   --delay-ticks D    lateness of late senders and late collective members [5000]
   --latency-ticks L  message and collective latency [0]
   --seed S           chooses the pairs, late ranks and roots [1]
+  --variant V        halo, pairwise, ssor: sendrecv (one MPI_Sendrecv per direction) or
+                     nonblocking (MPI_Irecv all, MPI_Isend all, MPI_Waitall) [sendrecv]
+  --periodic AXES    halo, pairwise: the grid's periodic axes, any of x, y, z (e.g. xy),
+                     or none [none]; an axis of size 1 cannot be periodic
+  --slow-rank R      halo, pairwise, ssor: the rank that computes D longer before each
+                     exchange [the rank at coordinates (P/2, Q/2, R/2), rounded down]
 
 Event counts: --ranks 64 --iterations 2000 (8x8, mixed, 2 blocks) gives 18.0 million.
 
@@ -114,8 +159,9 @@ the user region "compute". The grid is a Cartesian topology "grid" (non-periodic
 rank = x + P*y + P*Q*z; axis 0 west->east, 1 south->north, 2 bottom->top) on the
 communicator "grid", which only the wavefront uses; the rest is on MPI_COMM_WORLD.
 
-Zero by construction in every pattern: Late Receiver, LS Wrong Order, NxN Completion,
-Barrier Completion, clock-condition violations.
+Zero by construction in every pattern: NxN Completion, Barrier Completion,
+clock-condition violations; in wavefront, late-sender, collectives and mixed also Late
+Receiver and LS Wrong Order (halo, pairwise and ssor compute them, see below).
 
 late-sender: the ranks, shuffled by the seed, form floor(N/2) fixed sender->receiver
 pairs (an odd rank out only computes). Per iteration the receiver computes T and enters
@@ -149,12 +195,52 @@ A rank waits only in its first receive of a sweep: w*H - L with H = T+L, when w 
 
 mixed: per iteration wavefront, late-sender, collectives, in this order; severities are
 the sums (Late Sender = wavefront + pairs, Wait at NxN = both Allreduces).
+
+halo, pairwise, ssor: the exchange. Each iteration every rank computes T, the slow rank S
+T+D, then exchanges in the user region "halo" (pairwise: "pairwise") on "grid", 512
+bytes per message (pairwise 1024). The topology records --periodic. halo: along each
+axis of size > 1, from the last axis to the first, up (send to the high side, receive
+from the low side, tag 200+2*axis) then down (tag 201+2*axis); periodic axes wrap, a
+non-periodic edge has no partner there. pairwise: rank r with r XOR 1 (tag 300; the last
+of an odd number only computes). sendrecv: one MPI_Sendrecv per direction in that order,
+leaving when its message arrived (the partner's call entered + L). nonblocking: MPI_Irecv
+from every direction, MPI_Isend to every direction (0 ticks each), MPI_Waitall leaving
+when the last message arrived. Phase length: until the last rank is done.
+The severities follow Scalasca 2.6's definitions, computed on this model:
+  Late Sender: per receiving call min(partner's send call enter, leave) - enter, for
+  MPI_Waitall only its largest (the first of equal ones).
+  LS, Wrong Order: each location keeps its last 100 Late Sender instances; a receive of
+  a message sent before an instance's message turns that instance into Wrong Order,
+  "same source" when both messages came from the same rank, else "different sources".
+  With sendrecv the delay of S travels, and a rank that waited for S in one direction
+  then receives an older message from its other side: Wrong Order, different sources.
+  Late Receiver: MPI_Send takes 0 ticks and MPI_Sendrecv is not counted, so only an
+  MPI_Waitall without a waiting receive could have some: 0 in this model, computed.
+  pairwise: Late Sender = K*D on S's partner (with a partner), nothing else.
+  halo, nonblocking: Late Sender = K*D on every rank that exchanges with S.
+  halo, sendrecv, 1D non-periodic: K*D on S-1 and S+1, Wrong Order (different
+  sources) K*D on S+1 when S+2 exists.
+  Every "Wavefront from <corner>" is 0 in halo and pairwise.
+
+ssor: per iteration, each phase starting on all ranks together: a lower sweep (user region
+lower_sweep, tag 100) from the origin corner (all coordinates 0) as wavefront's sweeps
+(B blocks: receive from every low-side neighbour, compute T, send to every high-side
+one), the halo exchange above (with S and --variant; not periodic), an upper sweep
+(upper_sweep, tag 101) from the opposite corner. Corners are named as the analysis names
+them, from the axes of size > 1: 2D SW (origin) and NE, 1D W and E, 3D SW-bottom and
+NE-top, 2x1x3 W-bottom and E-top. A rank h hops (the sum of its coordinates) from the
+origin waits h*H - L in its first receive of a lower sweep (H = T+L; h = 0: nothing),
+and h' = sum of (size-1-coordinate) hops from the far corner as much in an upper sweep:
+  Wavefront from <origin corner> = K*(h*H - L), from the opposite corner K*(h'*H - L),
+  on each rank with h (h') >= 1; every other corner 0. The halo's waits are in none.
+  Late Sender = both + the halo's; Wrong Order only from the halo.
 )";
 }
 
 int synth_main(const std::vector<std::string>& args) {
     tt::SynthOptions o;
     std::string dir;
+    bool variant_given = false;
     try {
         for (std::size_t i = 0; i < args.size(); ++i) {
             const std::string& a = args[i];
@@ -181,8 +267,24 @@ int synth_main(const std::vector<std::string>& args) {
                 const auto p = tt::parse_synth_pattern(v);
                 if (!p)
                     throw UsageError{"--pattern: unknown pattern '" + v +
-                                     "' (wavefront, late-sender, collectives, mixed)"};
+                                     "' (wavefront, late-sender, collectives, mixed, halo, "
+                                     "pairwise, ssor)"};
                 o.pattern = *p;
+            } else if (a == "--variant") {
+                const auto variant = tt::parse_synth_variant(v);
+                if (!variant)
+                    throw UsageError{"--variant: unknown variant '" + v +
+                                     "' (sendrecv, nonblocking)"};
+                o.variant = *variant;
+                variant_given = true;
+            } else if (a == "--periodic") {
+                o.periodic = parse_periodic(v);
+            } else if (a == "--slow-rank") {
+                const uint64_t r = parse_number(a, v, 0);
+                if (r >= tt::kSynthMaxRanks)
+                    throw UsageError{"--slow-rank: at most " +
+                                     std::to_string(tt::kSynthMaxRanks - 1)};
+                o.slow_rank = static_cast<uint32_t>(r);
             } else if (a == "--iterations") {
                 o.iterations = parse_number(a, v, 1);
             } else if (a == "--blocks") {
@@ -200,6 +302,8 @@ int synth_main(const std::vector<std::string>& args) {
             }
         }
         if (dir.empty()) throw UsageError{"synth needs an output directory (-o DIR)"};
+        if (variant_given && !tt::synth_pattern_exchanges(o.pattern))
+            throw UsageError{"--variant applies to --pattern halo, pairwise and ssor"};
         try {
             o = tt::resolve_synth_options(o);
         } catch (const std::invalid_argument& e) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
+#include <span>
 #include <stdexcept>
 
 namespace topolens::trace {
@@ -10,7 +12,10 @@ namespace {
 
 constexpr uint32_t kWavefrontTagBase = 100;
 constexpr uint32_t kPairTag = 1;
-constexpr uint64_t kFaceBytes = 512; // 64 doubles, as samples/wavefront2d
+constexpr uint32_t kHaloTagBase = 200; // + 2 * axis + (1 when the message travels down)
+constexpr uint32_t kPairwiseTag = 300;
+constexpr std::size_t kWrongOrderBuffer = 100; // Scalasca's: the last 100 LS instances
+constexpr uint64_t kFaceBytes = 512;           // 64 doubles, as samples/wavefront2d
 constexpr uint64_t kPairBytes = 1024;
 constexpr uint64_t kValueBytes = 8;               // one double per collective contribution
 constexpr uint64_t kMaxTicks = 1'000'000'000'000; // 1000 s per option at 1 ns
@@ -58,6 +63,20 @@ bool has_pairs(SynthPattern p) {
 bool has_collectives(SynthPattern p) {
     return p == SynthPattern::Collectives || p == SynthPattern::Mixed;
 }
+bool takes_periodic(SynthPattern p) {
+    return p == SynthPattern::Halo || p == SynthPattern::Pairwise;
+}
+
+char axis_letter(std::size_t axis) {
+    return "xyz"[axis];
+}
+
+std::string periodic_text(const std::vector<bool>& periodic) {
+    std::string s;
+    for (std::size_t i = 0; i < periodic.size(); ++i)
+        if (periodic[i]) s += axis_letter(i);
+    return s.empty() ? "none" : s;
+}
 
 // Sender/receiver pairs: a seeded shuffle of the ranks taken two at a time (an odd rank
 // out only computes).
@@ -91,6 +110,118 @@ uint32_t neighbour_count(uint32_t rank, const std::vector<uint32_t>& grid) {
     uint32_t n = 0;
     for (std::size_t i = 0; i < grid.size(); ++i) n += (c[i] > 0) + (c[i] + 1 < grid[i]);
     return n;
+}
+
+bool periodic_at(const std::vector<bool>& periodic, std::size_t axis) {
+    return axis < periodic.size() && periodic[axis];
+}
+
+// The neighbour one step along `axis` towards `side` (+1 / -1); kNone past a non-periodic
+// edge and on an axis of size 1 (no process exchanges with itself).
+uint32_t neighbour(uint32_t rank, const std::vector<uint32_t>& grid,
+                   const std::vector<bool>& periodic, std::size_t axis, int side) {
+    if (grid[axis] < 2) return kNone;
+    std::vector<uint32_t> c = coords_of(rank, grid);
+    int64_t x = int64_t(c[axis]) + side;
+    if (x < 0 || x >= int64_t(grid[axis])) {
+        if (!periodic_at(periodic, axis)) return kNone;
+        x = (x + int64_t(grid[axis])) % int64_t(grid[axis]);
+    }
+    c[axis] = static_cast<uint32_t>(x);
+    return rank_of(c, grid);
+}
+
+// One direction of an exchange: every rank sends to to[rank] and receives from from[rank]
+// (kNone: not in this direction).
+struct ExchangeStep {
+    std::vector<uint32_t> to, from;
+    uint32_t tag = 0;
+};
+
+// The halo exchange's directions: axes from the last to the first (of size > 1), on each
+// first up (send to the high side, receive from the low side), then down. The order is
+// chosen so that under the wavefront block rules the exchange's last block never takes in
+// the first receive of ssor's upper sweep: at a rank with a high neighbour along the first
+// axis the last message is the receive from that side (the sweep's receive from there is a
+// repeat); at a rank without one the last message is a send. The nonblocking variant posts
+// its receives in the same order, so the block of its last receives holds the receive from
+// the high side of the first axis along which the rank has a high neighbour.
+std::vector<ExchangeStep> halo_steps(const std::vector<uint32_t>& grid,
+                                     const std::vector<bool>& periodic, uint32_t ranks) {
+    std::vector<ExchangeStep> steps;
+    for (std::size_t a = grid.size(); a-- > 0;) {
+        if (grid[a] < 2) continue;
+        for (int side : {+1, -1}) {
+            ExchangeStep st;
+            st.tag = kHaloTagBase + 2 * static_cast<uint32_t>(a) + (side < 0 ? 1 : 0);
+            st.to.resize(ranks);
+            st.from.resize(ranks);
+            for (uint32_t p = 0; p < ranks; ++p) {
+                st.to[p] = neighbour(p, grid, periodic, a, side);
+                st.from[p] = neighbour(p, grid, periodic, a, -side);
+            }
+            steps.push_back(std::move(st));
+        }
+    }
+    return steps;
+}
+
+// pairwise: rank r with r XOR 1 (the last of an odd number has no partner).
+std::vector<ExchangeStep> pairwise_steps(uint32_t ranks) {
+    ExchangeStep st;
+    st.tag = kPairwiseTag;
+    st.to.resize(ranks);
+    for (uint32_t p = 0; p < ranks; ++p) st.to[p] = (p ^ 1u) < ranks ? (p ^ 1u) : kNone;
+    st.from = st.to;
+    return {st};
+}
+
+std::vector<ExchangeStep> exchange_steps(const SynthOptions& o) {
+    return o.pattern == SynthPattern::Pairwise ? pairwise_steps(o.ranks)
+                                               : halo_steps(o.grid, o.periodic, o.ranks);
+}
+
+// Events of one exchange on rank p (the calls only).
+uint64_t exchange_events(const std::vector<ExchangeStep>& steps, uint32_t p, SynthVariant variant) {
+    uint64_t sends = 0, receives = 0, events = 0;
+    for (const ExchangeStep& st : steps) {
+        const uint64_t s = st.to[p] != kNone, r = st.from[p] != kNone;
+        if (variant == SynthVariant::Sendrecv && s + r > 0) events += 2 + s + r;
+        sends += s;
+        receives += r;
+    }
+    if (variant == SynthVariant::Nonblocking && sends + receives > 0)
+        // Irecv and Isend: enter, request, leave; Waitall: enter, a record each, leave.
+        events = 3 * (sends + receives) + 2 + sends + receives;
+    return events;
+}
+
+// The analysis' name of a corner: the side the wave comes from along y, x, then z.
+std::string corner_name(const std::vector<int>& travel) {
+    std::string name;
+    if (travel.size() > 1 && travel[1] != 0) name += travel[1] > 0 ? "S" : "N";
+    if (travel[0] != 0) name += travel[0] > 0 ? "W" : "E";
+    if (travel.size() > 2 && travel[2] != 0)
+        name += std::string(name.empty() ? "" : "-") + (travel[2] > 0 ? "bottom" : "top");
+    return name;
+}
+
+// Every corner of the axes of size > 1; bit i of the index: the i-th such axis travels -.
+std::vector<SynthCorner> make_corners(const std::vector<uint32_t>& grid, uint32_t ranks) {
+    std::vector<std::size_t> axes;
+    for (std::size_t a = 0; a < grid.size(); ++a)
+        if (grid[a] > 1) axes.push_back(a);
+    std::vector<SynthCorner> corners;
+    if (axes.empty()) return corners;
+    for (std::size_t k = 0; k < (std::size_t{1} << axes.size()); ++k) {
+        SynthCorner c;
+        c.travel.assign(grid.size(), 0);
+        for (std::size_t i = 0; i < axes.size(); ++i) c.travel[axes[i]] = (k >> i & 1) ? -1 : +1;
+        c.corner = corner_name(c.travel);
+        c.late_sender.by_location.assign(ranks, 0);
+        corners.push_back(std::move(c));
+    }
+    return corners;
 }
 
 // Sweep3D's corner order: each sweep is followed by the one from the opposite corner.
@@ -136,6 +267,14 @@ long double duration_bound(const SynthOptions& o) {
     }
     if (has_pairs(o.pattern)) phase += T + D + L;
     if (has_collectives(o.pattern)) phase += 4 * (T + D + L);
+    // An exchange: D of delay, then each of at most 6 directions leaves L after the last
+    // partner entered.
+    if (synth_pattern_exchanges(o.pattern)) phase += T + D + 7 * L;
+    if (o.pattern == SynthPattern::Ssor) {
+        long double hops = 0;
+        for (uint32_t d : o.grid) hops += d - 1;
+        phase += 2.0L * (o.blocks * T + (hops + 1) * H);
+    }
     return 2.0L * kSynthInitTicks + static_cast<long double>(o.iterations) * phase;
 }
 
@@ -155,11 +294,12 @@ class Generator {
         std::vector<uint32_t> members(n_);
         for (uint32_t r = 0; r < n_; ++r) members[r] = r;
         grid_comm_ = b_.communicator("grid", members, b_.world());
-        const Ref topo =
-            b_.cart_topology("grid", grid_comm_, o.grid, std::vector<bool>(o.grid.size(), false));
+        std::vector<bool> periodic = o.periodic;
+        periodic.resize(o.grid.size(), false);
+        const Ref topo = b_.cart_topology("grid", grid_comm_, o.grid, periodic);
         for (uint32_t r = 0; r < n_; ++r) b_.cart_coords(topo, r, coords_of(r, o.grid));
 
-        if (has_wavefront(o.pattern) || has_pairs(o.pattern)) {
+        if (has_wavefront(o.pattern) || has_pairs(o.pattern) || o.pattern == SynthPattern::Ssor) {
             send_ = b_.mpi_region("MPI_Send");
             recv_ = b_.mpi_region("MPI_Recv");
         }
@@ -170,11 +310,13 @@ class Generator {
             bcast_ = b_.mpi_region("MPI_Bcast");
             reduce_ = b_.mpi_region("MPI_Reduce");
         }
-        for (SynthSeverity* s : {&x_.late_sender, &x_.wait_nxn, &x_.wait_barrier,
-                                 &x_.late_broadcast, &x_.early_reduce})
+        for (SynthSeverity* s :
+             {&x_.late_sender, &x_.wait_nxn, &x_.wait_barrier, &x_.late_broadcast, &x_.early_reduce,
+              &x_.late_receiver, &x_.wrong_order_same, &x_.wrong_order_different})
             s->by_location.assign(n_, 0);
         if (has_wavefront(o.pattern)) setup_wavefront();
         if (has_pairs(o.pattern)) x_.pairs = make_pairs(o);
+        if (synth_pattern_exchanges(o.pattern)) setup_exchange();
     }
 
     Synthetic run() {
@@ -188,7 +330,17 @@ class Generator {
             if (has_wavefront(o_.pattern)) start = wavefront_phase(start);
             if (has_pairs(o_.pattern)) start = late_sender_phase(start);
             if (has_collectives(o_.pattern)) start = collectives_phase(start);
+            if (o_.pattern == SynthPattern::Halo || o_.pattern == SynthPattern::Pairwise)
+                start = exchange_phase(start);
+            if (o_.pattern == SynthPattern::Ssor) {
+                start = ssor_sweep(0, start);
+                start = exchange_phase(start);
+                start = ssor_sweep(1, start);
+            }
         }
+        // Late Sender instances never revealed as Wrong Order keep their place.
+        for (uint32_t p = 0; p < pending_.size(); ++p)
+            for (const Pending& ls : pending_[p]) settle(p, ls);
         x_.end = start + kSynthInitTicks;
         for (uint32_t p = 0; p < n_; ++p) {
             b_.enter(p, start, finalize_);
@@ -220,40 +372,273 @@ class Generator {
         ++s.instances;
     }
 
-    void setup_wavefront() {
-        x_.sweeps = make_sweeps(o_.grid);
+    // The sweep's links on the (non-periodic) grid and the order its ranks are visited in.
+    SweepPlan make_plan(SynthSweep& sw) {
         const std::size_t nd = o_.grid.size();
-        for (SynthSweep& sw : x_.sweeps) {
-            sw.late_sender.by_location.assign(n_, 0);
-            SweepPlan plan;
-            plan.region = b_.region(sw.region);
-            plan.links.resize(n_);
-            std::vector<uint64_t> hops(n_);
-            for (uint32_t p = 0; p < n_; ++p) {
-                const std::vector<uint32_t> c = coords_of(p, o_.grid);
-                Neighbours& nb = plan.links[p];
-                for (std::size_t i = 0; i < nd; ++i) {
-                    const int s = sw.direction[i];
-                    hops[p] += s > 0 ? c[i] : o_.grid[i] - 1 - c[i];
-                    const int64_t up = int64_t(c[i]) - s, down = int64_t(c[i]) + s;
-                    std::vector<uint32_t> q = c;
-                    if (up >= 0 && up < int64_t(o_.grid[i])) {
-                        q[i] = static_cast<uint32_t>(up);
-                        nb.up[nb.n_up++] = rank_of(q, o_.grid);
-                    }
-                    if (down >= 0 && down < int64_t(o_.grid[i])) {
-                        q[i] = static_cast<uint32_t>(down);
-                        nb.down[nb.n_down++] = rank_of(q, o_.grid);
-                    }
+        sw.late_sender.by_location.assign(n_, 0);
+        SweepPlan plan;
+        plan.region = b_.region(sw.region);
+        plan.links.resize(n_);
+        std::vector<uint64_t> hops(n_);
+        for (uint32_t p = 0; p < n_; ++p) {
+            const std::vector<uint32_t> c = coords_of(p, o_.grid);
+            Neighbours& nb = plan.links[p];
+            for (std::size_t i = 0; i < nd; ++i) {
+                const int s = sw.direction[i];
+                hops[p] += s > 0 ? c[i] : o_.grid[i] - 1 - c[i];
+                const int64_t up = int64_t(c[i]) - s, down = int64_t(c[i]) + s;
+                std::vector<uint32_t> q = c;
+                if (up >= 0 && up < int64_t(o_.grid[i])) {
+                    q[i] = static_cast<uint32_t>(up);
+                    nb.up[nb.n_up++] = rank_of(q, o_.grid);
+                }
+                if (down >= 0 && down < int64_t(o_.grid[i])) {
+                    q[i] = static_cast<uint32_t>(down);
+                    nb.down[nb.n_down++] = rank_of(q, o_.grid);
                 }
             }
-            plan.order.resize(n_);
-            for (uint32_t p = 0; p < n_; ++p) plan.order[p] = p;
-            std::stable_sort(plan.order.begin(), plan.order.end(),
-                             [&](uint32_t a, uint32_t b) { return hops[a] < hops[b]; });
-            plans_.push_back(std::move(plan));
+        }
+        plan.order.resize(n_);
+        for (uint32_t p = 0; p < n_; ++p) plan.order[p] = p;
+        std::stable_sort(plan.order.begin(), plan.order.end(),
+                         [&](uint32_t a, uint32_t b) { return hops[a] < hops[b]; });
+        return plan;
+    }
+
+    void setup_wavefront() {
+        x_.sweeps = make_sweeps(o_.grid);
+        for (SynthSweep& sw : x_.sweeps) plans_.push_back(make_plan(sw));
+        sent_.assign(n_, 0);
+    }
+
+    void setup_exchange() {
+        x_.slow_rank = o_.slow_rank;
+        x_.wavefront = make_corners(o_.grid, n_);
+        steps_ = exchange_steps(o_);
+        pending_.resize(n_);
+        if (o_.variant == SynthVariant::Sendrecv) {
+            sendrecv_ = b_.mpi_region("MPI_Sendrecv");
+        } else {
+            irecv_ = b_.mpi_region("MPI_Irecv");
+            isend_ = b_.mpi_region("MPI_Isend");
+            waitall_ = b_.mpi_region("MPI_Waitall");
+            requests_.assign(n_, 0);
+        }
+        exchange_ = b_.region(o_.pattern == SynthPattern::Pairwise ? "pairwise" : "halo");
+        if (o_.pattern != SynthPattern::Ssor) return;
+        // The lower sweep travels up along every axis from the origin corner, the upper
+        // one down from the opposite corner; their corners' metrics get their fills.
+        const std::size_t nd = o_.grid.size();
+        for (int sign : {+1, -1}) {
+            SynthSweep sw;
+            sw.direction.assign(nd, sign);
+            std::vector<int> travel(nd, 0);
+            for (std::size_t a = 0; a < nd; ++a)
+                if (o_.grid[a] > 1) travel[a] = sign;
+            sw.origin = corner_name(travel);
+            sw.region = sign > 0 ? "lower_sweep" : "upper_sweep";
+            sw.tag = kWavefrontTagBase + static_cast<uint32_t>(x_.sweeps.size());
+            plans_.push_back(make_plan(sw));
+            x_.sweeps.push_back(std::move(sw));
+            sweep_corner_.push_back(
+                x_.wavefront.empty() ? -1 : (sign > 0 ? 0 : int(x_.wavefront.size()) - 1));
         }
         sent_.assign(n_, 0);
+    }
+
+    // ---- the receive side of Scalasca's definitions, location by location in event order
+
+    struct Arrival {
+        uint32_t source;
+        Time sent; // the send record's time = the send call's enter in this model
+    };
+    // A Late Sender instance waiting in the Wrong Order buffer.
+    struct Pending {
+        uint64_t idle;
+        Time sent;
+        uint32_t source;
+        int corner; // index into x_.wavefront when it fills a wave, else -1
+    };
+
+    void settle(uint32_t p, const Pending& ls) {
+        if (ls.corner >= 0)
+            tally(x_.wavefront[static_cast<std::size_t>(ls.corner)].late_sender, p, ls.idle);
+    }
+
+    // A call [enter, leave] completed `arrivals` (in record order). Every receive first
+    // reveals the buffered instances whose messages were sent after its own as Wrong Order;
+    // then the call's Late Sender instance (the largest wait, the first of equal ones) joins
+    // the buffer. Returns whether the call had one.
+    bool received(uint32_t p, Time enter, Time leave, std::span<const Arrival> arrivals, int corner,
+                  SynthSeverity* sweep = nullptr) {
+        std::deque<Pending>& buffer = pending_[p];
+        for (const Arrival& a : arrivals)
+            for (auto it = buffer.begin(); it != buffer.end();) {
+                if (it->sent <= a.sent) {
+                    ++it;
+                    continue;
+                }
+                tally(it->source == a.source ? x_.wrong_order_same : x_.wrong_order_different, p,
+                      it->idle);
+                it = buffer.erase(it);
+            }
+        uint64_t idle = 0;
+        std::size_t which = 0;
+        for (std::size_t i = 0; i < arrivals.size(); ++i) {
+            const Time until = std::min(arrivals[i].sent, leave);
+            if (until > enter && until - enter > idle) {
+                idle = until - enter;
+                which = i;
+            }
+        }
+        if (idle == 0) return false;
+        tally(x_.late_sender, p, idle);
+        if (sweep) tally(*sweep, p, idle);
+        if (buffer.size() == kWrongOrderBuffer) {
+            settle(p, buffer.front());
+            buffer.pop_front();
+        }
+        buffer.push_back({idle, arrivals[which].sent, arrivals[which].source, corner});
+        return true;
+    }
+
+    // Every rank computes T (the slow rank T + D), then exchanges in the user region "halo"
+    // or "pairwise".
+    Time exchange_phase(Time start) {
+        std::vector<Time> t(n_);
+        for (uint32_t p = 0; p < n_; ++p) {
+            t[p] = start + o_.work_ticks + (p == o_.slow_rank ? o_.delay_ticks : 0);
+            compute(p, start, t[p]);
+            b_.enter(p, t[p], exchange_);
+        }
+        const uint64_t bytes = o_.pattern == SynthPattern::Pairwise ? kPairBytes : kFaceBytes;
+        if (o_.variant == SynthVariant::Sendrecv)
+            sendrecv_exchange(t, bytes);
+        else
+            nonblocking_exchange(t, bytes);
+        Time end = start;
+        for (uint32_t p = 0; p < n_; ++p) {
+            b_.leave(p, t[p], exchange_);
+            end = std::max(end, t[p]);
+        }
+        return end;
+    }
+
+    // One MPI_Sendrecv per direction, all ranks in the same order: a rank's call of one
+    // direction meets its partners' calls of that direction. Sends never block, so a call
+    // leaves when its message has arrived (the partner entered + L).
+    void sendrecv_exchange(std::vector<Time>& t, uint64_t bytes) {
+        for (const ExchangeStep& st : steps_) {
+            const std::vector<Time> enter = t;
+            for (uint32_t p = 0; p < n_; ++p) {
+                const uint32_t to = st.to[p], from = st.from[p];
+                if (to == kNone && from == kNone) continue;
+                const Time leave =
+                    from == kNone ? enter[p] : std::max(enter[p], enter[from] + o_.latency_ticks);
+                b_.enter(p, enter[p], sendrecv_);
+                if (to != kNone) {
+                    b_.send(p, enter[p], to, grid_comm_, st.tag, bytes);
+                    ++x_.messages;
+                }
+                if (from != kNone) {
+                    b_.recv(p, leave, from, grid_comm_, st.tag, bytes);
+                    const Arrival a{from, enter[from]};
+                    received(p, enter[p], leave, {&a, 1}, -1);
+                }
+                b_.leave(p, leave, sendrecv_);
+                t[p] = leave;
+            }
+        }
+    }
+
+    // MPI_Irecv from every direction, MPI_Isend to every direction (0 ticks each), then
+    // MPI_Waitall, which leaves when the last message has arrived.
+    void nonblocking_exchange(std::vector<Time>& t, uint64_t bytes) {
+        const std::vector<Time> posted = t; // every Irecv and Isend of a rank starts then
+        struct Request {
+            uint64_t id;
+            uint32_t peer, tag;
+        };
+        for (uint32_t p = 0; p < n_; ++p) {
+            const Time at = posted[p];
+            std::vector<Request> recvs, sends;
+            std::vector<Arrival> arrivals;
+            Time leave = at;
+            for (const ExchangeStep& st : steps_) {
+                if (st.from[p] == kNone) continue;
+                recvs.push_back({requests_[p]++, st.from[p], st.tag});
+                b_.enter(p, at, irecv_);
+                b_.irecv_request(p, at, recvs.back().id);
+                b_.leave(p, at, irecv_);
+                arrivals.push_back({st.from[p], posted[st.from[p]]});
+                leave = std::max(leave, posted[st.from[p]] + o_.latency_ticks);
+            }
+            for (const ExchangeStep& st : steps_) {
+                if (st.to[p] == kNone) continue;
+                sends.push_back({requests_[p]++, st.to[p], st.tag});
+                b_.enter(p, at, isend_);
+                b_.isend(p, at, st.to[p], grid_comm_, st.tag, bytes, sends.back().id);
+                b_.leave(p, at, isend_);
+                ++x_.messages;
+            }
+            if (recvs.empty() && sends.empty()) continue;
+            b_.enter(p, at, waitall_);
+            for (const Request& r : recvs)
+                b_.irecv(p, leave, r.peer, grid_comm_, r.tag, bytes, r.id);
+            for (const Request& s : sends) b_.isend_complete(p, leave, s.id);
+            b_.leave(p, leave, waitall_);
+            const bool waited = received(p, at, leave, arrivals, -1);
+            // Late Receiver of a Waitall: the largest wait of a send it completed for its
+            // receiver to post (posted - enter, unless it left by then), only when none of
+            // its own receives waited.
+            if (!waited) {
+                uint64_t most = 0;
+                for (const Request& s : sends) {
+                    const Time post = posted[s.peer];
+                    if (leave > post && post > at) most = std::max<uint64_t>(most, post - at);
+                }
+                tally(x_.late_receiver, p, most);
+            }
+            t[p] = leave;
+        }
+    }
+
+    // One of ssor's sweeps, starting on all ranks at `start`: B blocks, each a receive from
+    // every upstream neighbour, T of compute and a send to every downstream one. Only the
+    // first block fills the pipeline: its Late Sender (not Wrong Order) is the sweep
+    // corner's "Wavefront from"; the later blocks find the pipeline full.
+    Time ssor_sweep(std::size_t s, Time start) {
+        const SweepPlan& plan = plans_[s];
+        SynthSweep& sweep = x_.sweeps[s];
+        std::fill(clock_.begin(), clock_.end(), start);
+        for (uint32_t p = 0; p < n_; ++p) b_.enter(p, start, plan.region);
+        for (uint64_t block = 0; block < o_.blocks; ++block) {
+            for (uint32_t p : plan.order) {
+                const Neighbours& nb = plan.links[p];
+                Time t = clock_[p];
+                for (uint8_t i = 0; i < nb.n_up; ++i) {
+                    const uint32_t u = nb.up[i];
+                    const Time leave =
+                        receive(p, t, sent_[u], u, grid_comm_, sweep.tag, kFaceBytes);
+                    const Arrival a{u, sent_[u]};
+                    received(p, t, leave, {&a, 1}, block == 0 ? sweep_corner_[s] : -1,
+                             &sweep.late_sender);
+                    t = leave;
+                }
+                compute(p, t, t + o_.work_ticks);
+                t += o_.work_ticks;
+                sent_[p] = t;
+                for (uint8_t i = 0; i < nb.n_down; ++i)
+                    send(p, t, nb.down[i], grid_comm_, sweep.tag, kFaceBytes);
+                clock_[p] = t;
+            }
+        }
+        Time end = start;
+        for (uint32_t p = 0; p < n_; ++p) {
+            b_.leave(p, clock_[p], plan.region);
+            end = std::max(end, clock_[p]);
+        }
+        return end;
     }
 
     void compute(uint32_t p, Time from, Time to) {
@@ -421,11 +806,16 @@ class Generator {
     std::vector<Time> clock_; // per rank: time of its last event
     std::vector<Time> sent_;  // wavefront: when each rank sent the current block
     std::vector<SweepPlan> plans_;
+    std::vector<int> sweep_corner_;            // ssor: index into x_.wavefront per sweep
+    std::vector<ExchangeStep> steps_;          // halo, pairwise, ssor
+    std::vector<std::deque<Pending>> pending_; // per rank: the Wrong Order buffer
+    std::vector<uint64_t> requests_;           // per rank: the next request id
     Random rng_;
     Ref grid_comm_ = kNone;
     Ref main_ = kNone, compute_ = kNone, init_ = kNone, finalize_ = kNone;
     Ref send_ = kNone, recv_ = kNone;
     Ref allreduce_ = kNone, barrier_ = kNone, bcast_ = kNone, reduce_ = kNone;
+    Ref sendrecv_ = kNone, irecv_ = kNone, isend_ = kNone, waitall_ = kNone, exchange_ = kNone;
 };
 
 } // namespace
@@ -440,15 +830,37 @@ std::string_view synth_pattern_name(SynthPattern pattern) {
         return "collectives";
     case SynthPattern::Mixed:
         return "mixed";
+    case SynthPattern::Halo:
+        return "halo";
+    case SynthPattern::Pairwise:
+        return "pairwise";
+    case SynthPattern::Ssor:
+        return "ssor";
     }
     return "mixed";
 }
 
 std::optional<SynthPattern> parse_synth_pattern(std::string_view name) {
-    for (SynthPattern p : {SynthPattern::Wavefront, SynthPattern::LateSender,
-                           SynthPattern::Collectives, SynthPattern::Mixed})
+    for (SynthPattern p :
+         {SynthPattern::Wavefront, SynthPattern::LateSender, SynthPattern::Collectives,
+          SynthPattern::Mixed, SynthPattern::Halo, SynthPattern::Pairwise, SynthPattern::Ssor})
         if (synth_pattern_name(p) == name) return p;
     return std::nullopt;
+}
+
+std::string_view synth_variant_name(SynthVariant variant) {
+    return variant == SynthVariant::Nonblocking ? "nonblocking" : "sendrecv";
+}
+
+std::optional<SynthVariant> parse_synth_variant(std::string_view name) {
+    for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking})
+        if (synth_variant_name(v) == name) return v;
+    return std::nullopt;
+}
+
+bool synth_pattern_exchanges(SynthPattern pattern) {
+    return pattern == SynthPattern::Halo || pattern == SynthPattern::Pairwise ||
+           pattern == SynthPattern::Ssor;
 }
 
 std::vector<uint32_t> balanced_grid(uint32_t ranks) {
@@ -478,6 +890,37 @@ SynthOptions resolve_synth_options(SynthOptions o) {
         if (o.ranks == 0) o.ranks = 16;
         if (o.ranks > kSynthMaxRanks) bad("--ranks: at most " + std::to_string(kSynthMaxRanks));
         o.grid = balanced_grid(o.ranks);
+    }
+    const bool any_periodic =
+        std::find(o.periodic.begin(), o.periodic.end(), true) != o.periodic.end();
+    if (any_periodic && !takes_periodic(o.pattern))
+        bad(o.pattern == SynthPattern::Ssor
+                ? "--periodic: the sweeps of --pattern ssor do not wrap around"
+                : "--periodic applies to --pattern halo and pairwise");
+    for (std::size_t a = o.grid.size(); a < o.periodic.size(); ++a)
+        if (o.periodic[a])
+            bad(std::string("--periodic ") + axis_letter(a) + ": the grid " + grid_text(o.grid) +
+                " has no axis " + axis_letter(a));
+    for (std::size_t a = 0; a < o.grid.size(); ++a)
+        if (periodic_at(o.periodic, a) && o.grid[a] == 1)
+            bad(std::string("--periodic ") + axis_letter(a) + ": axis " + axis_letter(a) +
+                " of the grid " + grid_text(o.grid) +
+                " has size 1 (its process would exchange with itself)");
+    if (takes_periodic(o.pattern))
+        o.periodic.resize(o.grid.size(), false);
+    else
+        o.periodic.clear();
+    if (synth_pattern_exchanges(o.pattern)) {
+        if (o.slow_rank == kNone) {
+            std::vector<uint32_t> centre(o.grid.size());
+            for (std::size_t a = 0; a < o.grid.size(); ++a) centre[a] = o.grid[a] / 2;
+            o.slow_rank = rank_of(centre, o.grid);
+        } else if (o.slow_rank >= o.ranks) {
+            bad("--slow-rank " + std::to_string(o.slow_rank) + ": the grid " + grid_text(o.grid) +
+                " has ranks 0 to " + std::to_string(o.ranks - 1));
+        }
+    } else if (o.slow_rank != kNone) {
+        bad("--slow-rank applies to --pattern halo, pairwise and ssor");
     }
     if (o.iterations < 1 || o.iterations > 1'000'000'000)
         bad("--iterations must be between 1 and 1000000000");
@@ -525,6 +968,17 @@ std::vector<uint64_t> synth_event_counts(const SynthOptions& options) {
     }
     if (has_collectives(o.pattern))
         for (uint64_t& c : per_iteration) c += 4 * (2 + 4); // compute + the call
+    if (synth_pattern_exchanges(o.pattern)) {
+        if (!takes_periodic(o.pattern)) o.periodic.clear();
+        const std::vector<ExchangeStep> steps = exchange_steps(o);
+        for (uint32_t p = 0; p < o.ranks; ++p) {
+            // compute, the region "halo" / "pairwise" and its calls
+            per_iteration[p] += 4 + exchange_events(steps, p, o.variant);
+            if (o.pattern == SynthPattern::Ssor) // as a wavefront's two sweeps
+                per_iteration[p] +=
+                    2 * (2 + o.blocks * (2 + 3 * uint64_t(neighbour_count(p, o.grid))));
+        }
+    }
     std::vector<uint64_t> counts(o.ranks);
     for (uint32_t p = 0; p < o.ranks; ++p) counts[p] = 6 + o.iterations * per_iteration[p];
     return counts;
@@ -535,7 +989,13 @@ std::string synth_arguments(const SynthOptions& o) {
            grid_text(o.grid) + " --iterations " + std::to_string(o.iterations) + " --blocks " +
            std::to_string(o.blocks) + " --work-ticks " + std::to_string(o.work_ticks) +
            " --delay-ticks " + std::to_string(o.delay_ticks) + " --latency-ticks " +
-           std::to_string(o.latency_ticks) + " --seed " + std::to_string(o.seed);
+           std::to_string(o.latency_ticks) + " --seed " + std::to_string(o.seed) +
+           (synth_pattern_exchanges(o.pattern)
+                ? " --variant " + std::string(synth_variant_name(o.variant)) +
+                      (takes_periodic(o.pattern) ? " --periodic " + periodic_text(o.periodic)
+                                                 : "") +
+                      " --slow-rank " + std::to_string(o.slow_rank)
+                : "");
 }
 
 Synthetic synthesize(const SynthOptions& options) {

@@ -11,6 +11,10 @@
 // MPI_Finalize (1000 ticks) }. Every phase starts on all ranks at the same time (a rank
 // that finished its part early spends the gap in main), and all ranks enter MPI_Finalize
 // together, so the phases' wait states simply add up.
+//
+// halo, pairwise and ssor also compute LS Wrong Order (Scalasca's buffer rule, split by
+// source), Late Receiver and every "Wavefront from <corner>" metric from the same model
+// (see `topolens help synth`).
 #pragma once
 
 #include "trace/builder.h"
@@ -24,10 +28,26 @@
 
 namespace topolens::trace {
 
-enum class SynthPattern : uint8_t { Wavefront, LateSender, Collectives, Mixed };
+enum class SynthPattern : uint8_t {
+    Wavefront,
+    LateSender,
+    Collectives,
+    Mixed,
+    Halo,     // two-sided halo exchange on the grid, one slow rank
+    Pairwise, // each rank exchanges with rank XOR 1, one slow rank
+    Ssor,     // lower sweep from the origin corner, halo exchange, upper sweep back
+};
+
+// How halo, pairwise and ssor exchange with their neighbours: one MPI_Sendrecv per
+// direction, or MPI_Irecv from all, MPI_Isend to all, one MPI_Waitall.
+enum class SynthVariant : uint8_t { Sendrecv, Nonblocking };
 
 std::string_view synth_pattern_name(SynthPattern pattern);
 std::optional<SynthPattern> parse_synth_pattern(std::string_view name);
+std::string_view synth_variant_name(SynthVariant variant);
+std::optional<SynthVariant> parse_synth_variant(std::string_view name);
+// halo, pairwise, ssor: the patterns that take --variant and --slow-rank.
+bool synth_pattern_exchanges(SynthPattern pattern);
 
 inline constexpr uint64_t kSynthResolution = 1'000'000'000; // ticks per second
 inline constexpr Time kSynthInitTicks = 1000;               // MPI_Init and MPI_Finalize
@@ -43,6 +63,11 @@ struct SynthOptions {
     uint64_t delay_ticks = 5000; // D: lateness of late senders and late collective members
     uint64_t latency_ticks = 0;  // L: message and collective latency
     uint64_t seed = 1;
+    // halo, pairwise, ssor:
+    SynthVariant variant = SynthVariant::Sendrecv;
+    std::vector<bool> periodic; // per grid axis (halo, pairwise); empty: none periodic
+    uint32_t slow_rank = kNone; // computes D longer before each exchange; kNone: the rank
+                                // at the grid's centre (coordinates size/2)
 };
 
 // Fills in `ranks` and `grid` and checks every option; throws std::invalid_argument with a
@@ -66,9 +91,17 @@ struct SynthSweep {
     SynthSeverity late_sender;  // over all iterations
 };
 
+// "Wavefront from <corner>" of one corner of the grid's axes of size > 1.
+struct SynthCorner {
+    std::string corner;      // "SW", ... as the analysis names it (axes of size 1 left out)
+    std::vector<int> travel; // per grid axis: +1 / -1 where the wave travels, 0 on size 1
+    SynthSeverity late_sender;
+};
+
 // What the generated trace holds and what an analysis must find in it. Metrics not listed
-// are zero by construction: Late Receiver, LS Wrong Order, NxN Completion, Barrier
-// Completion and clock-condition violations.
+// are zero by construction: NxN Completion, Barrier Completion and clock-condition
+// violations; in wavefront, late-sender, collectives and mixed also Late Receiver and
+// LS Wrong Order (the fields below stay 0 there).
 struct SynthExpected {
     uint64_t events = 0;
     std::vector<uint64_t> events_by_location;
@@ -82,6 +115,14 @@ struct SynthExpected {
     SynthSeverity early_reduce;
     std::vector<SynthSweep> sweeps; // wavefront and mixed; late_sender splits over them
     std::vector<std::pair<uint32_t, uint32_t>> pairs; // late-sender (sender, receiver)
+    // halo, pairwise, ssor (Scalasca 2.6's definitions):
+    SynthSeverity late_receiver;         // of sends completed by MPI_Waitall
+    SynthSeverity wrong_order_same;      // LS, Wrong Order revealed by the same source
+    SynthSeverity wrong_order_different; // ... by a receive from another source
+    // Every corner of the grid (bit i of the index: the i-th axis of size > 1 travels -);
+    // the Late Sender time that is not Wrong Order of the first block of each sweep.
+    std::vector<SynthCorner> wavefront;
+    uint32_t slow_rank = kNone;
 };
 
 struct Synthetic {
