@@ -21,8 +21,8 @@ using trace::kNone;
 // ---------------------------------------------------------------- context
 
 Context::Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report)
-    : trace_(trace), matching_(matching), location_of_rank_(matching.location_of_rank),
-      report_(report),
+    : trace_(trace), matching_(matching), kinds_(std::make_shared<const MpiCallKinds>(trace)),
+      location_of_rank_(matching.location_of_rank), report_(report),
       resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
 
 void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {
@@ -230,16 +230,19 @@ class SharedCollectives {
 class Replay {
   public:
     Replay(const trace::Trace& trace, const trace::Matching& matching, const Dispatcher& dispatch,
-           Context& context, const MpiCallKinds& kinds, SharedCollectives& collectives)
-        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), kinds_(kinds),
-          instances_(collectives) {}
+           Context& context, SharedCollectives& collectives)
+        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), instances_(collectives) {}
+
+    // Before any location's replay.
+    void prepare(uint32_t loc) {
+        for (const auto& callback : d_.prepare_) callback(ctx_, loc);
+    }
 
     void location(uint32_t loc) {
         const auto& events = trace_.locations[loc].events;
         const auto& receives = m_.receives_of[loc];
         const auto& sends = m_.sends_of[loc];
         const auto& collectives = m_.collectives_of[loc];
-        compute_receive_flags(loc);
         child_time_.clear();
         for (const auto& callback : d_.begin_) callback(ctx_, loc);
         size_t next_receive = 0, next_send = 0, next_collective = 0;
@@ -254,10 +257,7 @@ class Replay {
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
                 if (next_receive < receives.size() && receives[next_receive].first == i) {
-                    MessageInstance msg = message(receives[next_receive].second, true);
-                    msg.representative = flags_[next_receive].representative;
-                    msg.wrong_order = flags_[next_receive].wrong_order;
-                    ++next_receive;
+                    const MessageInstance msg = message(receives[next_receive++].second, true);
                     for (const auto& callback : d_.receives_) callback(ctx_, msg);
                 }
                 break;
@@ -265,9 +265,11 @@ class Replay {
             case EventKind::MpiIsend:
                 if (next_send < sends.size() && sends[next_send].first == i) {
                     prefetch_message_ahead(sends, next_send);
+                    const uint32_t completion = m_.send_completions[loc][next_send];
                     const uint32_t id = sends[next_send++].second;
                     if (id == kNone) break; // never received
-                    const MessageInstance msg = message(id, false);
+                    MessageInstance msg = message(id, false);
+                    if (completion != kNone) msg.send_complete = call_around(loc, completion);
                     for (const auto& callback : d_.sends_) callback(ctx_, msg);
                 }
                 break;
@@ -356,37 +358,8 @@ class Replay {
         msg.tag = record.c;
         msg.comm = record.b;
         msg.bytes = record.bytes;
-        const MpiCallKind recv_kind = kinds_.of(msg.recv_call.region);
-        const MpiCallKind send_kind = kinds_.of(msg.send_call.region);
-        msg.recv_blocking = recv_kind == MpiCallKind::BlockingReceive ||
-                            recv_kind == MpiCallKind::SendReceive || recv_kind == MpiCallKind::Wait;
-        msg.send_blocking = send_kind == MpiCallKind::BlockingSend;
-        msg.send_waits_alone = send_kind == MpiCallKind::BlockingSend;
+        msg.id = id;
         return msg;
-    }
-
-    // Per receive of `loc`, parallel to matching.receives_of[loc]: whether it represents its
-    // waiting call (the latest send among the receives one call completed), and whether a
-    // message sent earlier to this receiver was received after it (wrong order).
-    void compute_receive_flags(uint32_t loc) {
-        const auto& receives = m_.receives_of[loc];
-        const trace::LocationFrames& f = m_.frames[loc];
-        flags_.assign(receives.size(), {});
-        auto send_time = [&](size_t k) { return m_.message_calls[receives[k].second].send_time; };
-        Time earliest_later = std::numeric_limits<Time>::max();
-        for (size_t k = receives.size(); k-- > 0;) {
-            const Time sent = send_time(k);
-            flags_[k].wrong_order = earliest_later < sent;
-            earliest_later = std::min(earliest_later, sent);
-        }
-        for (size_t k = 0; k < receives.size();) {
-            const uint32_t call = f[receives[k].first].frame;
-            size_t end = k, latest = k;
-            for (; end < receives.size() && f[receives[end].first].frame == call; ++end)
-                if (send_time(end) > send_time(latest)) latest = end;
-            for (size_t j = k; j < end; ++j) flags_[j].representative = j == latest;
-            k = end;
-        }
     }
 
     void collective(uint32_t loc, uint32_t id) {
@@ -403,6 +376,23 @@ class Replay {
         for (const auto& callback : d_.collectives_) callback(ctx_, pending->instance, mine);
     }
 
+    // A member's part of a collective spans its MpiCollectiveBegin and MpiCollectiveEnd
+    // records, where the trace has them (Scalasca times collective wait states by those
+    // records, not by the call's enter and leave); call path and region are the call's.
+    CallInfo collective_call(const trace::EventRef& member) const {
+        CallInfo call = call_around(member.location, member.event);
+        const auto& events = trace_.locations[member.location].events;
+        const uint32_t enter = m_.frames[member.location][member.event].frame;
+        if (enter == kNone) return call;
+        for (uint32_t i = member.event; i-- > enter + 1;)
+            if (events[i].kind == EventKind::MpiCollectiveBegin) {
+                call.enter = events[i].time;
+                call.leave = events[member.event].time;
+                break;
+            }
+        return call;
+    }
+
     PendingInstance build_instance(const trace::CollectiveMatch& c) const {
         PendingInstance pending;
         CollectiveInstance& instance = pending.instance;
@@ -416,7 +406,7 @@ class Replay {
             }
             if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
                 instance.root = static_cast<int>(instance.members.size());
-            instance.members.push_back(call_around(member.location, member.event));
+            instance.members.push_back(collective_call(member));
         }
         instance.latest_enter = 0;
         instance.earliest_leave = std::numeric_limits<Time>::max();
@@ -427,19 +417,12 @@ class Replay {
         return pending;
     }
 
-    struct ReceiveFlags {
-        bool representative = true;
-        bool wrong_order = false;
-    };
-
     const trace::Trace& trace_;
     const trace::Matching& m_;
     const Dispatcher& d_;
     Context& ctx_;
-    const MpiCallKinds& kinds_;
     SharedCollectives& instances_;
     std::vector<Time> child_time_; // per open region instance: time in nested instances
-    std::vector<ReceiveFlags> flags_;
 };
 
 // ---------------------------------------------------------------- analyze
@@ -526,19 +509,24 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         if (workers.size() > 1) worker->context->share_report(&report_lock);
     }
 
-    const MpiCallKinds kinds(trace);
     SharedCollectives collectives(matching.collectives.size());
     uint64_t total = 0;
     for (const auto& l : trace.locations) total += l.events.size();
     std::atomic<uint64_t> done{0};
     std::atomic<uint32_t> next{0};
     Progress progress(options.progress, total);
+    // Each phase runs over every location, the locations shared out to the workers (each
+    // takes the next one not yet done): first every location's preparation, then the replay.
     // `report_progress`: a replay in one thread reports from it.
-    auto run = [&](Worker& w, bool report_progress) {
+    auto run = [&](Worker& w, bool preparing, bool report_progress) {
         uint32_t loc = 0;
         try {
-            Replay replay(trace, matching, w.dispatcher, *w.context, kinds, collectives);
+            Replay replay(trace, matching, w.dispatcher, *w.context, collectives);
             while ((loc = next++) < nloc) {
+                if (preparing) {
+                    replay.prepare(loc);
+                    continue;
+                }
                 w.context->begin_location(loc);
                 replay.location(loc);
                 w.context->end_location();
@@ -551,22 +539,30 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             next = nloc; // the others stop too
         }
     };
-    if (workers.size() == 1) {
-        run(*workers.front(), true);
-    } else {
+    auto phase = [&](bool preparing) {
+        next = 0;
+        if (workers.size() == 1) {
+            run(*workers.front(), preparing, true);
+            return;
+        }
         std::vector<std::jthread> pool; // joined when left, also when starting one throws
         std::atomic<size_t> finished{0};
         for (auto& worker : workers)
             pool.emplace_back([&, w = worker.get()] {
-                run(*w, false);
+                run(*w, preparing, false);
                 ++finished;
             });
         while (finished < workers.size()) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-            progress.update(done);
+            std::this_thread::sleep_for(std::chrono::milliseconds(preparing ? 1 : 20));
+            if (!preparing) progress.update(done);
         }
         for (std::jthread& t : pool) t.join();
-    }
+    };
+    const bool any_preparation = std::any_of(
+        workers.begin(), workers.end(), [](const auto& w) { return w->dispatcher.prepares(); });
+    if (any_preparation) phase(true);
+    if (std::none_of(workers.begin(), workers.end(), [](const auto& w) { return w->error; }))
+        phase(false);
     // The error of the lowest location, as a replay in one thread would meet it first.
     const Worker* failed = nullptr;
     for (const auto& worker : workers)
@@ -577,7 +573,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     for (auto& worker : workers)
         for (size_t p = 0; p < worker->clones.size(); ++p) patterns[p]->merge(*worker->clones[p]);
     // After every location: results that need them all.
-    Replay(trace, matching, workers.front()->dispatcher, context, kinds, collectives).finish();
+    Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
     result.warnings = context.warnings();
     result.events = total;

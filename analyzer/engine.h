@@ -11,6 +11,7 @@
 #pragma once
 
 #include "analyzer/grid.h"
+#include "analyzer/mpi_calls.h"
 #include "analyzer/report.h"
 #include "trace/matching.h"
 #include "trace/model.h"
@@ -42,22 +43,18 @@ struct CallInfo {
 // A matched point-to-point message, seen from the receiver (on_receive) and from the
 // sender (on_send). Times are global ticks.
 struct MessageInstance {
-    CallInfo send_call;  // the call that sent (MPI_Send, MPI_Isend, MPI_Sendrecv, ...)
-    CallInfo recv_call;  // the call that completed the receive (MPI_Recv, MPI_Wait*, ...)
+    CallInfo send_call; // the call that sent (MPI_Send, MPI_Isend, MPI_Sendrecv, ...)
+    CallInfo recv_call; // the call that completed the receive (MPI_Recv, MPI_Wait*, ...)
+    // In on_send only: the call that completed the send (the sending call itself for
+    // blocking sends, the MPI_Wait* of an MPI_Isend); region trace::kNone if none did.
+    CallInfo send_complete;
     Time recv_post = 0;  // enter of the call that posted the receive (Recv, or Irecv)
     Time send_event = 0; // time of the MpiSend/MpiIsend record
     Time recv_event = 0; // time of the MpiRecv/MpiIrecv record
     uint32_t tag = 0;
     uint32_t comm = 0;
-    uint64_t bytes = 0;            // as this end recorded it (the receive's record in on_receive)
-    bool recv_blocking = false;    // completed by a call that blocks (Recv, Wait*, Sendrecv)
-    bool send_blocking = false;    // a blocking send or a Wait* that completed only sends
-    bool send_waits_alone = false; // the sending call did nothing but send (no Sendrecv)
-    // The waiting receive call completed several receives (Waitall...): the one with the
-    // latest send is the call's representative, the others have this flag cleared.
-    bool representative = true;
-    // A message sent to the same receiver before this one was received after it.
-    bool wrong_order = false;
+    uint64_t bytes = 0;                  // as this end recorded it (the receive's in on_receive)
+    uint32_t id = trace::kNone;          // index into Matching::messages
     uint32_t send_record = trace::kNone; // index of the MpiSend/MpiIsend on the sender
     uint32_t recv_record = trace::kNone; // index of the MpiRecv/MpiIrecv on the receiver
 };
@@ -81,6 +78,8 @@ class Context {
     Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report);
     const trace::Trace& trace() const { return trace_; }
     const trace::Matching& matching() const { return matching_; }
+    // What kind of MPI call each region is.
+    const MpiCallKinds& mpi_kinds() const { return *kinds_; }
     // The location that does the MPI of world rank `rank` (its process's first location),
     // or trace::kNone.
     uint32_t location_of_rank(uint32_t rank) const {
@@ -120,6 +119,7 @@ class Context {
 
     const trace::Trace& trace_;
     const trace::Matching& matching_;
+    std::shared_ptr<const MpiCallKinds> kinds_;
     const std::vector<uint32_t>& location_of_rank_;
     report::Report& report_;
     double resolution_;
@@ -171,6 +171,12 @@ class Dispatcher {
     void on_send(Message callback) { sends_.push_back(std::move(callback)); }
     // On each member's replay, when its part of the instance ends.
     void on_collective(Collective callback) { collectives_.push_back(std::move(callback)); }
+    // Before any replay, once per location (locations in parallel): facts about a
+    // location's own events that other locations' replays need. They must be kept per
+    // message (in Matching's numbering), as an MPI-parallel replay would send them along
+    // with the messages; the replay of the receiving end reads them.
+    void on_prepare(LocationBegin callback) { prepare_.push_back(std::move(callback)); }
+    bool prepares() const { return !prepare_.empty(); }
     // Before a location's first event: a pattern may look ahead over the location's own
     // events (analysis is post-mortem) to prepare per-location state.
     void on_location_begin(LocationBegin callback) { begin_.push_back(std::move(callback)); }
@@ -198,7 +204,7 @@ class Dispatcher {
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;
     std::vector<LocationDone> done_;
-    std::vector<LocationBegin> begin_;
+    std::vector<LocationBegin> prepare_, begin_;
     std::vector<Finish> finish_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;

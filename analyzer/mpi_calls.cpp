@@ -10,12 +10,12 @@ MpiCallKind classify_mpi_call(const trace::Region& region) {
     if (name.substr(0, 4) == "MPI_") name.remove_prefix(4);
     if (name == "Init" || name == "Init_thread" || name == "Finalize")
         return MpiCallKind::InitFinalize;
-    if (name == "Send" || name == "Ssend" || name == "Bsend" || name == "Rsend")
-        return MpiCallKind::BlockingSend;
+    if (name == "Send" || name == "Ssend") return MpiCallKind::BlockingSend;
+    if (name == "Bsend" || name == "Rsend") return MpiCallKind::BufferedSend;
     if (name == "Recv") return MpiCallKind::BlockingReceive;
     if (name == "Sendrecv" || name == "Sendrecv_replace") return MpiCallKind::SendReceive;
-    if (name == "Wait" || name == "Waitall" || name == "Waitany" || name == "Waitsome")
-        return MpiCallKind::Wait;
+    if (name == "Wait" || name == "Waitany") return MpiCallKind::Wait;
+    if (name == "Waitall" || name == "Waitsome") return MpiCallKind::WaitMany;
     if (name.substr(0, 4) == "Test" && name != "Test_cancelled") return MpiCallKind::Test;
     if (name == "Barrier") return MpiCallKind::Barrier;
     switch (region.role) {

@@ -12,10 +12,12 @@ namespace topolens::analysis {
 enum class MpiCallKind : uint8_t {
     NotMpi,
     InitFinalize,    // MPI_Init, MPI_Init_thread, MPI_Finalize
-    BlockingSend,    // MPI_Send, Ssend, Bsend, Rsend
+    BlockingSend,    // MPI_Send, Ssend: may wait for the receiver (Late Receiver)
+    BufferedSend,    // MPI_Bsend, Rsend: never wait for the receiver to be ready
     BlockingReceive, // MPI_Recv
     SendReceive,     // MPI_Sendrecv, MPI_Sendrecv_replace
-    Wait,            // MPI_Wait, Waitall, Waitany, Waitsome
+    Wait,            // MPI_Wait, Waitany: one request
+    WaitMany,        // MPI_Waitall, Waitsome: several requests in one call
     Test,            // MPI_Test*
     OtherPointToPoint,
     Barrier,

@@ -1,5 +1,6 @@
-// Point-to-point wait states: Late Sender (and its Wrong Order part), Late Receiver, and
-// clock-condition violations (a receive that completes before its send began).
+// Point-to-point wait states as Scalasca 2.6 defines them: Late Sender with its Wrong Order
+// part (from the same source, from different sources), Late Receiver, and clock-condition
+// violations (a receive that completes before its send began).
 #include "analyzer/metric_tree.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
@@ -8,13 +9,17 @@
 #include "patterns/waits.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace topolens::patterns {
 
 namespace {
 
+using analysis::CallInfo;
 using analysis::Context;
 using analysis::MessageInstance;
+using analysis::MpiCallKind;
+using analysis::Time;
 
 class PointToPointPatterns : public analysis::Pattern {
   public:
@@ -27,17 +32,31 @@ class PointToPointPatterns : public analysis::Pattern {
         using analysis::define_metric;
         late_sender_ = define_metric(
             r, metric::kPointToPoint, metric::kLateSender, "Late Sender",
-            "Time a blocking receive (or the wait completing a nonblocking one) spent waiting "
-            "because the matching send started later: e(send) - e(recv), at most the "
-            "receiving call's duration.");
+            "Time a receiving call (MPI_Recv, MPI_Sendrecv, or the MPI_Wait* completing a "
+            "nonblocking receive; not MPI_Test*) spent waiting because the matching send "
+            "started later: e(send) - e(recv), at most the receiving call's duration. A call "
+            "completing several receives counts its longest wait once.");
         wrong_order_ = define_metric(
             r, metric::kLateSender, metric::kLateSenderWrongOrder, "LS, Wrong Order",
-            "Late Sender time while a message sent earlier to the same receiver was still "
-            "waiting to be received: the receives are in a different order than the sends.");
+            "Late Sender time of a receive that a later receive of the same process shows was "
+            "made in the wrong order: the later one takes a message that was sent earlier "
+            "(Scalasca's rule, looking back over the last 100 Late Sender instances).");
+        wrong_order_same_ = define_metric(
+            r, metric::kLateSenderWrongOrder, metric::kWrongOrderSameSource,
+            "Wrong Order, same source",
+            "LS, Wrong Order where the earlier-sent message came from the same process as the "
+            "late one: receive in the order the messages are sent (or use MPI_ANY_TAG).");
+        wrong_order_different_ = define_metric(
+            r, metric::kLateSenderWrongOrder, metric::kWrongOrderDifferentSources,
+            "Wrong Order, different sources",
+            "LS, Wrong Order where the earlier-sent message came from another process: "
+            "receive from the processes in the order they send (or use MPI_ANY_SOURCE).");
         late_receiver_ = define_metric(
             r, metric::kPointToPoint, metric::kLateReceiver, "Late Receiver",
-            "Time a blocking send spent waiting because the matching receive was posted "
-            "later: e(recv) - e(send), at most the sending call's duration.");
+            "Time a standard or synchronous send (MPI_Send, MPI_Ssend, or the MPI_Wait* "
+            "completing an MPI_Isend) spent waiting because the matching receive was posted "
+            "later: e(recv) - e(send), only if the send was still in its call when the receive "
+            "was posted (a buffered message did not wait).");
         violations_ =
             define_metric(r, "", metric::kClockViolations, "Clock condition violations",
                           "Receives that completed before their send began: the clocks of the two "
@@ -47,36 +66,93 @@ class PointToPointPatterns : public analysis::Pattern {
 
     void subscribe(analysis::Dispatcher& d) override {
         dispatcher_ = &d;
+        d.on_location_begin([this](Context& c, uint32_t loc) { begin(c, loc); });
         d.on_receive([this](Context& c, const MessageInstance& m) { receive(c, m); });
         d.on_send([this](Context& c, const MessageInstance& m) { send(c, m); });
+        d.on_region([this](Context& c, const CallInfo& call) { region(c, call); });
     }
 
   private:
+    void begin(Context& c, uint32_t loc) {
+        late_senders_.find(c, loc);
+        next_receive_ = 0;
+        pending_sends_.clear();
+        waited_for_senders_.clear();
+        // Calls completing several requests that already waited as Late Sender are not
+        // counted again as Late Receiver (Scalasca's rule).
+        const auto& receives = c.matching().receives_of[loc];
+        for (size_t k = 0; k < receives.size(); ++k) {
+            if (late_senders_.verdicts()[k].wait == 0) continue;
+            const trace::CallSummary& call =
+                c.matching().message_calls[receives[k].second].recv_call;
+            if (c.mpi_kinds().of(call.region) == MpiCallKind::WaitMany)
+                waited_for_senders_.push_back(call.enter);
+        }
+    }
+
     void receive(Context& c, const MessageInstance& m) {
-        const analysis::CallInfo& call = m.recv_call;
+        const CallInfo& call = m.recv_call;
         if (m.recv_event < m.send_event) c.add(violations_, call.callpath, call.location, 1.0);
-        if (!m.recv_blocking || !m.representative) return;
-        const analysis::Time wait = wait_in_call(m.send_call.enter, call);
-        if (wait == 0) return;
-        const double seconds = c.seconds(wait);
+        const LateSenderFinder::Verdict verdict = late_senders_.verdicts()[next_receive_++];
+        if (verdict.wait == 0) return;
+        const double seconds = c.seconds(verdict.wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
-        dispatcher_->publish(c, WaitStateInstance{call, wait});
-        const LateSenderInstance instance{m, wait};
-        dispatcher_->publish(c, instance);
-        if (m.wrong_order && !instance.claimed)
-            c.add(wrong_order_, call.callpath, call.location, seconds);
+        dispatcher_->publish(c, WaitStateInstance{call, verdict.wait});
+        dispatcher_->publish(c, LateSenderInstance{m, verdict.wait, verdict.wrong_order});
+        if (verdict.wrong_order == WrongOrder::None) return;
+        c.add(wrong_order_, call.callpath, call.location, seconds);
+        c.add(verdict.wrong_order == WrongOrder::SameSource ? wrong_order_same_
+                                                            : wrong_order_different_,
+              call.callpath, call.location, seconds);
     }
 
     void send(Context& c, const MessageInstance& m) {
-        if (!m.send_blocking) return;
-        const analysis::Time wait = wait_in_call(m.recv_post, m.send_call);
-        if (wait == 0) return;
-        c.add(late_receiver_, m.send_call.callpath, m.send_call.location, c.seconds(wait));
-        dispatcher_->publish(c, WaitStateInstance{m.send_call, wait});
+        const CallInfo& done = m.send_complete;
+        const MpiCallKind kind = c.mpi_kinds().of(done.region);
+        if (kind != MpiCallKind::BlockingSend && kind != MpiCallKind::Wait &&
+            kind != MpiCallKind::WaitMany)
+            return; // buffered, ready or combined sends, Test*, never completed
+        // A send that left before the receive was posted was buffered: it did not wait.
+        const Time wait = done.leave > m.recv_post ? wait_in_call(m.recv_post, done) : 0;
+        if (kind != MpiCallKind::WaitMany) {
+            late_receiver(c, done, wait);
+            return;
+        }
+        // MPI_Waitall: the longest wait of the sends it completed, once, when it ends.
+        auto [it, added] = pending_sends_.try_emplace(done.enter, PendingSends{done, wait});
+        if (!added) it->second.wait = std::max(it->second.wait, wait);
     }
 
+    void region(Context& c, const CallInfo& call) {
+        if (pending_sends_.empty()) return;
+        auto found = pending_sends_.find(call.enter);
+        if (found == pending_sends_.end() || found->second.call.callpath != call.callpath) return;
+        const bool waited_as_receiver =
+            std::find(waited_for_senders_.begin(), waited_for_senders_.end(), call.enter) !=
+            waited_for_senders_.end();
+        if (!waited_as_receiver) late_receiver(c, found->second.call, found->second.wait);
+        pending_sends_.erase(found);
+    }
+
+    void late_receiver(Context& c, const CallInfo& call, Time wait) {
+        if (wait == 0) return;
+        c.add(late_receiver_, call.callpath, call.location, c.seconds(wait));
+        dispatcher_->publish(c, WaitStateInstance{call, wait});
+    }
+
+    struct PendingSends {
+        CallInfo call;
+        Time wait = 0;
+    };
+
     const analysis::Dispatcher* dispatcher_ = nullptr;
-    int late_sender_ = -1, wrong_order_ = -1, late_receiver_ = -1, violations_ = -1;
+    int late_sender_ = -1, wrong_order_ = -1, wrong_order_same_ = -1, wrong_order_different_ = -1,
+        late_receiver_ = -1, violations_ = -1;
+    LateSenderFinder late_senders_;
+    size_t next_receive_ = 0;
+    // This location's MPI_Waitall calls (by enter time) with sends waiting to be judged.
+    std::unordered_map<Time, PendingSends> pending_sends_;
+    std::vector<Time> waited_for_senders_; // enter times of Waitalls with a Late Sender
 };
 
 } // namespace

@@ -73,9 +73,11 @@ class TimePattern : public analysis::Pattern {
             c.add(synchronization_, call.callpath, call.location, exclusive);
             break;
         case MpiCallKind::BlockingSend:
+        case MpiCallKind::BufferedSend:
         case MpiCallKind::BlockingReceive:
         case MpiCallKind::SendReceive:
         case MpiCallKind::Wait:
+        case MpiCallKind::WaitMany:
         case MpiCallKind::Test:
         case MpiCallKind::OtherPointToPoint:
             c.add(communication_, call.callpath, call.location, exclusive);

@@ -1,28 +1,35 @@
-// Wavefront from <corner>: the part of Late Sender caused by pipelined wavefronts changing
-// direction on the process grid (Bhatia 2005, the SWEEP3D study).
+// Wavefront from <corner>: the part of Late Sender spent waiting for a pipelined wavefront
+// to (re)fill the pipeline on the process grid (Bhatia 2005, the SWEEP3D study), found only
+// where the data shows a wave travelling.
 //
 // The algorithm, per process p with grid coordinates c(p):
-//  1. Its events are cut into blocks: a wavefront process receives from its upstream
-//     neighbours, computes, and sends downstream, so a block is a run of receives followed
-//     by a run of sends. A receive after a send starts the next block, and so do a
-//     second message from the same side along an axis and a send back towards the side a
-//     receive of the block came from (the corner a sweep reaches last only receives, the
-//     origin only sends: their blocks are told apart this way).
-//  2. Every message gives, along each axis where c(p) and the partner's coordinates
-//     differ, the direction the wave travels: a receive from the low side (west, south,
-//     bottom) or a send to the high side means +1, the opposite -1; on periodic axes the
-//     shorter way round counts. Conflicting messages (a halo exchange) leave the axis
-//     undecided.
-//  3. An axis a block exchanged nothing along: on the low boundary of a non-periodic axis
-//     waves start (+1), on the high boundary they end (-1); otherwise the axis keeps the
-//     previous block's direction.
-//  4. A block whose direction differs from the previous block's — or the first block — is
-//     a change of pipeline direction: a new wave, coming from the corner opposite to its
-//     travel (+x from the west, -y from the north, ...). The Late Sender time of the
-//     block's receives, when its direction is decided along every axis of the grid (axes
-//     of size 1 do not count), becomes "Wavefront from <corner>".
-// Only the process's own send/receive records and the grid's definition are used, so the
-// look-ahead over a block stays within the process, as a parallel replay needs.
+//  1. Its message records are cut into blocks: a wavefront process receives from its
+//     upstream neighbours, computes, and sends downstream, so a block is a run of receives
+//     followed by a run of sends. A new block starts at a receive after a send, at a second
+//     message from the same side along an axis, at a receive from the side opposite to one
+//     the block received from, and at a send back towards a side the block received from
+//     (the corner a sweep reaches last turns round there and starts the reverse sweep).
+//  2. Every message gives, along each axis where c(p) and the partner's coordinates differ,
+//     the direction the wave travels: a receive from the low side (west, south, bottom) or
+//     a send to the high side means +1, the opposite -1; on periodic axes the shorter way
+//     round counts. A block has a direction only if its own messages give exactly one along
+//     every axis of the grid (of size > 1): none missing, none conflicting. So a halo
+//     exchange (both sides of an axis), an exchange with one partner (to and from the same
+//     side), an exchange along one axis at a time (the other axes missing), a transpose or a
+//     multigrid transfer never has one.
+//  3. A block with a direction has a shape: an origin sends only (and lies, along every
+//     non-periodic axis, on the side the wave comes from), a relay receives then sends, an
+//     end receives only (and lies on the far side along every non-periodic axis).
+//  4. Evidence travels with the matched messages: each send carries its block's shape and
+//     direction (found in a pass over every location before the replay). A relay or end
+//     block is part of a wave when every message it received came from an origin or relay
+//     block of the same direction; an end also needs a relay among them, so that two
+//     processes answering each other are not a wave.
+//  5. A wave block starts a new wave — the pipeline fills — when it is the process's first
+//     wave block, its direction differs from the previous wave block's, or other messages
+//     came in between. The Late Sender time of its receives that is not Wrong Order becomes
+//     "Wavefront from <corner>", the corner opposite to the direction of travel (+x comes
+//     from the west, -y from the north, +z from the bottom).
 #include "analyzer/metric_tree.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
@@ -30,6 +37,7 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
 
 namespace topolens::patterns {
 
@@ -39,10 +47,11 @@ using analysis::Context;
 using trace::EventKind;
 using trace::kNone;
 
-constexpr size_t kMaxAxes = 3; // 1D, 2D and 3D grids
+constexpr size_t kMaxAxes = 3;               // 1D, 2D and 3D grids
+using Travel = std::array<int8_t, kMaxAxes>; // per axis: +1, -1 (0: no direction)
 
 // "SW", "NE-top", "W": the corner a wave travelling in `travel` comes from.
-std::string corner_name(const std::array<int, kMaxAxes>& travel) {
+std::string corner_name(const Travel& travel) {
     std::string name;
     if (travel[1] != 0) name += travel[1] > 0 ? "S" : "N";
     if (travel[0] != 0) name += travel[0] > 0 ? "W" : "E";
@@ -57,6 +66,21 @@ std::string unique_name(const std::string& corner) {
     return name;
 }
 
+enum class Shape : uint8_t { None, Origin, Relay, End };
+
+// What a send tells its receiver about the sender's block.
+struct Evidence {
+    Shape shape = Shape::None;
+    Travel travel{};
+};
+
+// One block of a location's message records (step 1), with its direction and shape.
+struct Block {
+    std::vector<uint32_t> receives, sends; // record indices, ascending
+    Travel travel{};
+    Shape shape = Shape::None;
+};
+
 class WavefrontPatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "wavefront"; }
@@ -65,6 +89,8 @@ class WavefrontPatterns : public analysis::Pattern {
     }
 
     void define_metrics(report::Report& r) override {
+        axes_.clear();
+        metric_of_corner_.clear();
         const report::CartTopology* grid = analysis::analysis_grid(r);
         if (!grid || grid->sizes.empty() || grid->sizes.size() > kMaxAxes) return;
         for (size_t a = 0; a < grid->sizes.size(); ++a)
@@ -73,87 +99,129 @@ class WavefrontPatterns : public analysis::Pattern {
         // Every corner of the grid, in the order of the axes' signs (+ first).
         const size_t corners = size_t{1} << axes_.size();
         for (size_t k = 0; k < corners; ++k) {
-            std::array<int, kMaxAxes> travel{};
+            Travel travel{};
             for (size_t i = 0; i < axes_.size(); ++i) travel[axes_[i]] = (k >> i & 1) ? -1 : +1;
             const std::string corner = corner_name(travel);
             metric_of_corner_.push_back(analysis::define_metric(
                 r, metric::kLateSender, unique_name(corner), "Wavefront from " + corner,
-                "Late Sender time at a change of pipeline direction on the process grid, when "
-                "the new wave comes from the " +
+                "Late Sender time (not Wrong Order) where a pipelined wave coming from the " +
                     corner +
-                    " corner: waiting for a wavefront "
-                    "to refill the pipeline. The corner reached last waits most, the origin "
-                    "none."));
+                    " corner of the process grid (re)fills the pipeline: the first receives "
+                    "of a process in a new wave. The corner reached last waits most, the "
+                    "origin none. Only where messages show a wave travelling: halo "
+                    "exchanges and transposes never count."));
         }
+        evidence_ = std::make_shared<SharedEvidence>();
     }
 
     void subscribe(analysis::Dispatcher& d) override {
         if (metric_of_corner_.empty()) return;
-        d.on_location_begin([this](Context& c, uint32_t loc) { prepare(c, loc); });
+        d.on_prepare([this](Context& c, uint32_t loc) { tell_receivers(c, loc); });
+        d.on_location_begin([this](Context& c, uint32_t loc) { find_new_waves(c, loc); });
         d.subscribe<LateSenderInstance>(
             [this](Context& c, const LateSenderInstance& ls) { late_sender(c, ls); });
     }
 
   private:
-    // A receive record and the metric index of its block's corner (-1: no change of
-    // direction there, or not decided along every axis).
+    // Evidence by message id, written by the senders' preparation, read by the receivers'.
+    struct SharedEvidence {
+        std::once_flag sized;
+        std::vector<Evidence> of_message;
+    };
+
+    // A receive record and the metric index of the corner of the wave it starts (-1: none).
     struct StepOfReceive {
         uint32_t record;
         int corner;
     };
 
-    int corner_index(const std::array<int, kMaxAxes>& travel) const {
+    int corner_index(const Travel& travel) const {
         int index = 0;
-        for (size_t i = 0; i < axes_.size(); ++i) {
-            const int sign = travel[axes_[i]];
-            if (sign == 0) return -1; // undecided along an axis of the grid
-            if (sign < 0) index |= 1 << i;
-        }
+        for (size_t i = 0; i < axes_.size(); ++i)
+            if (travel[axes_[i]] < 0) index |= 1 << i;
         return index;
     }
 
-    // Steps 1-4 of the algorithm over this location's own records.
-    void prepare(Context& c, uint32_t loc) {
+    // Step 4, sender's side: every send of `loc` carries its block's shape and direction.
+    void tell_receivers(Context& c, uint32_t loc) {
+        SharedEvidence& shared = *evidence_;
+        std::call_once(shared.sized,
+                       [&] { shared.of_message.resize(c.matching().messages.size()); });
+        const auto& sends = c.matching().sends_of[loc];
+        size_t next = 0;
+        cut_blocks(c, loc, [&](const Block& block) {
+            if (block.shape != Shape::Origin && block.shape != Shape::Relay) return;
+            for (uint32_t record : block.sends) {
+                while (next < sends.size() && sends[next].first < record) ++next;
+                if (next < sends.size() && sends[next].first == record &&
+                    sends[next].second != kNone)
+                    shared.of_message[sends[next].second] = {block.shape, block.travel};
+            }
+        });
+    }
+
+    // Steps 4 (receiver's side) and 5, before the location's replay.
+    void find_new_waves(Context& c, uint32_t loc) {
         receives_.clear();
         next_ = 0;
+        const auto& received = c.matching().receives_of[loc];
+        const std::vector<Evidence>& evidence = evidence_->of_message;
+        size_t next = 0;
+        bool waved = false, interrupted = false;
+        Travel previous{};
+        cut_blocks(c, loc, [&](const Block& block) {
+            bool wave = block.shape == Shape::Origin;
+            if (block.shape == Shape::Relay || block.shape == Shape::End) {
+                bool upstream = true, relayed = false;
+                for (uint32_t record : block.receives) {
+                    while (next < received.size() && received[next].first < record) ++next;
+                    const Evidence* from = next < received.size() && received[next].first == record
+                                               ? &evidence[received[next].second]
+                                               : nullptr;
+                    upstream = upstream && from && from->travel == block.travel &&
+                               (from->shape == Shape::Origin || from->shape == Shape::Relay);
+                    relayed = relayed || (from && from->shape == Shape::Relay);
+                }
+                wave = upstream && (block.shape == Shape::Relay || relayed);
+            }
+            if (!wave) {
+                interrupted = true;
+                return;
+            }
+            const bool starts = !waved || interrupted || block.travel != previous;
+            const int corner = starts ? corner_index(block.travel) : -1;
+            for (uint32_t record : block.receives) receives_.push_back({record, corner});
+            waved = true;
+            interrupted = false;
+            previous = block.travel;
+        });
+    }
+
+    // Steps 1-3 over `loc`'s own message records; `found(block)` for each block in order.
+    template <class Found> void cut_blocks(const Context& c, uint32_t loc, Found&& found) const {
         const report::CartTopology& grid = *c.grid();
         if (loc >= grid.coords.size() || grid.coords[loc].size() != grid.sizes.size()) return;
         const std::vector<uint32_t>& mine = grid.coords[loc];
-        const trace::Trace& t = c.trace();
-        const auto& events = t.locations[loc].events;
+        const auto& events = c.trace().locations[loc].events;
 
-        using Travel = std::array<int, kMaxAxes>; // per axis: -1, +1, 0 none, 2 conflict
-        Travel previous{}, received{}, sent{};
-        bool first = true, sending = false, empty = true;
-        std::vector<uint32_t> block_receives;
+        // Per axis, what the block's receives / sends gave: 0 nothing, +1, -1, kConflict.
+        constexpr int kConflict = 2;
+        std::array<int, kMaxAxes> received{}, sent{};
+        bool foreign = false; // a message with a process outside the grid
+        Block block;
         auto close_block = [&] {
-            if (empty) return;
-            Travel travel = previous;
-            for (size_t a : axes_) {
-                const int r = received[a], s = sent[a];
-                const int seen = r == 0 ? s : (s == 0 || s == r ? r : 2);
-                if (seen == 1 || seen == -1) {
-                    travel[a] = seen;
-                } else if (seen == 0 && !grid.periodic[a]) {
-                    if (mine[a] == 0)
-                        travel[a] = +1;
-                    else if (mine[a] + 1 == grid.sizes[a])
-                        travel[a] = -1;
-                }
-            }
-            const bool change = first || travel != previous;
-            const int corner = change ? corner_index(travel) : -1;
-            for (uint32_t record : block_receives) receives_.push_back({record, corner});
-            previous = travel;
-            first = false;
-            block_receives.clear();
+            if (block.receives.empty() && block.sends.empty()) return;
+            block.shape = foreign ? Shape::None : shape_of(grid, mine, received, sent, block);
+            found(block);
+            block.receives.clear();
+            block.sends.clear();
+            block.travel = {};
             received = {};
             sent = {};
-            sending = false;
-            empty = true;
+            foreign = false;
         };
         auto merge = [](int& seen, int travel) {
-            if (travel != 0) seen = seen == 0 || seen == travel ? travel : 2;
+            if (travel != 0) seen = seen == 0 || seen == travel ? travel : kConflict;
         };
         const std::vector<uint32_t>& records = c.matching().message_records[loc];
         for (size_t k = 0; k < records.size(); ++k) {
@@ -162,33 +230,54 @@ class WavefrontPatterns : public analysis::Pattern {
             const uint32_t i = records[k];
             const trace::Event& e = events[i];
             const bool is_send = e.kind == EventKind::MpiSend || e.kind == EventKind::MpiIsend;
-            const bool is_receive = !is_send;
             const uint32_t partner = partner_location(c, e, loc);
-            Travel travel{};
-            if (partner != kNone && partner < grid.coords.size() &&
-                grid.coords[partner].size() == mine.size())
+            const bool in_grid = partner != kNone && partner < grid.coords.size() &&
+                                 grid.coords[partner].size() == mine.size();
+            std::array<int, kMaxAxes> travel{};
+            if (in_grid)
                 for (size_t a : axes_) {
                     // Received from the low side, or sent to the high side: the wave goes up.
                     const int from = direction(mine[a], grid.coords[partner][a], grid.sizes[a],
                                                grid.periodic[a]);
-                    travel[a] = is_receive ? from : -from;
+                    travel[a] = is_send ? -from : from;
                 }
-            const Travel& seen = is_receive ? received : sent;
-            const bool repeats = std::any_of(axes_.begin(), axes_.end(), [&](size_t a) {
-                return travel[a] != 0 && seen[a] == travel[a];
-            });
-            // A send back towards where this block's messages came from starts a new wave.
-            const bool turns = is_send && std::any_of(axes_.begin(), axes_.end(), [&](size_t a) {
-                                   return travel[a] != 0 && received[a] == -travel[a];
-                               });
-            if ((is_receive && sending) || repeats || turns) close_block();
-            Travel& into = is_receive ? received : sent;
-            for (size_t a : axes_) merge(into[a], travel[a]);
-            if (is_receive) block_receives.push_back(i);
-            sending = sending || is_send;
-            empty = false;
+            const auto& seen = is_send ? sent : received;
+            bool starts = is_send ? false : !block.sends.empty(); // a receive after a send
+            for (size_t a : axes_) {
+                if (travel[a] == 0) continue;
+                starts = starts || seen[a] == travel[a]; // a second message from that side
+                // A receive from the other side, or a send back where a receive came from.
+                starts = starts || received[a] == -travel[a];
+            }
+            if (starts) close_block();
+            for (size_t a : axes_) merge(is_send ? sent[a] : received[a], travel[a]);
+            (is_send ? block.sends : block.receives).push_back(i);
+            foreign = foreign || !in_grid;
         }
         close_block();
+    }
+
+    // Steps 2 and 3 for a finished block; sets its direction.
+    Shape shape_of(const report::CartTopology& grid, const std::vector<uint32_t>& mine,
+                   const std::array<int, kMaxAxes>& received, const std::array<int, kMaxAxes>& sent,
+                   Block& block) const {
+        const bool receives = !block.receives.empty(), sends = !block.sends.empty();
+        const Shape shape = !receives ? Shape::Origin : sends ? Shape::Relay : Shape::End;
+        for (size_t a : axes_) {
+            const int r = received[a], s = sent[a];
+            if (r == 0 && s == 0) return Shape::None;                   // missing
+            if (std::abs(r) > 1 || std::abs(s) > 1) return Shape::None; // conflict
+            if (r != 0 && s != 0 && r != s) return Shape::None;         // conflict
+            const int travel = r != 0 ? r : s;
+            block.travel[a] = static_cast<int8_t>(travel);
+            if (grid.periodic[a]) continue;
+            const uint32_t low_side = 0, high_side = grid.sizes[a] - 1;
+            const uint32_t comes_from = travel > 0 ? low_side : high_side;
+            const uint32_t goes_to = travel > 0 ? high_side : low_side;
+            if (shape == Shape::Origin && mine[a] != comes_from) return Shape::None;
+            if (shape == Shape::End && mine[a] != goes_to) return Shape::None;
+        }
+        return shape;
     }
 
     // The location at the other end of send or receive record `e`.
@@ -208,6 +297,7 @@ class WavefrontPatterns : public analysis::Pattern {
     }
 
     void late_sender(Context& c, const LateSenderInstance& ls) {
+        if (ls.wrong_order != WrongOrder::None) return; // Wrong Order takes its share first
         const uint32_t record = ls.message.recv_record;
         // Late-sender instances arrive in the order of their receive records.
         while (next_ < receives_.size() && receives_[next_].record < record) ++next_;
@@ -217,12 +307,12 @@ class WavefrontPatterns : public analysis::Pattern {
         const analysis::CallInfo& call = ls.message.recv_call;
         c.add(metric_of_corner_[static_cast<size_t>(corner)], call.callpath, call.location,
               c.seconds(ls.wait));
-        ls.claimed = true;
     }
 
-    std::vector<size_t> axes_;            // the grid's axes of size > 1
-    std::vector<int> metric_of_corner_;   // by corner index (bit i: axis i travels -)
-    std::vector<StepOfReceive> receives_; // this location's receives, ascending
+    std::vector<size_t> axes_;                 // the grid's axes of size > 1
+    std::vector<int> metric_of_corner_;        // by corner index (bit i: axis i travels -)
+    std::shared_ptr<SharedEvidence> evidence_; // shared by the clones of one analysis
+    std::vector<StepOfReceive> receives_;      // this location's receives, ascending
     size_t next_ = 0;
 };
 

@@ -196,6 +196,7 @@ class MatcherImpl {
         m_.frames.resize(nloc);
         m_.receives_of.assign(nloc, {});
         m_.sends_of.assign(nloc, {});
+        m_.send_completions.assign(nloc, {});
         m_.collectives_of.assign(nloc, {});
         m_.message_records.assign(nloc, {});
     }
@@ -243,6 +244,7 @@ class MatcherImpl {
         std::vector<uint32_t> stack;
         std::vector<std::vector<std::pair<Ref, uint32_t>>> children; // by local parent + 1
         std::unordered_map<uint64_t, uint32_t> post_of_request;
+        std::unordered_map<uint64_t, uint32_t> isend_of_request; // -> slot in sends_of
     };
 
     void scan(uint32_t loc, Scratch& x) {
@@ -259,7 +261,10 @@ class MatcherImpl {
         // Scratch lives on with its thread: a map a big location made large is dropped.
         if (x.post_of_request.bucket_count() > 4096)
             std::unordered_map<uint64_t, uint32_t>().swap(x.post_of_request);
+        if (x.isend_of_request.bucket_count() > 4096)
+            std::unordered_map<uint64_t, uint32_t>().swap(x.isend_of_request);
         x.post_of_request.clear();
+        x.isend_of_request.clear();
         size_t next_request = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
             const Event& e = events[i];
@@ -380,6 +385,9 @@ class MatcherImpl {
             }
             const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
             m_.sends_of[loc].push_back({i, kNone}); // the message id is set when matched
+            // A blocking send completes in its own call; an Isend where its request does.
+            m_.send_completions[loc].push_back(e.kind == EventKind::MpiSend ? i : kNone);
+            if (e.kind == EventKind::MpiIsend) x.isend_of_request[request] = slot;
             out.queues.get(Channel{loc, m_.location_of_rank[dest], e.b, e.c})
                 .sends.push_back({{loc, i}, slot});
             return;
@@ -387,6 +395,13 @@ class MatcherImpl {
         case EventKind::MpiIrecvRequest:
             x.post_of_request[request] = i;
             return;
+        case EventKind::MpiIsendComplete: {
+            auto found = x.isend_of_request.find(request);
+            if (found == x.isend_of_request.end()) return;
+            m_.send_completions[loc][found->second] = i;
+            x.isend_of_request.erase(found);
+            return;
+        }
         case EventKind::MpiRecv:
             out.posted.push_back({i, i});
             return;

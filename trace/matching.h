@@ -82,6 +82,9 @@ struct Matching {
     // Per location, ascending by event: (receive or send record index, message id); an
     // unmatched send has message id kNone.
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> receives_of, sends_of;
+    // Per location, parallel to sends_of: the record that completed each send (the MpiSend
+    // itself, or the MpiIsendComplete of an MpiIsend's request), kNone if none did.
+    std::vector<std::vector<uint32_t>> send_completions;
     // Per location, ascending: every MpiSend, MpiIsend, MpiRecv and MpiIrecv record, matched
     // or not (for patterns that look at a location's messages without walking its events).
     std::vector<std::vector<uint32_t>> message_records;
