@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -483,6 +484,452 @@ TEST(Synth, MixedIsTheSumOfItsParts) {
     EXPECT_EQ(xm.end - 2 * kSynthInitTicks, (xw.end + xl.end + xc.end) - 6 * kSynthInitTicks);
 }
 
+// ---- halo, pairwise, ssor: Scalasca's definitions evaluated on the read-back trace
+
+struct ScalascaValues {
+    std::vector<uint64_t> late_sender, wo_same, wo_different, late_receiver;
+};
+
+// Late Sender, LS Wrong Order (by source) and Late Receiver as /work/notes' definitions
+// (Scalasca 2.6) state them, from the records of the trace alone.
+ScalascaValues evaluate_scalasca(const Trace& t) {
+    const std::size_t n = t.locations.size();
+    ScalascaValues v;
+    for (auto* x : {&v.late_sender, &v.wo_same, &v.wo_different, &v.late_receiver}) x->assign(n, 0);
+    struct CallOf {
+        Time enter = 0, leave = 0;
+        std::string name;
+        uint32_t leave_event = 0;
+    };
+    struct Rec {
+        uint32_t event, call;
+        uint64_t request;
+    };
+    std::vector<std::vector<CallOf>> calls(n);
+    std::vector<std::vector<uint32_t>> call_of_event(n);
+    std::vector<std::map<uint64_t, uint32_t>> request_of(n); // event -> request id
+    for (std::size_t l = 0; l < n; ++l) {
+        const auto& le = t.locations[l];
+        std::map<uint32_t, uint64_t> req;
+        for (const RequestRef& r : le.requests) req[r.event] = r.request;
+        std::vector<uint32_t> stack;
+        call_of_event[l].assign(le.events.size(), kNone);
+        for (uint32_t i = 0; i < le.events.size(); ++i) {
+            const Event& e = le.events[i];
+            if (e.kind == EventKind::Enter) {
+                stack.push_back(static_cast<uint32_t>(calls[l].size()));
+                calls[l].push_back({e.time, 0, t.defs.regions[e.a].name, 0});
+            } else if (e.kind == EventKind::Leave) {
+                calls[l][stack.back()].leave = e.time;
+                calls[l][stack.back()].leave_event = i;
+                stack.pop_back();
+            } else if (!stack.empty()) {
+                call_of_event[l][i] = stack.back();
+            }
+            if (req.count(i)) request_of[l][i] = static_cast<uint32_t>(req[i]);
+        }
+    }
+    auto world = [&](Ref comm, uint32_t rank) {
+        return t.defs.communicators[comm].members.at(rank);
+    };
+    auto request = [&](std::size_t l, uint32_t event) { return request_of[l].at(event); };
+
+    // Sends in record order per channel; each knows the call that sent and the call that
+    // completed it (the Isend's MpiIsendComplete).
+    struct SendInfo {
+        uint32_t loc, event, send_call, completing_call;
+    };
+    using Key = std::tuple<Ref, uint32_t, uint32_t, uint32_t>;
+    std::map<Key, std::deque<SendInfo>> sends;
+    for (uint32_t l = 0; l < n; ++l) {
+        const auto& ev = t.locations[l].events;
+        std::map<uint64_t, uint32_t> completed; // request -> completing call
+        for (uint32_t i = 0; i < ev.size(); ++i)
+            if (ev[i].kind == EventKind::MpiIsendComplete)
+                completed[request(l, i)] = call_of_event[l][i];
+        for (uint32_t i = 0; i < ev.size(); ++i) {
+            const Event& e = ev[i];
+            if (e.kind != EventKind::MpiSend && e.kind != EventKind::MpiIsend) continue;
+            const uint32_t call = call_of_event[l][i];
+            sends[{e.b, l, world(e.b, e.a), e.c}].push_back(
+                {l, i, call, e.kind == EventKind::MpiSend ? call : completed.at(request(l, i))});
+        }
+    }
+    // Receives in record order: their message, the call that posted and the one completing.
+    struct RecvInfo {
+        uint32_t event, call;
+        Time post;
+        SendInfo send;
+    };
+    std::vector<std::vector<RecvInfo>> recvs(n);
+    for (uint32_t l = 0; l < n; ++l) {
+        const auto& ev = t.locations[l].events;
+        std::map<uint64_t, uint32_t> posted; // request -> posting call
+        for (uint32_t i = 0; i < ev.size(); ++i) {
+            const Event& e = ev[i];
+            if (e.kind == EventKind::MpiIrecvRequest) posted[request(l, i)] = call_of_event[l][i];
+            if (e.kind != EventKind::MpiRecv && e.kind != EventKind::MpiIrecv) continue;
+            auto& queue = sends[{e.b, world(e.b, e.a), l, e.c}];
+            EXPECT_FALSE(queue.empty()) << "unmatched receive on " << l;
+            if (queue.empty()) continue;
+            const uint32_t call = call_of_event[l][i];
+            const uint32_t post_call =
+                e.kind == EventKind::MpiRecv ? call : posted.at(request(l, i));
+            recvs[l].push_back({i, call, calls[l][post_call].enter, queue.front()});
+            queue.pop_front();
+        }
+    }
+    for (const auto& [key, queue] : sends) EXPECT_TRUE(queue.empty()) << "unmatched send";
+
+    // Late Sender per receiving call (Waitall: its largest, the first of equal ones).
+    struct Instance {
+        uint64_t idle;
+        Time sent;
+        uint32_t source;
+    };
+    std::vector<std::map<uint32_t, Instance>> ls_of_call(n);
+    for (uint32_t l = 0; l < n; ++l) {
+        for (const RecvInfo& r : recvs[l]) {
+            const CallOf& c = calls[l][r.call];
+            const Time send_enter = calls[r.send.loc][r.send.send_call].enter;
+            const Time until = std::min(send_enter, c.leave);
+            const uint64_t idle = until > c.enter ? until - c.enter : 0;
+            if (idle == 0) continue;
+            auto [it, fresh] = ls_of_call[l].try_emplace(
+                r.call,
+                Instance{idle, t.locations[r.send.loc].events[r.send.event].time, r.send.loc});
+            if (!fresh && idle > it->second.idle)
+                it->second = {idle, t.locations[r.send.loc].events[r.send.event].time, r.send.loc};
+        }
+        for (const auto& [call, ls] : ls_of_call[l]) v.late_sender[l] += ls.idle;
+    }
+
+    // Wrong Order: replay each location's receive records and call leaves in event order.
+    for (uint32_t l = 0; l < n; ++l) {
+        std::deque<Instance> buffer;
+        std::map<uint32_t, uint32_t> call_left_at; // leave event -> call
+        for (const auto& [call, ls] : ls_of_call[l])
+            call_left_at[calls[l][call].leave_event] = call;
+        std::size_t next = 0;
+        const auto& ev = t.locations[l].events;
+        for (uint32_t i = 0; i < ev.size(); ++i) {
+            if (next < recvs[l].size() && recvs[l][next].event == i) {
+                const RecvInfo& r = recvs[l][next++];
+                const Time s = t.locations[r.send.loc].events[r.send.event].time;
+                for (auto it = buffer.begin(); it != buffer.end();) {
+                    if (it->sent > s) {
+                        (it->source == r.send.loc ? v.wo_same : v.wo_different)[l] += it->idle;
+                        it = buffer.erase(it);
+                    } else {
+                        ++it;
+                    }
+                }
+            }
+            const auto left = call_left_at.find(i);
+            if (left != call_left_at.end()) {
+                if (buffer.size() == 100) buffer.pop_front();
+                buffer.push_back(ls_of_call[l].at(left->second));
+            }
+        }
+    }
+
+    // Late Receiver: per completing send call (MPI_Send, MPI_Ssend, MPI_Wait, MPI_Waitany
+    // per message; MPI_Waitall once, its largest, when it had no Late Sender receive).
+    std::map<std::pair<uint32_t, uint32_t>, int64_t> waitall_most;
+    for (uint32_t l = 0; l < n; ++l)
+        for (const RecvInfo& r : recvs[l]) {
+            const CallOf& c = calls[r.send.loc][r.send.completing_call];
+            const int64_t idle = c.leave <= r.post ? 0 : int64_t(r.post) - int64_t(c.enter);
+            if (c.name == "MPI_Send" || c.name == "MPI_Ssend" || c.name == "MPI_Wait" ||
+                c.name == "MPI_Waitany") {
+                if (idle > 0) v.late_receiver[r.send.loc] += uint64_t(idle);
+            } else if (c.name == "MPI_Waitall" || c.name == "MPI_Waitsome") {
+                int64_t& most = waitall_most[{r.send.loc, r.send.completing_call}];
+                most = std::max(most, idle);
+            }
+        }
+    for (const auto& [at, most] : waitall_most)
+        if (most > 0 && !ls_of_call[at.first].count(at.second))
+            v.late_receiver[at.first] += uint64_t(most);
+    return v;
+}
+
+SynthOptions exchange(SynthPattern pattern, std::vector<uint32_t> grid, SynthVariant variant,
+                      uint64_t latency = 0, std::vector<bool> periodic = {}, uint32_t slow = kNone,
+                      uint64_t blocks = 2) {
+    SynthOptions o = opts(pattern, std::move(grid), 3, blocks, 1000, 400, latency);
+    o.variant = variant;
+    o.periodic = std::move(periodic);
+    o.slow_rank = slow;
+    return o;
+}
+
+// The trace holds what the generator says, and Scalasca's definitions evaluated on it
+// give its expectations location by location.
+void check_exchange_read_back(const SynthOptions& options) {
+    const SynthOptions o = resolve_synth_options(options);
+    SCOPED_TRACE(synth_arguments(o));
+    ScratchDir dir;
+    const ReadBack rb = build(o, dir);
+    const Trace& t = rb.trace;
+    const SynthExpected& x = rb.synth.expected;
+    ASSERT_EQ(t.locations.size(), o.ranks);
+    const std::vector<uint64_t> counted = synth_event_counts(o);
+    for (uint32_t p = 0; p < o.ranks; ++p) {
+        EXPECT_EQ(t.locations[p].events.size(), x.events_by_location[p]) << "rank " << p;
+        EXPECT_EQ(t.locations[p].events.size(), counted[p]) << "rank " << p;
+        EXPECT_EQ(t.locations[p].events.back().time, x.end);
+    }
+    // The grid with its periodic axes.
+    ASSERT_EQ(t.defs.topologies.size(), 1u);
+    const CartTopology& topo = t.defs.topologies[0];
+    ASSERT_EQ(topo.dims.size(), o.grid.size());
+    for (std::size_t a = 0; a < o.grid.size(); ++a) {
+        EXPECT_EQ(topo.dims[a].size, o.grid[a]);
+        EXPECT_EQ(topo.dims[a].periodic, a < o.periodic.size() && o.periodic[a]) << "axis " << a;
+    }
+    const Matching m = match(t);
+    EXPECT_EQ(m.messages.size(), x.messages);
+    EXPECT_EQ(m.unmatched_sends + m.unmatched_receives, 0u);
+    EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+    const Evaluated old = evaluate(t);
+    EXPECT_EQ(old.nesting_error, "");
+
+    const ScalascaValues v = evaluate_scalasca(t);
+    EXPECT_EQ(v.late_sender, x.late_sender.by_location);
+    EXPECT_EQ(v.wo_same, x.wrong_order_same.by_location);
+    EXPECT_EQ(v.wo_different, x.wrong_order_different.by_location);
+    EXPECT_EQ(v.late_receiver, x.late_receiver.by_location);
+    EXPECT_EQ(sum(x.late_sender.by_location), x.late_sender.total);
+    EXPECT_EQ(sum(x.wrong_order_different.by_location), x.wrong_order_different.total);
+
+    // Corners: every one of the axes of size > 1; nothing counted twice.
+    std::size_t axes = 0;
+    for (uint32_t d : o.grid) axes += d > 1;
+    EXPECT_EQ(x.wavefront.size(), axes == 0 ? 0u : std::size_t{1} << axes);
+    for (uint32_t p = 0; p < o.ranks; ++p) {
+        uint64_t parts = x.wrong_order_same.by_location[p] + x.wrong_order_different.by_location[p];
+        for (const SynthCorner& c : x.wavefront) parts += c.late_sender.by_location[p];
+        EXPECT_LE(parts, x.late_sender.by_location[p]) << "rank " << p;
+    }
+    if (o.pattern != SynthPattern::Ssor) {
+        for (const SynthCorner& c : x.wavefront) EXPECT_EQ(c.late_sender.total, 0u) << c.corner;
+    }
+}
+
+TEST(Synth, ReadBackHalo) {
+    for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking}) {
+        check_exchange_read_back(exchange(SynthPattern::Halo, {4, 3}, v));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {2, 2}, v, 30));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {2, 5}, v, 0, {true, false}));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {3, 2, 2}, v, 50));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {2, 2, 2}, v, 0, {true, true, true}));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {4, 3}, v, 20, {true, true}, 0));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {6}, v, 0, {true}, 5));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {1, 4, 1}, v));
+        check_exchange_read_back(exchange(SynthPattern::Halo, {1}, v)); // nobody to talk to
+    }
+}
+
+TEST(Synth, ReadBackPairwise) {
+    for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking}) {
+        check_exchange_read_back(exchange(SynthPattern::Pairwise, {4, 3}, v));
+        check_exchange_read_back(exchange(SynthPattern::Pairwise, {3, 3}, v, 10, {}, 8));
+        check_exchange_read_back(
+            exchange(SynthPattern::Pairwise, {2, 2, 2}, v, 0, {true, false, true}));
+    }
+}
+
+TEST(Synth, ReadBackSsor) {
+    for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking}) {
+        check_exchange_read_back(exchange(SynthPattern::Ssor, {4, 3}, v, 70));
+        check_exchange_read_back(exchange(SynthPattern::Ssor, {2, 2}, v, 0, {}, kNone, 1));
+        check_exchange_read_back(exchange(SynthPattern::Ssor, {3, 2, 2}, v, 0, {}, 0, 3));
+        check_exchange_read_back(exchange(SynthPattern::Ssor, {5}, v, 9));
+    }
+}
+
+TEST(Synth, PairwiseClosedForms) {
+    const uint64_t K = 3, D = 400;
+    for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking})
+        for (const auto& [grid, slow] : std::vector<std::pair<std::vector<uint32_t>, uint32_t>>{
+                 {{4, 3}, kNone}, {{3, 3}, 8}, {{3, 3}, 3}, {{2, 2, 2}, 0}}) {
+            const SynthExpected x =
+                synthesize(exchange(SynthPattern::Pairwise, grid, v, 25, {}, slow)).expected;
+            uint32_t n = 1;
+            for (uint32_t d : grid) n *= d;
+            const uint32_t s = slow == kNone ? 6 : slow; // 4x3: the centre (2, 1)
+            EXPECT_EQ(x.slow_rank, s);
+            std::vector<uint64_t> ls(n, 0);
+            if ((s ^ 1u) < n) ls[s ^ 1u] = K * D;
+            EXPECT_EQ(x.late_sender.by_location, ls);
+            EXPECT_EQ(x.wrong_order_same.total + x.wrong_order_different.total, 0u);
+            EXPECT_EQ(x.late_receiver.total, 0u);
+            EXPECT_EQ(x.messages, K * (n / 2) * 2);
+        }
+}
+
+std::vector<uint32_t> neighbours_of(uint32_t rank, const std::vector<uint32_t>& grid,
+                                    const std::vector<bool>& periodic) {
+    std::vector<uint32_t> c(grid.size());
+    for (std::size_t i = 0, r = rank; i < grid.size(); r /= grid[i], ++i) c[i] = r % grid[i];
+    std::vector<uint32_t> out;
+    for (std::size_t a = 0; a < grid.size(); ++a)
+        for (int side : {-1, +1}) {
+            if (grid[a] < 2) continue;
+            int64_t y = int64_t(c[a]) + side;
+            if (y < 0 || y >= int64_t(grid[a])) {
+                if (!(a < periodic.size() && periodic[a])) continue;
+                y = (y + grid[a]) % grid[a];
+            }
+            std::vector<uint32_t> q = c;
+            q[a] = uint32_t(y);
+            uint32_t r = 0;
+            for (std::size_t i = grid.size(); i-- > 0;) r = r * grid[i] + q[i];
+            if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+        }
+    return out;
+}
+
+// Irecv/Isend/Waitall: every rank that exchanges with the slow one waits D in its
+// Waitall (once, however many of its messages come from there), whatever L.
+TEST(Synth, HaloNonblockingClosedForms) {
+    const uint64_t K = 3, D = 400;
+    for (const auto& [grid, periodic, slow] :
+         std::vector<std::tuple<std::vector<uint32_t>, std::vector<bool>, uint32_t>>{
+             {{4, 3}, {}, kNone},
+             {{4, 3}, {}, 0},
+             {{2, 2}, {true, true}, 1},
+             {{2, 5}, {false, true}, 9},
+             {{3, 2, 2}, {}, kNone},
+             {{6}, {true}, 0}}) {
+        for (uint64_t L : {0u, 35u}) {
+            const SynthExpected x =
+                synthesize(exchange(SynthPattern::Halo, grid, SynthVariant::Nonblocking, L,
+                                    periodic, slow))
+                    .expected;
+            uint32_t n = 1;
+            for (uint32_t d : grid) n *= d;
+            std::vector<uint64_t> ls(n, 0);
+            for (uint32_t q : neighbours_of(x.slow_rank, grid, periodic))
+                if (q != x.slow_rank) ls[q] = K * D;
+            EXPECT_EQ(x.late_sender.by_location, ls) << "slow " << x.slow_rank << " L " << L;
+            EXPECT_EQ(x.wrong_order_same.total + x.wrong_order_different.total, 0u);
+            EXPECT_EQ(x.late_receiver.total, 0u);
+        }
+    }
+    // The default slow rank is at the grid's centre.
+    EXPECT_EQ(resolve_synth_options(exchange(SynthPattern::Halo, {4, 3}, SynthVariant::Sendrecv))
+                  .slow_rank,
+              6u);
+    EXPECT_EQ(resolve_synth_options(exchange(SynthPattern::Halo, {3, 2, 2}, SynthVariant::Sendrecv))
+                  .slow_rank,
+              1u + 3u + 6u);
+}
+
+// Sendrecv in 1D (L = 0): the ranks beside S wait D; S+1, which waited in the first
+// direction, then receives S+2's older message: that wait is Wrong Order.
+TEST(Synth, HaloSendrecv1DClosedForms) {
+    const uint64_t K = 3, D = 400;
+    for (uint32_t P : {2u, 3u, 6u})
+        for (uint32_t s = 0; s < P; ++s) {
+            const SynthExpected x =
+                synthesize(exchange(SynthPattern::Halo, {P}, SynthVariant::Sendrecv, 0, {}, s))
+                    .expected;
+            std::vector<uint64_t> ls(P, 0), wo(P, 0);
+            if (s > 0) ls[s - 1] = K * D;
+            if (s + 1 < P) ls[s + 1] = K * D;
+            if (s + 2 < P) wo[s + 1] = K * D;
+            EXPECT_EQ(x.late_sender.by_location, ls) << P << " " << s;
+            EXPECT_EQ(x.wrong_order_different.by_location, wo) << P << " " << s;
+            EXPECT_EQ(x.wrong_order_same.total, 0u);
+            EXPECT_EQ(x.late_receiver.total, 0u);
+        }
+}
+
+// ssor: each sweep's fill lands in its own corner, h*H - L per iteration on a rank h hops
+// from the sweep's origin; every other corner stays 0.
+TEST(Synth, SsorClosedForms) {
+    const uint64_t K = 3, T = 1000;
+    struct Grid {
+        std::vector<uint32_t> dims;
+        std::string origin, opposite;
+    };
+    for (const Grid& g : std::vector<Grid>{{{4, 3}, "SW", "NE"},
+                                           {{2, 2}, "SW", "NE"},
+                                           {{2, 5}, "SW", "NE"},
+                                           {{3, 2, 2}, "SW-bottom", "NE-top"},
+                                           {{2, 2, 2}, "SW-bottom", "NE-top"},
+                                           {{5}, "W", "E"},
+                                           {{4, 1}, "W", "E"},
+                                           {{2, 1, 3}, "W-bottom", "E-top"}})
+        for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking})
+            for (uint64_t L : {0u, 70u}) {
+                const uint64_t H = T + L;
+                const SynthExpected x =
+                    synthesize(exchange(SynthPattern::Ssor, g.dims, v, L, {}, kNone, 3)).expected;
+                SCOPED_TRACE(g.origin + " L " + std::to_string(L));
+                ASSERT_EQ(x.sweeps.size(), 2u);
+                EXPECT_EQ(x.sweeps[0].origin, g.origin);
+                EXPECT_EQ(x.sweeps[1].origin, g.opposite);
+                EXPECT_EQ(x.wavefront.front().corner, g.origin);
+                EXPECT_EQ(x.wavefront.back().corner, g.opposite);
+                uint32_t n = 1;
+                for (uint32_t d : g.dims) n *= d;
+                for (uint32_t p = 0; p < n; ++p) {
+                    uint64_t h = 0, h_up = 0;
+                    for (std::size_t i = 0, r = p; i < g.dims.size(); r /= g.dims[i], ++i) {
+                        h += r % g.dims[i];
+                        h_up += g.dims[i] - 1 - r % g.dims[i];
+                    }
+                    const uint64_t lower = h >= 1 ? K * (h * H - L) : 0;
+                    const uint64_t upper = h_up >= 1 ? K * (h_up * H - L) : 0;
+                    EXPECT_EQ(x.wavefront.front().late_sender.by_location[p], lower) << p;
+                    EXPECT_EQ(x.wavefront.back().late_sender.by_location[p], upper) << p;
+                    EXPECT_EQ(x.sweeps[0].late_sender.by_location[p], lower) << p;
+                    EXPECT_EQ(x.sweeps[1].late_sender.by_location[p], upper) << p;
+                    for (std::size_t c = 1; c + 1 < x.wavefront.size(); ++c)
+                        EXPECT_EQ(x.wavefront[c].late_sender.by_location[p], 0u);
+                }
+                // The halo's waits are all the rest of Late Sender.
+                SynthOptions halo = exchange(SynthPattern::Halo, g.dims, v, L, {}, kNone, 3);
+                const SynthExpected xh = synthesize(halo).expected;
+                EXPECT_EQ(x.late_sender.total, x.sweeps[0].late_sender.total +
+                                                   x.sweeps[1].late_sender.total +
+                                                   xh.late_sender.total);
+                EXPECT_EQ(x.wrong_order_different.total, xh.wrong_order_different.total);
+            }
+}
+
+TEST(Synth, ExchangeOptionsRejected) {
+    const std::vector<std::pair<SynthOptions, std::string>> cases = {
+        {exchange(SynthPattern::Ssor, {4, 3}, SynthVariant::Sendrecv, 0, {true}),
+         "--periodic: the sweeps of --pattern ssor do not wrap around"},
+        {exchange(SynthPattern::Wavefront, {4, 3}, SynthVariant::Sendrecv, 0, {false, true}),
+         "--periodic applies to --pattern halo and pairwise"},
+        {exchange(SynthPattern::Halo, {4, 3}, SynthVariant::Sendrecv, 0, {false, false, true}),
+         "--periodic z: the grid 4x3 has no axis z"},
+        {exchange(SynthPattern::Halo, {1, 4}, SynthVariant::Sendrecv, 0, {true}),
+         "--periodic x: axis x of the grid 1x4 has size 1 (its process would exchange with "
+         "itself)"},
+        {exchange(SynthPattern::Pairwise, {4, 3}, SynthVariant::Sendrecv, 0, {}, 12),
+         "--slow-rank 12: the grid 4x3 has ranks 0 to 11"},
+        {exchange(SynthPattern::Mixed, {4, 3}, SynthVariant::Sendrecv, 0, {}, 1),
+         "--slow-rank applies to --pattern halo, pairwise and ssor"},
+    };
+    for (const auto& [o, message] : cases) {
+        try {
+            resolve_synth_options(o);
+            ADD_FAILURE() << "accepted: " << message;
+        } catch (const std::invalid_argument& e) {
+            EXPECT_EQ(std::string(e.what()), message);
+        }
+    }
+    // All false is no periodic axis, for any pattern.
+    EXPECT_NO_THROW(resolve_synth_options(
+        exchange(SynthPattern::Wavefront, {4, 3}, SynthVariant::Sendrecv, 0, {false, false})));
+}
+
 // ---- determinism
 
 bool same_events(const Trace& a, const Trace& b) {
@@ -624,7 +1071,8 @@ TEST(SynthCommand, BadOptionsAreUsageErrors) {
         {{"-o", out, "--grid", "2x2x2x2"}, "--grid has 1 to 3 dimensions, not 4"},
         {{"-o", out, "--grid", "2x2", "--ranks", "5"}, "--grid 2x2 has 4 ranks, --ranks says 5"},
         {{"-o", out, "--pattern", "wave"},
-         "--pattern: unknown pattern 'wave' (wavefront, late-sender, collectives, mixed)"},
+         "--pattern: unknown pattern 'wave' (wavefront, late-sender, collectives, mixed, halo, "
+         "pairwise, ssor)"},
         {{"-o", out, "--iterations", "0"}, "--iterations must be at least 1"},
         {{"-o", out, "--blocks", "0"}, "--blocks must be at least 1"},
         {{"-o", out, "--work-ticks", "0"}, "--work-ticks must be at least 1"},
@@ -640,6 +1088,121 @@ TEST(SynthCommand, BadOptionsAreUsageErrors) {
     };
     for (const auto& [args, message] : cases) {
         std::vector<std::string> argv = {"synth"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const CommandResult r = topolens(argv);
+        SCOPED_TRACE(message);
+        EXPECT_EQ(r.exit_code, 2);
+        EXPECT_EQ(r.out, "");
+        EXPECT_EQ(line_starting(r.err, "topolens: error:"), "topolens: error: " + message);
+        EXPECT_NE(r.err.find("usage: topolens synth -o DIR"), std::string::npos);
+    }
+    EXPECT_FALSE(std::filesystem::exists(out)); // nothing written
+}
+
+TEST(SynthCommand, HelpDocumentsTheExchangePatterns) {
+    const CommandResult r = topolens({"help", "synth"});
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* s : {"[--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]",
+                          "halo, pairwise or ssor", "halo, pairwise, ssor: the exchange.",
+                          "ssor: per iteration", "Wavefront from <origin corner> = K*(h*H - L)",
+                          "LS, Wrong Order:", "Late Receiver: MPI_Send takes 0 ticks"})
+        EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(SynthCommand, HaloPrintsEveryExpectedMetric) {
+    ScratchDir dir;
+    const std::string out = (dir / "t").string();
+    // 1D, S = 2 of 5, L = 0: S-1 and S+1 wait D; S+1's wait is Wrong Order (S+2's message
+    // is older), 2 iterations.
+    const CommandResult r =
+        topolens({"synth", "-o", out, "--pattern", "halo", "--grid", "5", "--slow-rank", "2",
+                  "--iterations", "2", "--delay-ticks", "3000"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(line_starting(r.out, "reproduce: "),
+              "reproduce: topolens synth -o " + out +
+                  " --pattern halo --grid 5 --iterations 2 --blocks 2 --work-ticks 10000 "
+                  "--delay-ticks 3000 --latency-ticks 0 --seed 1 --variant sendrecv "
+                  "--periodic none --slow-rank 2");
+    EXPECT_EQ(line_starting(r.out, "slow rank: "),
+              "slow rank: 2 (3000 ticks longer before each exchange), sendrecv");
+    auto ticks = [&](const std::string& metric) {
+        std::istringstream in(line_starting(r.out, metric));
+        std::string word;
+        std::vector<std::string> words;
+        while (in >> word) words.push_back(word);
+        return words.size() >= 4 ? words[words.size() - 3] : std::string("?");
+    };
+    EXPECT_EQ(ticks("  Late Sender "), "12000");
+    EXPECT_EQ(ticks("    LS, Wrong Order, different sources"), "6000");
+    EXPECT_EQ(ticks("    LS, Wrong Order, same source"), "0");
+    EXPECT_EQ(ticks("    Wavefront from W "), "0");
+    EXPECT_EQ(ticks("    Wavefront from E "), "0");
+    EXPECT_EQ(ticks("  Late Receiver"), "0");
+    const Trace t = read_trace(out);
+    ASSERT_EQ(t.defs.topologies.size(), 1u);
+    EXPECT_FALSE(t.defs.topologies[0].dims[0].periodic);
+
+    // The same with the options of the reproduce line, periodic and nonblocking.
+    const CommandResult p =
+        topolens({"synth", "-o", out, "--pattern", "halo", "--grid", "4x3", "--periodic", "x",
+                  "--variant", "nonblocking", "--iterations", "1", "--delay-ticks", "100"});
+    ASSERT_EQ(p.exit_code, 0) << p.err;
+    EXPECT_NE(p.out.find("--variant nonblocking --periodic x --slow-rank 6"), std::string::npos)
+        << p.out;
+    // Rank 6 = (2, 1) has 4 neighbours: 4 waits of 100.
+    EXPECT_NE(line_starting(p.out, "  Late Sender ").find(" 400 "), std::string::npos) << p.out;
+    const Trace tp = read_trace(out);
+    EXPECT_TRUE(tp.defs.topologies[0].dims[0].periodic);
+    EXPECT_FALSE(tp.defs.topologies[0].dims[1].periodic);
+}
+
+TEST(SynthCommand, SsorPrintsItsSweepsAndCorners) {
+    ScratchDir dir;
+    const std::string out = (dir / "t").string();
+    const CommandResult r =
+        topolens({"synth", "-o", out, "--pattern", "ssor", "--grid", "2x2", "--iterations", "1",
+                  "--work-ticks", "100", "--delay-ticks", "0", "--blocks", "1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    // h = 0, 1, 1, 2 hops: 0 + 100 + 100 + 200 per sweep.
+    EXPECT_NE(line_starting(r.out, "    in lower_sweep").find(" 400 "), std::string::npos) << r.out;
+    EXPECT_NE(line_starting(r.out, "    Wavefront from SW ").find(" 400 "), std::string::npos);
+    EXPECT_NE(line_starting(r.out, "    Wavefront from NE ").find(" 400 "), std::string::npos);
+    EXPECT_NE(line_starting(r.out, "    Wavefront from SE ").find(" 0 "), std::string::npos);
+    EXPECT_NE(line_starting(r.out, "  Late Sender ").find(" 800 "), std::string::npos);
+}
+
+TEST(SynthCommand, BadExchangeOptionsAreUsageErrors) {
+    ScratchDir dir;
+    const std::string out = (dir / "t").string();
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--pattern", "halo", "--variant", "isend"},
+         "--variant: unknown variant 'isend' (sendrecv, nonblocking)"},
+        {{"--pattern", "halo", "--variant"}, "--variant needs a value"},
+        {{"--pattern", "wavefront", "--variant", "nonblocking"},
+         "--variant applies to --pattern halo, pairwise and ssor"},
+        {{"--pattern", "halo", "--periodic", "xq"},
+         "--periodic: 'q' is not an axis (any of x, y, z, e.g. xy, or none)"},
+        {{"--pattern", "halo", "--periodic", "xx"}, "--periodic: axis x twice"},
+        {{"--pattern", "halo", "--periodic", ""},
+         "--periodic needs axes: any of x, y, z (e.g. xy) or none"},
+        {{"--pattern", "ssor", "--periodic", "x"},
+         "--periodic: the sweeps of --pattern ssor do not wrap around"},
+        {{"--periodic", "y"}, "--periodic applies to --pattern halo and pairwise"},
+        {{"--pattern", "halo", "--grid", "4x3", "--periodic", "xz"},
+         "--periodic z: the grid 4x3 has no axis z"},
+        {{"--pattern", "pairwise", "--grid", "4x1", "--periodic", "y"},
+         "--periodic y: axis y of the grid 4x1 has size 1 (its process would exchange with "
+         "itself)"},
+        {{"--pattern", "halo", "--grid", "4x3", "--slow-rank", "12"},
+         "--slow-rank 12: the grid 4x3 has ranks 0 to 11"},
+        {{"--pattern", "halo", "--slow-rank", "-1"},
+         "--slow-rank: '-1' is not a non-negative whole number"},
+        {{"--pattern", "halo", "--slow-rank", "65536"}, "--slow-rank: at most 65535"},
+        {{"--pattern", "collectives", "--slow-rank", "1"},
+         "--slow-rank applies to --pattern halo, pairwise and ssor"},
+    };
+    for (const auto& [args, message] : cases) {
+        std::vector<std::string> argv = {"synth", "-o", out};
         argv.insert(argv.end(), args.begin(), args.end());
         const CommandResult r = topolens(argv);
         SCOPED_TRACE(message);
