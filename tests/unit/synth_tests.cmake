@@ -11,3 +11,14 @@ target_compile_definitions(topolens_synth_tests PRIVATE TOPOLENS_BIN="$<TARGET_F
 gtest_discover_tests(topolens_synth_tests
   PROPERTIES LABELS unit
   DISCOVERY_TIMEOUT 60)
+
+# The analysis on synth's halo, pairwise and ssor traces, metric by metric against the
+# generator's expectations.
+add_executable(topolens_synth_pattern_tests
+  synth_patterns_test.cpp
+)
+target_link_libraries(topolens_synth_pattern_tests PRIVATE topolens-patterns topolens-analysis
+  topolens-trace GTest::gtest_main)
+gtest_discover_tests(topolens_synth_pattern_tests
+  PROPERTIES LABELS unit
+  DISCOVERY_TIMEOUT 60)
