@@ -219,7 +219,7 @@ The severities follow Scalasca 2.6's definitions, computed on this model:
   pairwise: Late Sender = K*D on S's partner (with a partner), nothing else.
   halo, nonblocking: Late Sender = K*D on every rank that exchanges with S.
   halo, sendrecv, 1D non-periodic, L = 0: K*D on S-1 and S+1, Wrong Order (different
-  sources) K*D on S+1 when S+2 exists (with L > 0 the edges wait L too).
+  sources) K*D on S+1 when S+2 exists (L > 0 moves waits of L around: printed values).
   Every "Wavefront from <corner>" is 0 in halo and pairwise.
 
 ssor: per iteration, each phase starting on all ranks together: a lower sweep (user region
