@@ -142,9 +142,9 @@ struct ExchangeStep {
 // first up (send to the high side, receive from the low side), then down. The order is
 // chosen so that under the wavefront block rules the exchange's last block never takes in
 // the first receive of ssor's upper sweep: at a rank with a high neighbour along the first
-// axis the last message is the receive from that side (the sweep's receive from there is a
-// repeat); at a rank without one the last message is a send. The nonblocking variant posts
-// its receives in the same order, so the block of its last receives holds the receive from
+// axis of size > 1 the last message is the receive from that side (the sweep's receive from
+// there is a repeat); at a rank without one the last message is a send. The nonblocking variant
+// posts its receives in the same order, so the block of its last receives holds the receive from
 // the high side of the first axis along which the rank has a high neighbour.
 std::vector<ExchangeStep> halo_steps(const std::vector<uint32_t>& grid,
                                      const std::vector<bool>& periodic, uint32_t ranks) {
