@@ -37,3 +37,19 @@ tl_values_table() {
 tl_json_string() {
     grep -o "\"$2\": *\"[^\"]*\"" "$1" | head -n 1 | sed -E 's/.*: *"([^"]*)"$/\1/'
 }
+
+# tl_metric_total REPORT METRIC CSV: the metric's total over all processes (the sum of the
+# per-location values of `topolens values`; the CSV is kept in file CSV). Fails when the
+# metric cannot be read.
+tl_metric_total() {
+    "$TL_TOPOLENS" values "$1" --metric "$2" --format csv >"$3" ||
+        tl_fail "topolens values --metric '$2' failed"
+    tl_values_table "$3" >"$3.table" || tl_fail "cannot read the values of '$2'"
+    awk '{ s += $2 } END { printf "%.9f\n", s }' "$3.table"
+}
+
+# tl_wavefront_metrics SUMMARY: the display names of the "Wavefront from X" metrics in the
+# metric tree of `topolens summary` output, one per line.
+tl_wavefront_metrics() {
+    sed -nE 's/^ +(Wavefront from [^ ]+) .*/\1/p' "$1"
+}
