@@ -133,6 +133,14 @@ void print_overview(std::ostream& out, const std::string& path, const rp::Report
     }
 }
 
+// Why a grid has no roles (an::has_roles is false).
+std::string no_roles_reason(const rp::CartTopology& grid) {
+    const bool larger =
+        std::any_of(grid.sizes.begin(), grid.sizes.end(), [](uint32_t size) { return size > 1; });
+    return larger ? "periodic in every dimension: no process lies on a boundary"
+                  : "no dimension larger than 1";
+}
+
 // Which grid explains the wait states below, where it came from, and how many processes
 // have each role in it.
 void print_grid(std::ostream& out, const an::ReportGrid& grid) {
@@ -148,10 +156,14 @@ void print_grid(std::ostream& out, const an::ReportGrid& grid) {
     }
     if (!grid.explanation.empty()) out << "  " << field("explanation", grid.explanation);
     if (!grid.grid) return;
+    if (!an::has_roles(*grid.grid)) {
+        out << "  " << field("roles", "none (" + no_roles_reason(*grid.grid) + ")");
+        return;
+    }
     std::size_t counts[4] = {0, 0, 0, 0};
     for (const auto& coords : grid.grid->coords)
         if (!coords.empty() && coords.size() == grid.grid->sizes.size())
-            ++counts[static_cast<int>(an::grid_role(*grid.grid, coords))];
+            ++counts[static_cast<int>(*an::grid_role(*grid.grid, coords))];
     std::vector<std::string> roles;
     for (int r = 0; r < 4; ++r)
         if (counts[r])
@@ -189,27 +201,47 @@ void print_metric_tree(std::ostream& out, const rp::Report& report,
     out << table.render();
 }
 
-// Mean per process of each grid role and its ratio to the interior's: corners waiting
-// several times longer than the interior is how a grid shapes a wait state.
+// Mean per process of each grid role and its ratio to the interior's (or, without interior
+// processes, to the mean of those that are not corners): corners waiting several times
+// longer than the interior is how a grid shapes a wait state.
 void print_roles(std::ostream& out, const rp::Report& report, int m, const rp::CartTopology& grid) {
+    if (!an::has_roles(grid)) {
+        out << "  by grid role: none (" << no_roles_reason(grid) << ")\n";
+        return;
+    }
     const std::vector<an::RoleStatistics> stats = an::role_statistics(report, m, grid);
     if (stats.empty()) return;
     const std::string& unit = report.metrics[m].unit;
-    const bool ratios = stats.back().vs_interior.has_value(); // all or none have one
-    Table table(ratios ? std::vector<std::string>{"role", "processes", "mean", "vs interior"}
-                       : std::vector<std::string>{"role", "processes", "mean"},
-                {false, true, true, true});
+    // All roles or none have a ratio, and only one kind of it.
+    const bool interior = stats.back().vs_interior.has_value();
+    const bool rest = stats.back().vs_rest.has_value();
+    std::vector<std::string> header = {"role", "processes", "mean"};
+    if (interior || rest) header.push_back(interior ? "vs interior" : "vs rest");
+    Table table(header, {false, true, true, true});
+    std::size_t others = 0; // processes that are not corners
     for (const an::RoleStatistics& s : stats) {
         std::vector<std::string> row = {std::string(an::grid_role_name(s.role)),
                                         grouped(s.processes), format_value(s.mean, unit)};
-        if (ratios) row.push_back(fixed(*s.vs_interior, 2) + "x");
+        if (interior || rest) row.push_back(fixed(interior ? *s.vs_interior : *s.vs_rest, 2) + "x");
         table.row(row);
+        if (s.role != an::GridRole::Corner) others += s.processes;
     }
     out << "  by grid role (mean per process, " << unit << ")\n" << table.render(4);
-    if (stats.back().role != an::GridRole::Interior)
-        out << "    no interior processes: ratios not available\n";
-    else if (!stats.back().vs_interior)
+    const an::GridRole last = stats.back().role;
+    if (stats.size() == 1)
+        out << "    every process is "
+            << (last == an::GridRole::Edge || last == an::GridRole::Interior ? "an " : "a ")
+            << an::grid_role_name(last) << ": nothing to compare\n";
+    else if (last == an::GridRole::Interior && !interior)
         out << "    the interior mean is 0: ratios not available\n";
+    else if (last != an::GridRole::Interior && stats.front().role != an::GridRole::Corner)
+        out << "    no interior processes and no corners: ratios not available\n";
+    else if (rest)
+        out << "    no interior processes: ratios to the mean of the " << grouped(others)
+            << (others == 1 ? " process that is not a corner\n"
+                            : " processes that are not corners\n");
+    else if (last != an::GridRole::Interior)
+        out << "    the mean of the processes that are not corners is 0: ratios not available\n";
 }
 
 void print_wait_state(std::ostream& out, const rp::Report& report, int m, double total,
@@ -345,10 +377,11 @@ void summary_usage(std::ostream& out) {
            "processes per grid role (corner, edge, face, interior); for every wait state that\n"
            "occurred, the N call paths and N locations with the most waiting time (default 5),\n"
            "locations with their grid coordinates, and the mean per process of each grid role\n"
-           "with its ratio to the interior mean; clock-condition violations; the\n"
-           "verdict of the codelet audit of each tuned operation (autotuned runs); the report's\n"
-           "topolens.* attributes. Reports without a recorded choice of grid (older ones,\n"
-           "Scalasca's) use their first topology.\n";
+           "with its ratio to the interior mean (without interior processes: to the mean of\n"
+           "those that are not corners; a grid periodic in every dimension has no roles);\n"
+           "clock-condition violations; the verdict of the codelet audit of each tuned\n"
+           "operation (autotuned runs); the report's topolens.* attributes. Reports without a\n"
+           "recorded choice of grid (older ones, Scalasca's) use their first topology.\n";
 }
 
 int summary_main(const std::vector<std::string>& args) {

@@ -167,10 +167,17 @@ const std::vector<uint32_t>* coords_of(const rp::CartTopology* topology, std::si
     return &topology->coords[location];
 }
 
-// The location's role in `topology`, or nullopt where it has no (usable) coordinates.
-std::optional<an::GridRole> role_of(const rp::CartTopology* topology, std::size_t location) {
+// The location's coordinates when they fit `topology` (one per dimension), else null.
+const std::vector<uint32_t>* usable_coords(const rp::CartTopology* topology, std::size_t location) {
     const auto* coords = coords_of(topology, location);
-    if (!coords || coords->size() != topology->sizes.size()) return std::nullopt;
+    return coords && coords->size() == topology->sizes.size() ? coords : nullptr;
+}
+
+// The location's role in `topology`, or nullopt where it has no (usable) coordinates or
+// the grid has no roles (periodic in every dimension).
+std::optional<an::GridRole> role_of(const rp::CartTopology* topology, std::size_t location) {
+    const auto* coords = usable_coords(topology, location);
+    if (!coords) return std::nullopt;
     return an::grid_role(*topology, *coords);
 }
 
@@ -239,11 +246,13 @@ void values_usage(std::ostream& out) {
            "Without --callpath: the whole call tree. The default topology is the grid the\n"
            "analysis used (else the first one). CSV columns:\n"
            "location,rank,thread,host,coords,value,role (coords as \"x y\"; role corner, edge,\n"
-           "face or interior, empty without coordinates). JSON: an object with report, metric,\n"
-           "metric_name, unit, callpath, topology, grid_source (recorded, declared, inferred,\n"
-           "unknown), roles (per role: processes, mean per process, vs_interior = mean / the\n"
-           "interior mean or null), locations (each with coords, role and boundary: per\n"
-           "dimension -1 low, 1 high, 0 neither) and total.\n";
+           "face or interior, empty without coordinates and on a grid periodic in every\n"
+           "dimension, which has no roles). JSON: an object with report, metric, metric_name,\n"
+           "unit, callpath, topology, grid_source (recorded, declared, inferred, unknown),\n"
+           "roles (null without roles; per role: processes, mean per process, vs_interior =\n"
+           "mean / the interior mean or null, vs_rest = mean / the mean of the processes that\n"
+           "are not corners when there is no interior, else null), locations (each with\n"
+           "coords, role and boundary: per dimension -1 low, 1 high, 0 neither) and total.\n";
 }
 
 int values_main(const std::vector<std::string>& args) {
@@ -348,16 +357,24 @@ int values_main(const std::vector<std::string>& args) {
                        joined(topology->sizes, ",") + "], \"periodic\": [" +
                        joined(topology->periodic, ",") + "]}";
                 out += ", \"grid_source\": " + json::string(topology_source(report, topology)) +
-                       ",\n \"roles\": [";
-                const auto stats = an::role_statistics(report, values, *topology);
-                for (std::size_t i = 0; i < stats.size(); ++i)
-                    out += std::string(i ? ", " : "") + "{\"role\": " +
-                           json::string(std::string(an::grid_role_name(stats[i].role))) +
-                           ", \"processes\": " + std::to_string(stats[i].processes) +
-                           ", \"mean\": " + json::number(stats[i].mean) + ", \"vs_interior\": " +
-                           (stats[i].vs_interior ? json::number(*stats[i].vs_interior) : "null") +
-                           "}";
-                out += "]";
+                       ",\n \"roles\": ";
+                auto ratio = [](const std::optional<double>& r) {
+                    return r ? json::number(*r) : std::string("null");
+                };
+                if (an::has_roles(*topology)) {
+                    const auto stats = an::role_statistics(report, values, *topology);
+                    out += "[";
+                    for (std::size_t i = 0; i < stats.size(); ++i)
+                        out += std::string(i ? ", " : "") + "{\"role\": " +
+                               json::string(std::string(an::grid_role_name(stats[i].role))) +
+                               ", \"processes\": " + std::to_string(stats[i].processes) +
+                               ", \"mean\": " + json::number(stats[i].mean) +
+                               ", \"vs_interior\": " + ratio(stats[i].vs_interior) +
+                               ", \"vs_rest\": " + ratio(stats[i].vs_rest) + "}";
+                    out += "]";
+                } else {
+                    out += "null"; // periodic in every dimension: no process has a role
+                }
             } else {
                 out += "null, \"grid_source\": null, \"roles\": null";
             }
@@ -371,12 +388,13 @@ int values_main(const std::vector<std::string>& args) {
                        ", \"host\": " + json::string(loc.host) +
                        ", \"coords\": " + (coords ? "[" + joined(*coords, ",") + "]" : "null");
                 if (topology) {
+                    const auto* usable = usable_coords(topology, l);
                     const auto role = role_of(topology, l);
                     out += ", \"role\": " +
                            (role ? json::string(std::string(an::grid_role_name(*role))) : "null") +
                            ", \"boundary\": " +
-                           (role ? "[" + joined(an::boundary_sides(*topology, *coords), ",") + "]"
-                                 : "null");
+                           (usable ? "[" + joined(an::boundary_sides(*topology, *usable), ",") + "]"
+                                   : "null");
                 }
                 out += ", \"value\": " + json::number(values[l]) + "}";
             }

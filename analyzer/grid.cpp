@@ -594,14 +594,21 @@ std::string_view grid_role_name(GridRole role) {
     return "interior";
 }
 
-GridRole grid_role(const report::CartTopology& grid, const std::vector<uint32_t>& coords) {
+bool has_roles(const report::CartTopology& grid) {
+    for (size_t d = 0; d < grid.sizes.size(); ++d)
+        if (grid.sizes[d] > 1 && !(d < grid.periodic.size() && grid.periodic[d])) return true;
+    return false;
+}
+
+std::optional<GridRole> grid_role(const report::CartTopology& grid,
+                                  const std::vector<uint32_t>& coords) {
     const std::vector<int> sides = boundary_sides(grid, coords);
+    if (!has_roles(grid)) return std::nullopt;
     size_t effective = 0, boundary = 0;
     for (size_t d = 0; d < sides.size(); ++d) {
         effective += grid.sizes[d] > 1;
         boundary += sides[d] != 0;
     }
-    // A grid without a dimension larger than 1 has no boundary at all.
     if (boundary == 0) return GridRole::Interior;
     if (boundary == effective) return GridRole::Corner;
     if (effective == 3 && boundary == 1) return GridRole::Face;
@@ -611,13 +618,14 @@ GridRole grid_role(const report::CartTopology& grid, const std::vector<uint32_t>
 std::vector<RoleStatistics> role_statistics(const report::Report& report,
                                             const std::vector<double>& by_location,
                                             const report::CartTopology& grid) {
+    if (!has_roles(grid)) return {};
     // A process's value is the sum over its locations (threads); its role comes from the
     // first of its locations that has coordinates.
     std::map<int, std::pair<GridRole, double>> processes; // ordered: sums independent of hashing
     for (size_t l = 0; l < report.locations.size() && l < grid.coords.size(); ++l) {
         const auto& coords = grid.coords[l];
         if (coords.empty() || coords.size() != grid.sizes.size()) continue;
-        processes.try_emplace(report.locations[l].rank, grid_role(grid, coords), 0.0);
+        processes.try_emplace(report.locations[l].rank, *grid_role(grid, coords), 0.0);
     }
     for (size_t l = 0; l < report.locations.size() && l < by_location.size(); ++l) {
         auto p = processes.find(report.locations[l].rank);
@@ -625,6 +633,8 @@ std::vector<RoleStatistics> role_statistics(const report::Report& report,
     }
     const GridRole order[] = {GridRole::Corner, GridRole::Edge, GridRole::Face, GridRole::Interior};
     std::vector<RoleStatistics> stats;
+    size_t rest_processes = 0; // not corners
+    double rest_sum = 0.0;
     for (GridRole role : order) {
         RoleStatistics s;
         s.role = role;
@@ -636,10 +646,21 @@ std::vector<RoleStatistics> role_statistics(const report::Report& report,
             }
         if (s.processes == 0) continue;
         s.mean = sum / static_cast<double>(s.processes);
+        if (role != GridRole::Corner) {
+            rest_processes += s.processes;
+            rest_sum += sum;
+        }
         stats.push_back(s);
     }
-    if (!stats.empty() && stats.back().role == GridRole::Interior && stats.back().mean > 0.0)
-        for (RoleStatistics& s : stats) s.vs_interior = s.mean / stats.back().mean;
+    if (stats.empty()) return stats;
+    if (stats.back().role == GridRole::Interior) {
+        if (stats.back().mean > 0.0)
+            for (RoleStatistics& s : stats) s.vs_interior = s.mean / stats.back().mean;
+    } else if (stats.front().role == GridRole::Corner && rest_processes > 0 && rest_sum > 0.0) {
+        // No interior: corners against everybody else, as the interior would be.
+        const double rest = rest_sum / static_cast<double>(rest_processes);
+        for (RoleStatistics& s : stats) s.vs_rest = s.mean / rest;
+    }
     return stats;
 }
 

@@ -68,20 +68,32 @@ std::vector<int> boundary_sides(const report::CartTopology& grid,
 
 // By the number b of dimensions in which the process lies on a boundary:
 // b = effective dims -> corner; 3D b = 2 -> edge, b = 1 -> face; 2D b = 1 -> edge;
-// b = 0 -> interior. (1D: the two ends are corners.)
+// b = 0 -> interior. (1D: the two ends are corners.) Effective dims are those larger
+// than 1, periodic ones included: on a cylinder the processes on its rims are edges.
 enum class GridRole { Corner, Edge, Face, Interior };
 std::string_view grid_role_name(GridRole role); // "corner", "edge", "face", "interior"
-GridRole grid_role(const report::CartTopology& grid, const std::vector<uint32_t>& coords);
 
+// Whether the processes of the grid differ by role: some dimension larger than 1 is not
+// periodic, so processes lie on its boundaries. A fully periodic grid (ring, torus) treats
+// every process alike, and a grid of one process has nobody to compare: no roles.
+bool has_roles(const report::CartTopology& grid);
+// The role of the process at `coords`; none on a grid without roles.
+std::optional<GridRole> grid_role(const report::CartTopology& grid,
+                                  const std::vector<uint32_t>& coords);
+
+// How each role's mean compares with the others': with the interior's when the grid has
+// interior processes; without them (a grid with a side of 2, e.g. 16x2x2, has none) with
+// the rest, the mean over all processes that are not corners, when there are both.
 struct RoleStatistics {
     GridRole role = GridRole::Interior;
     size_t processes = 0;
     double mean = 0.0;                 // mean per process of the metric's inclusive total
     std::optional<double> vs_interior; // mean / interior mean, when the interior mean > 0
+    std::optional<double> vs_rest;     // no interior: mean / the non-corners' mean, when > 0
 };
 
-// Per role present in the grid, for one metric of the report (inclusive over its
-// sub-metrics and the whole call tree).
+// Per role present in the grid, corners first, for one metric of the report (inclusive
+// over its sub-metrics and the whole call tree); empty for a grid without roles.
 std::vector<RoleStatistics> role_statistics(const report::Report& report, int metric,
                                             const report::CartTopology& grid);
 // The same for any values per location (e.g. restricted to a call path); a process's value

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <chrono>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -414,10 +416,16 @@ TEST(GridRoles, OneDimension) {
     EXPECT_EQ(analysis::grid_role(line, {0}), GridRole::Corner);
     EXPECT_EQ(analysis::grid_role(line, {4}), GridRole::Corner);
     EXPECT_EQ(analysis::grid_role(line, {2}), GridRole::Interior);
+    // A ring treats every process alike, and one process has nobody to compare with.
     const auto ring = topology({5}, {true});
     EXPECT_EQ(analysis::boundary_sides(ring, {0}), std::vector<int>{0});
-    EXPECT_EQ(analysis::grid_role(ring, {0}), GridRole::Interior);
-    EXPECT_EQ(analysis::grid_role(topology({1}, {false}), {0}), GridRole::Interior);
+    EXPECT_FALSE(analysis::has_roles(ring));
+    EXPECT_EQ(analysis::grid_role(ring, {0}), std::nullopt);
+    EXPECT_EQ(analysis::grid_role(ring, {4}), std::nullopt);
+    EXPECT_FALSE(analysis::has_roles(topology({1}, {false})));
+    EXPECT_EQ(analysis::grid_role(topology({1}, {false}), {0}), std::nullopt);
+    EXPECT_TRUE(analysis::has_roles(line));
+    EXPECT_TRUE(analysis::has_roles(topology({2}, {false})));
 }
 
 TEST(GridRoles, TwoDimensions) {
@@ -456,6 +464,70 @@ TEST(GridRoles, ThreeDimensionsAndDimensionsOfSizeOne) {
     EXPECT_EQ(analysis::grid_role(flat, {0, 0, 0}), GridRole::Corner);
     EXPECT_EQ(analysis::grid_role(flat, {1, 0, 0}), GridRole::Edge);
     EXPECT_EQ(analysis::grid_role(flat, {1, 1, 0}), GridRole::Interior);
+    // Periodic in x and y, open in z (of size 1): no boundary anywhere.
+    const auto slab = topology({3, 3, 1}, {true, true, false});
+    EXPECT_FALSE(analysis::has_roles(slab));
+    EXPECT_EQ(analysis::grid_role(slab, {0, 0, 0}), std::nullopt);
+}
+
+namespace {
+
+// How many processes of the grid have each role (corner, edge, face, interior, none).
+std::array<size_t, 5> role_counts(const report::CartTopology& grid) {
+    std::array<size_t, 5> counts{};
+    uint32_t n = 1;
+    for (uint32_t d : grid.sizes) n *= d;
+    for (uint32_t p = 0; p < n; ++p) {
+        const auto role = analysis::grid_role(
+            grid, analysis::grid_coords(p, grid.sizes, CartDeclaration::Order::Row));
+        ++counts[role ? static_cast<size_t>(*role) : 4];
+    }
+    return counts;
+}
+
+} // namespace
+
+TEST(GridRoles, GridsWithASideOf2HaveNoInterior) {
+    // 16x2x2: every process lies on the y and z boundaries; the two x ends are corners.
+    const auto bar = topology({16, 2, 2}, {false, false, false});
+    EXPECT_TRUE(analysis::has_roles(bar));
+    EXPECT_EQ(role_counts(bar), (std::array<size_t, 5>{8, 56, 0, 0, 0}));
+    EXPECT_EQ(analysis::grid_role(bar, {0, 1, 0}), GridRole::Corner);
+    EXPECT_EQ(analysis::grid_role(bar, {15, 0, 1}), GridRole::Corner);
+    EXPECT_EQ(analysis::grid_role(bar, {7, 1, 1}), GridRole::Edge);
+    EXPECT_EQ(role_counts(topology({2, 2}, {false, false})),
+              (std::array<size_t, 5>{4, 0, 0, 0, 0}));
+    EXPECT_EQ(role_counts(topology({4, 2}, {false, false})),
+              (std::array<size_t, 5>{4, 4, 0, 0, 0}));
+    EXPECT_EQ(role_counts(topology({2, 2, 2}, {false, false, false})),
+              (std::array<size_t, 5>{8, 0, 0, 0, 0}));
+    // 3x3x2: corners, edges and the two centres on the z faces, still no interior.
+    EXPECT_EQ(role_counts(topology({3, 3, 2}, {false, false, false})),
+              (std::array<size_t, 5>{8, 8, 2, 0, 0}));
+}
+
+TEST(GridRoles, PeriodicGrids) {
+    // A ring and a torus: no roles at all.
+    EXPECT_EQ(role_counts(topology({8}, {true})), (std::array<size_t, 5>{0, 0, 0, 0, 8}));
+    const auto torus = topology({4, 4}, {true, true});
+    EXPECT_FALSE(analysis::has_roles(torus));
+    EXPECT_EQ(role_counts(torus), (std::array<size_t, 5>{0, 0, 0, 0, 16}));
+    EXPECT_EQ(analysis::boundary_sides(torus, {0, 3}), (std::vector<int>{0, 0}));
+    EXPECT_EQ(role_counts(topology({4, 2, 3}, {true, true, true})),
+              (std::array<size_t, 5>{0, 0, 0, 0, 24}));
+    // Partly periodic: the open axis keeps its boundaries. 4x3 periodic in x: the rows
+    // y = 0 and y = 2 are edges (a boundary in one of two dimensions), y = 1 interior.
+    const auto cylinder = topology({4, 3}, {true, false});
+    EXPECT_TRUE(analysis::has_roles(cylinder));
+    EXPECT_EQ(role_counts(cylinder), (std::array<size_t, 5>{0, 8, 0, 4, 0}));
+    // 4x2 periodic in x: every process on a y boundary, all edges.
+    EXPECT_EQ(role_counts(topology({4, 2}, {true, false})), (std::array<size_t, 5>{0, 8, 0, 0, 0}));
+    // 16x2x2 periodic in x: boundaries in y and z, so edges only.
+    EXPECT_EQ(role_counts(topology({16, 2, 2}, {true, false, false})),
+              (std::array<size_t, 5>{0, 64, 0, 0, 0}));
+    // 3x3x3 periodic in z: x and y boundaries make corners into edges, edges into faces.
+    EXPECT_EQ(role_counts(topology({3, 3, 3}, {false, false, true})),
+              (std::array<size_t, 5>{0, 12, 12, 3, 0}));
 }
 
 namespace {
@@ -564,6 +636,138 @@ TEST(RoleStatistics, ThreadsOfAProcessAddUp) {
     EXPECT_EQ(stats[0].mean, ((1.0 + 2.0) + (5.0 + 6.0)) / 2);
     EXPECT_EQ(stats[1].mean, 3.0 + 4.0);
     EXPECT_EQ(stats[0].vs_interior, 14.0 / 2 / 7.0);
+}
+
+namespace {
+
+// A report with one process per cell of a `dims` grid "mesh" (row order, rank = location)
+// and the metric tree of role_report: Time 4 per process, Wait at NxN at MPI_Allreduce as
+// `wait` gives it per coordinates. The attributes name "mesh" as the recorded grid used.
+report::Report grid_report(const std::vector<uint32_t>& dims, const std::vector<bool>& periodic,
+                           const std::function<double(const Coords&)>& wait) {
+    report::Report r;
+    auto metric = [&](const char* unique, const char* display, int parent) {
+        report::Metric m;
+        m.unique_name = unique;
+        m.display_name = display;
+        m.parent = parent;
+        return r.add_metric(m);
+    };
+    const int time = metric("time", "Time", -1);
+    const int mpi = metric("mpi", "MPI", time);
+    const int coll = metric("mpi_collective", "Collective", mpi);
+    const int nxn = metric("mpi_wait_nxn", "Wait at NxN", coll);
+    report::Region program, allreduce;
+    program.name = "program";
+    allreduce.name = "MPI_Allreduce";
+    const int root = r.add_callpath(r.add_region(program), -1);
+    const int call = r.add_callpath(r.add_region(allreduce), root);
+    report::CartTopology mesh = topology(dims, periodic);
+    mesh.name = "mesh";
+    uint32_t n = 1;
+    for (uint32_t d : dims) n *= d;
+    for (uint32_t l = 0; l < n; ++l) {
+        report::Location loc;
+        loc.name = "Master thread";
+        loc.host = "node";
+        loc.process = "MPI Rank " + std::to_string(l);
+        loc.rank = static_cast<int>(l);
+        r.add_location(loc);
+        mesh.coords.push_back(analysis::grid_coords(l, dims, CartDeclaration::Order::Row));
+        r.set_value(time, root, static_cast<int>(l), 4.0);
+        r.set_value(nxn, call, static_cast<int>(l), wait(mesh.coords.back()));
+    }
+    r.topologies = {mesh};
+    r.attributes["topolens.grid"] = "mesh";
+    r.attributes["topolens.grid_source"] = "recorded";
+    return r;
+}
+
+// Wait at NxN statistics per role on grid_report(dims, periodic, wait).
+std::vector<analysis::RoleStatistics>
+grid_role_statistics(const std::vector<uint32_t>& dims, const std::vector<bool>& periodic,
+                     const std::function<double(const Coords&)>& wait) {
+    const report::Report r = grid_report(dims, periodic, wait);
+    return analysis::role_statistics(r, *r.find_metric("mpi_wait_nxn"), r.topologies[0]);
+}
+
+// A wait per role: the role of the coordinates in a non-periodic grid of `dims`.
+std::function<double(const Coords&)> by_role(const std::vector<uint32_t>& dims,
+                                             std::array<double, 4> wait) {
+    return [dims, wait](const Coords& c) {
+        const auto grid = topology(dims, std::vector<bool>(dims.size(), false));
+        return wait[static_cast<size_t>(*analysis::grid_role(grid, c))];
+    };
+}
+
+} // namespace
+
+TEST(RoleStatistics, WithoutInteriorCornersAreComparedWithTheRest) {
+    // 16x2x2: 8 corners waiting 3 s, 56 edges 1.5 s.
+    auto stats = grid_role_statistics({16, 2, 2}, {false, false, false},
+                                      by_role({16, 2, 2}, {3.0, 1.5, 0.0, 0.0}));
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats[0].role, GridRole::Corner);
+    EXPECT_EQ(stats[0].processes, 8u);
+    EXPECT_EQ(stats[0].mean, 3.0);
+    EXPECT_EQ(stats[0].vs_rest, 2.0);
+    EXPECT_FALSE(stats[0].vs_interior);
+    EXPECT_EQ(stats[1].role, GridRole::Edge);
+    EXPECT_EQ(stats[1].processes, 56u);
+    EXPECT_EQ(stats[1].vs_rest, 1.0);
+    EXPECT_FALSE(stats[1].vs_interior);
+
+    // 3x3x2: the rest are 8 edges (2.25 s) and 2 faces (1 s), mean 2 s.
+    stats = grid_role_statistics({3, 3, 2}, {false, false, false},
+                                 by_role({3, 3, 2}, {4.0, 2.25, 1.0, 0.0}));
+    ASSERT_EQ(stats.size(), 3u);
+    EXPECT_EQ(stats[0].vs_rest, 2.0);
+    EXPECT_EQ(stats[1].vs_rest, 1.125);
+    EXPECT_EQ(stats[2].role, GridRole::Face);
+    EXPECT_EQ(stats[2].processes, 2u);
+    EXPECT_EQ(stats[2].vs_rest, 0.5);
+
+    // 4x2 whose edges wait nothing: no ratio to a zero mean.
+    stats = grid_role_statistics({4, 2}, {false, false}, by_role({4, 2}, {1.0, 0.0, 0.0, 0.0}));
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_FALSE(stats[0].vs_rest);
+    EXPECT_FALSE(stats[1].vs_rest);
+
+    // 2x2: corners only, nothing to compare.
+    stats = grid_role_statistics({2, 2}, {false, false}, [](const Coords&) { return 1.0; });
+    ASSERT_EQ(stats.size(), 1u);
+    EXPECT_EQ(stats[0].processes, 4u);
+    EXPECT_FALSE(stats[0].vs_rest);
+    EXPECT_FALSE(stats[0].vs_interior);
+
+    // With an interior the ratios are to the interior, never to the rest.
+    stats = grid_role_statistics({4, 3}, {false, false}, by_role({4, 3}, {3.0, 2.0, 0.0, 0.5}));
+    ASSERT_EQ(stats.size(), 3u);
+    EXPECT_EQ(stats[0].vs_interior, 6.0);
+    EXPECT_FALSE(stats[0].vs_rest);
+}
+
+TEST(RoleStatistics, PeriodicGrids) {
+    const auto wait = [](const Coords& c) { return 1.0 + c[0]; };
+    // Fully periodic: no roles, no statistics.
+    EXPECT_TRUE(grid_role_statistics({4, 4}, {true, true}, wait).empty());
+    EXPECT_TRUE(grid_role_statistics({8}, {true}, wait).empty());
+    // 4x3 periodic in x: rows y = 0, 2 are edges, y = 1 the interior.
+    const auto rows = [](const Coords& c) { return c[1] == 1 ? 0.5 : 2.0; };
+    auto stats = grid_role_statistics({4, 3}, {true, false}, rows);
+    ASSERT_EQ(stats.size(), 2u);
+    EXPECT_EQ(stats[0].role, GridRole::Edge);
+    EXPECT_EQ(stats[0].processes, 8u);
+    EXPECT_EQ(stats[0].vs_interior, 4.0);
+    EXPECT_EQ(stats[1].role, GridRole::Interior);
+    EXPECT_EQ(stats[1].processes, 4u);
+    // 4x2 periodic in x: edges only, nothing to compare.
+    stats = grid_role_statistics({4, 2}, {true, false}, wait);
+    ASSERT_EQ(stats.size(), 1u);
+    EXPECT_EQ(stats[0].role, GridRole::Edge);
+    EXPECT_EQ(stats[0].mean, 2.5);
+    EXPECT_FALSE(stats[0].vs_rest);
+    EXPECT_FALSE(stats[0].vs_interior);
 }
 
 TEST(ReportGrid, FromAttributesOrTheFirstTopology) {
@@ -680,7 +884,7 @@ TEST(GridCommands, SummaryOfOlderReportsAndReportsWithoutAGrid) {
                                         "    edge              6  1.333333        1.60x",
                                         "    interior          3  0.833333        1.00x"}));
 
-    // A grid without interior processes has no ratios.
+    // A grid of corners only has nothing to compare.
     report::Report corners = role_report();
     corners.topologies[1].sizes = {2, 2};
     corners.topologies[1].coords = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {}, {}, {}, {}, {}};
@@ -691,7 +895,126 @@ TEST(GridCommands, SummaryOfOlderReportsAndReportsWithoutAGrid) {
               (std::vector<std::string>{"  by grid role (mean per process, sec)",
                                         "    role    processes      mean",
                                         "    corner          4  1.250000",
-                                        "    no interior processes: ratios not available"}));
+                                        "    every process is a corner: nothing to compare"}));
+}
+
+TEST(GridCommands, SummaryComparesCornersWithTheRestWithoutInterior) {
+    test::ScratchDir dir;
+    const std::string path = (dir / "r.cubex").string();
+    // 16x2x2: corners wait 3 s, the 56 edges 1.5 s.
+    report::write_cube4(
+        grid_report({16, 2, 2}, {false, false, false}, by_role({16, 2, 2}, {3.0, 1.5, 0, 0})),
+        path);
+    auto r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(block(r.out, "  roles:", 0),
+              std::vector<std::string>{"  roles:        8 corner, 56 edge"});
+    EXPECT_EQ(
+        block(r.out, "  by grid role", 4),
+        (std::vector<std::string>{
+            "  by grid role (mean per process, sec)", "    role    processes      mean  vs rest",
+            "    corner          8  3.000000    2.00x", "    edge           56  1.500000    1.00x",
+            "    no interior processes: ratios to the mean of the 56 processes that are not "
+            "corners"}))
+        << r.out;
+
+    // 3x3x2: edges and faces together are the rest (mean 2 s).
+    report::write_cube4(
+        grid_report({3, 3, 2}, {false, false, false}, by_role({3, 3, 2}, {4.0, 2.25, 1.0, 0})),
+        path);
+    r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(
+        block(r.out, "  by grid role", 5),
+        (std::vector<std::string>{
+            "  by grid role (mean per process, sec)", "    role    processes      mean  vs rest",
+            "    corner          8  4.000000    2.00x", "    edge            8  2.250000    1.12x",
+            "    face            2  1.000000    0.50x",
+            "    no interior processes: ratios to the mean of the 10 processes that are "
+            "not corners"}))
+        << r.out;
+
+    // The rest waiting nothing: no ratios.
+    report::write_cube4(grid_report({4, 2}, {false, false}, by_role({4, 2}, {1.0, 0, 0, 0})), path);
+    r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(block(r.out, "  by grid role", 4),
+              (std::vector<std::string>{
+                  "  by grid role (mean per process, sec)", "    role    processes      mean",
+                  "    corner          4  1.000000", "    edge            4  0.000000",
+                  "    the mean of the processes that are not corners is 0: ratios not available"}))
+        << r.out;
+}
+
+TEST(GridCommands, PeriodicGridsHaveNoRoles) {
+    test::ScratchDir dir;
+    const std::string path = (dir / "r.cubex").string();
+    // A 4x4 torus: summary says so once for the grid and once per wait state.
+    report::write_cube4(
+        grid_report({4, 4}, {true, true}, [](const Coords& c) { return 1.0 + c[0]; }), path);
+    auto r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(block(r.out, "grid", 2),
+              (std::vector<std::string>{
+                  "grid", "  used:         mesh 4x4, periodic yes,yes (recorded)",
+                  "  roles:        none (periodic in every dimension: no process lies on a "
+                  "boundary)"}))
+        << r.out;
+    EXPECT_EQ(block(r.out, "  by grid role", 1),
+              (std::vector<std::string>{"  by grid role: none (periodic in every dimension: no "
+                                        "process lies on a boundary)",
+                                        ""}))
+        << r.out;
+    EXPECT_EQ(r.out.find("interior"), std::string::npos) << r.out;
+
+    // values: no role column entries, roles null, boundaries all 0.
+    const auto csv = run_topolens({"values", path, "--metric", "mpi_wait_nxn"});
+    ASSERT_EQ(csv.exit_code, 0) << csv.err;
+    EXPECT_EQ(block(csv.out, "location", 2),
+              (std::vector<std::string>{"location,rank,thread,host,coords,value,role",
+                                        "0,0,0,node,0 0,1,", "1,1,0,node,0 1,1,"}));
+    const auto json =
+        run_topolens({"values", path, "--metric", "mpi_wait_nxn", "--format", "json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_NE(json.out.find("\"grid_source\": \"recorded\",\n \"roles\": null,\n"),
+              std::string::npos)
+        << json.out;
+    EXPECT_NE(json.out.find("\"coords\": [3,1], \"role\": null, \"boundary\": [0,0], "
+                            "\"value\": 4}"),
+              std::string::npos)
+        << json.out;
+
+    // A ring, and a grid of one process.
+    report::write_cube4(grid_report({8}, {true}, [](const Coords&) { return 1.0; }), path);
+    r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(block(r.out, "  roles:", 0),
+              std::vector<std::string>{
+                  "  roles:        none (periodic in every dimension: no process lies on a "
+                  "boundary)"});
+    report::write_cube4(grid_report({1, 1}, {false, false}, [](const Coords&) { return 1.0; }),
+                        path);
+    r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(block(r.out, "  roles:", 0),
+              std::vector<std::string>{"  roles:        none (no dimension larger than 1)"});
+    EXPECT_EQ(block(r.out, "  by grid role", 0),
+              std::vector<std::string>{"  by grid role: none (no dimension larger than 1)"});
+
+    // Partly periodic: 4x3 periodic in x compares its rims (edges) with the middle row.
+    report::write_cube4(
+        grid_report({4, 3}, {true, false}, [](const Coords& c) { return c[1] == 1 ? 0.5 : 2.0; }),
+        path);
+    r = run_topolens({"summary", path});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(block(r.out, "  roles:", 0),
+              std::vector<std::string>{"  roles:        8 edge, 4 interior"});
+    EXPECT_EQ(block(r.out, "  by grid role", 3),
+              (std::vector<std::string>{"  by grid role (mean per process, sec)",
+                                        "    role      processes      mean  vs interior",
+                                        "    edge              8  2.000000        4.00x",
+                                        "    interior          4  0.500000        1.00x"}))
+        << r.out;
 }
 
 TEST(GridCommands, ValuesGiveRolesPerLocationAndPerRole) {
@@ -713,9 +1036,10 @@ TEST(GridCommands, ValuesGiveRolesPerLocationAndPerRole) {
     EXPECT_NE(json.out.find(" \"topology\": {\"name\": \"mesh\", \"dims\": [3,3], \"periodic\": "
                             "[false,false]}, \"grid_source\": \"recorded\",\n"
                             " \"roles\": [{\"role\": \"corner\", \"processes\": 4, \"mean\": "
-                            "1.5, \"vs_interior\": 3}, {\"role\": \"edge\", \"processes\": 4, "
-                            "\"mean\": 1, \"vs_interior\": 2}, {\"role\": \"interior\", "
-                            "\"processes\": 1, \"mean\": 0.5, \"vs_interior\": 1}],\n"),
+                            "1.5, \"vs_interior\": 3, \"vs_rest\": null}, {\"role\": \"edge\", "
+                            "\"processes\": 4, \"mean\": 1, \"vs_interior\": 2, \"vs_rest\": "
+                            "null}, {\"role\": \"interior\", \"processes\": 1, \"mean\": 0.5, "
+                            "\"vs_interior\": 1, \"vs_rest\": null}],\n"),
               std::string::npos)
         << json.out;
     EXPECT_NE(json.out.find("\"coords\": [2,0], \"role\": \"corner\", \"boundary\": [1,-1], "
@@ -838,7 +1162,7 @@ TEST(GridCommands, AnalyzeDeclaredAndInferredGrids) {
         run_topolens({"values", inferred, "--metric", "mpi_wait_nxn", "--format", "json"});
     EXPECT_NE(json.out.find("\"grid_source\": \"inferred\""), std::string::npos) << json.out;
     EXPECT_NE(json.out.find("{\"role\": \"corner\", \"processes\": 4, \"mean\": 0.5, "
-                            "\"vs_interior\": 8}"),
+                            "\"vs_interior\": 8, \"vs_rest\": null}"),
               std::string::npos)
         << json.out;
 }

@@ -87,7 +87,7 @@ TEST_F(ReportCommands, SummaryShowsWhereEachWaitStateHappened) {
                   "  by grid role (mean per process, sec)",
                   "    role  processes      mean",
                   "    edge          4  0.437500",
-                  "    no interior processes: ratios not available",
+                  "    every process is an edge: nothing to compare",
                   "",
               }));
     EXPECT_EQ(block(r.out, "Late Sender, wrong order (", 0),
@@ -185,7 +185,7 @@ TEST_F(ReportCommands, ValuesJson) {
                          " \"topology\": {\"name\": \"grid\", \"dims\": [2,2], \"periodic\": "
                          "[true,false]}, \"grid_source\": \"unknown\",\n"
                          " \"roles\": [{\"role\": \"edge\", \"processes\": 4, \"mean\": 0.6875, "
-                         "\"vs_interior\": null}],\n"
+                         "\"vs_interior\": null, \"vs_rest\": null}],\n"
                          " \"locations\": [\n"
                          "  {\"location\": 0, \"rank\": 0, \"thread\": 0, \"host\": \"nodeA\", "
                          "\"coords\": [0,0], \"role\": \"edge\", \"boundary\": [0,-1], "
