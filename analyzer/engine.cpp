@@ -234,8 +234,9 @@ class Replay {
         : trace_(trace), m_(matching), d_(dispatch), ctx_(context), instances_(collectives) {}
 
     // Before any location's replay.
-    void prepare(uint32_t loc) {
-        for (const auto& callback : d_.prepare_) callback(ctx_, loc);
+    void prepare(size_t round, uint32_t loc) {
+        if (round >= d_.prepare_.size()) return;
+        for (const auto& callback : d_.prepare_[round]) callback(ctx_, loc);
     }
 
     void location(uint32_t loc) {
@@ -516,15 +517,17 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     std::atomic<uint32_t> next{0};
     Progress progress(options.progress, total);
     // Each phase runs over every location, the locations shared out to the workers (each
-    // takes the next one not yet done): first every location's preparation, then the replay.
+    // takes the next one not yet done): first the rounds of preparation, then the replay.
     // `report_progress`: a replay in one thread reports from it.
-    auto run = [&](Worker& w, bool preparing, bool report_progress) {
+    constexpr size_t kReplay = std::numeric_limits<size_t>::max();
+    auto run = [&](Worker& w, size_t round, bool report_progress) {
+        const bool preparing = round != kReplay;
         uint32_t loc = 0;
         try {
             Replay replay(trace, matching, w.dispatcher, *w.context, collectives);
             while ((loc = next++) < nloc) {
                 if (preparing) {
-                    replay.prepare(loc);
+                    replay.prepare(round, loc);
                     continue;
                 }
                 w.context->begin_location(loc);
@@ -539,17 +542,18 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             next = nloc; // the others stop too
         }
     };
-    auto phase = [&](bool preparing) {
+    auto phase = [&](size_t round) {
+        const bool preparing = round != kReplay;
         next = 0;
         if (workers.size() == 1) {
-            run(*workers.front(), preparing, true);
+            run(*workers.front(), round, true);
             return;
         }
         std::vector<std::jthread> pool; // joined when left, also when starting one throws
         std::atomic<size_t> finished{0};
         for (auto& worker : workers)
             pool.emplace_back([&, w = worker.get()] {
-                run(*w, preparing, false);
+                run(*w, round, false);
                 ++finished;
             });
         while (finished < workers.size()) {
@@ -558,11 +562,14 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         }
         for (std::jthread& t : pool) t.join();
     };
-    const bool any_preparation = std::any_of(
-        workers.begin(), workers.end(), [](const auto& w) { return w->dispatcher.prepares(); });
-    if (any_preparation) phase(true);
-    if (std::none_of(workers.begin(), workers.end(), [](const auto& w) { return w->error; }))
-        phase(false);
+    auto failed_yet = [&] {
+        return std::any_of(workers.begin(), workers.end(), [](const auto& w) { return w->error; });
+    };
+    size_t rounds = 0;
+    for (const auto& worker : workers)
+        rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
+    for (size_t round = 0; round < rounds && !failed_yet(); ++round) phase(round);
+    if (!failed_yet()) phase(kReplay);
     // The error of the lowest location, as a replay in one thread would meet it first.
     const Worker* failed = nullptr;
     for (const auto& worker : workers)

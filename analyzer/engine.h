@@ -171,12 +171,16 @@ class Dispatcher {
     void on_send(Message callback) { sends_.push_back(std::move(callback)); }
     // On each member's replay, when its part of the instance ends.
     void on_collective(Collective callback) { collectives_.push_back(std::move(callback)); }
-    // Before any replay, once per location (locations in parallel): facts about a
-    // location's own events that other locations' replays need. They must be kept per
-    // message (in Matching's numbering), as an MPI-parallel replay would send them along
-    // with the messages; the replay of the receiving end reads them.
-    void on_prepare(LocationBegin callback) { prepare_.push_back(std::move(callback)); }
-    bool prepares() const { return !prepare_.empty(); }
+    // Before any replay, once per location in preparation round `round` (0, 1, ...; every
+    // location finishes a round before the next begins; locations in parallel): facts about
+    // a location's own events that other locations need. They must be kept per message (in
+    // Matching's numbering), as an MPI-parallel replay would send them along the messages
+    // (or back, in a backward replay); the other end reads them in a later round or replay.
+    void on_prepare(size_t round, LocationBegin callback) {
+        if (prepare_.size() <= round) prepare_.resize(round + 1);
+        prepare_[round].push_back(std::move(callback));
+    }
+    size_t preparation_rounds() const { return prepare_.size(); }
     // Before a location's first event: a pattern may look ahead over the location's own
     // events (analysis is post-mortem) to prepare per-location state.
     void on_location_begin(LocationBegin callback) { begin_.push_back(std::move(callback)); }
@@ -204,7 +208,8 @@ class Dispatcher {
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;
     std::vector<LocationDone> done_;
-    std::vector<LocationBegin> prepare_, begin_;
+    std::vector<std::vector<LocationBegin>> prepare_; // by round
+    std::vector<LocationBegin> begin_;
     std::vector<Finish> finish_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;

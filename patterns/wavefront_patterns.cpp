@@ -20,11 +20,15 @@
 //  3. A block with a direction has a shape: an origin sends only (and lies, along every
 //     non-periodic axis, on the side the wave comes from), a relay receives then sends, an
 //     end receives only (and lies on the far side along every non-periodic axis).
-//  4. Evidence travels with the matched messages: each send carries its block's shape and
-//     direction (found in a pass over every location before the replay). A relay or end
-//     block is part of a wave when every message it received came from an origin or relay
-//     block of the same direction; an end also needs a relay among them, so that two
-//     processes answering each other are not a wave.
+//  4. Evidence travels with the matched messages, both ways, in rounds over every location
+//     before the replay. Round 1: every block's shape and direction. Round 2: a block
+//     agrees with its partners when every message it received came from an origin or relay
+//     block of its direction and every message it sent went to a relay or end block of its
+//     direction (an end also needs a relay among its senders, so that two processes
+//     answering each other are not a wave). At the replay, a block is part of a wave when
+//     it and all its partners' blocks agree: a wave needs a chain of agreeing blocks, which
+//     the pieces a halo exchange is cut into (one iteration's last receive with the next
+//     one's sends) do not give.
 //  5. A wave block starts a new wave — the pipeline fills — when it is the process's first
 //     wave block, its direction differs from the previous wave block's, or other messages
 //     came in between. The Late Sender time of its receives that is not Wrong Order becomes
@@ -68,10 +72,18 @@ std::string unique_name(const std::string& corner) {
 
 enum class Shape : uint8_t { None, Origin, Relay, End };
 
-// What a send tells its receiver about the sender's block.
+// What one end of a message tells the other about its block.
 struct Evidence {
     Shape shape = Shape::None;
     Travel travel{};
+};
+
+// Per message: the sending block (for the receiver) and the receiving block (for the sender),
+// and whether each agrees with its partners (round 2, kept apart from round 1's evidence,
+// which other locations still read while it is written).
+struct MessageEvidence {
+    Evidence sender, receiver;
+    bool sender_agrees = false, receiver_agrees = false;
 };
 
 // One block of a location's message records (step 1), with its direction and shape.
@@ -116,17 +128,36 @@ class WavefrontPatterns : public analysis::Pattern {
 
     void subscribe(analysis::Dispatcher& d) override {
         if (metric_of_corner_.empty()) return;
-        d.on_prepare([this](Context& c, uint32_t loc) { tell_receivers(c, loc); });
+        d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_partners(c, loc); });
+        d.on_prepare(1, [this](Context& c, uint32_t loc) { tell_agreement(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { find_new_waves(c, loc); });
         d.subscribe<LateSenderInstance>(
             [this](Context& c, const LateSenderInstance& ls) { late_sender(c, ls); });
     }
 
   private:
-    // Evidence by message id, written by the senders' preparation, read by the receivers'.
+    // Walks a location's (record, message id) list in record order.
+    class MessageCursor {
+      public:
+        explicit MessageCursor(const std::vector<std::pair<uint32_t, uint32_t>>& list)
+            : list_(list) {}
+        // The message of `record` (records asked in ascending order), kNone if unmatched.
+        uint32_t message_of(uint32_t record) {
+            while (next_ < list_.size() && list_[next_].first < record) ++next_;
+            return next_ < list_.size() && list_[next_].first == record ? list_[next_].second
+                                                                        : kNone;
+        }
+
+      private:
+        const std::vector<std::pair<uint32_t, uint32_t>>& list_;
+        size_t next_ = 0;
+    };
+
+    // Evidence by message id, written by each end's preparation, read by the other end's
+    // replay.
     struct SharedEvidence {
         std::once_flag sized;
-        std::vector<Evidence> of_message;
+        std::vector<MessageEvidence> of_message;
     };
 
     // A receive record and the metric index of the corner of the wave it starts (-1: none).
@@ -142,48 +173,78 @@ class WavefrontPatterns : public analysis::Pattern {
         return index;
     }
 
-    // Step 4, sender's side: every send of `loc` carries its block's shape and direction.
-    void tell_receivers(Context& c, uint32_t loc) {
+    // Step 4, before the replay: every message of `loc` carries its block's shape and
+    // direction to the other end.
+    void tell_partners(Context& c, uint32_t loc) {
         SharedEvidence& shared = *evidence_;
         std::call_once(shared.sized,
                        [&] { shared.of_message.resize(c.matching().messages.size()); });
-        const auto& sends = c.matching().sends_of[loc];
-        size_t next = 0;
+        MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
         cut_blocks(c, loc, [&](const Block& block) {
-            if (block.shape != Shape::Origin && block.shape != Shape::Relay) return;
-            for (uint32_t record : block.sends) {
-                while (next < sends.size() && sends[next].first < record) ++next;
-                if (next < sends.size() && sends[next].first == record &&
-                    sends[next].second != kNone)
-                    shared.of_message[sends[next].second] = {block.shape, block.travel};
-            }
+            if (block.shape == Shape::None) return;
+            const Evidence mine{block.shape, block.travel};
+            for (uint32_t record : block.sends)
+                if (const uint32_t id = sends.message_of(record); id != kNone)
+                    shared.of_message[id].sender = mine;
+            for (uint32_t record : block.receives)
+                if (const uint32_t id = receives.message_of(record); id != kNone)
+                    shared.of_message[id].receiver = mine;
         });
     }
 
-    // Steps 4 (receiver's side) and 5, before the location's replay.
+    // Does `block` agree with its partners' blocks (step 4, round 2)?
+    bool agrees(const Block& block, MessageCursor& receives, MessageCursor& sends) const {
+        if (block.shape == Shape::None) return false;
+        const std::vector<MessageEvidence>& evidence = evidence_->of_message;
+        bool relayed = false;
+        for (uint32_t record : block.receives) {
+            const uint32_t id = receives.message_of(record);
+            if (id == kNone) return false;
+            const Evidence& from = evidence[id].sender;
+            if (from.travel != block.travel ||
+                (from.shape != Shape::Origin && from.shape != Shape::Relay))
+                return false;
+            relayed = relayed || from.shape == Shape::Relay;
+        }
+        for (uint32_t record : block.sends) {
+            const uint32_t id = sends.message_of(record);
+            if (id == kNone) return false;
+            const Evidence& to = evidence[id].receiver;
+            if (to.travel != block.travel || (to.shape != Shape::Relay && to.shape != Shape::End))
+                return false;
+        }
+        return block.shape != Shape::End || relayed;
+    }
+
+    // Round 2: whether each block of `loc` agrees, told to the other end of its messages.
+    void tell_agreement(Context& c, uint32_t loc) {
+        std::vector<MessageEvidence>& evidence = evidence_->of_message;
+        MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
+        MessageCursor sent(c.matching().sends_of[loc]), received(c.matching().receives_of[loc]);
+        cut_blocks(c, loc, [&](const Block& block) {
+            if (!agrees(block, receives, sends)) return;
+            for (uint32_t record : block.sends)
+                evidence[sent.message_of(record)].sender_agrees = true;
+            for (uint32_t record : block.receives)
+                evidence[received.message_of(record)].receiver_agrees = true;
+        });
+    }
+
+    // Steps 4 and 5 at the location's replay.
     void find_new_waves(Context& c, uint32_t loc) {
         receives_.clear();
         next_ = 0;
-        const auto& received = c.matching().receives_of[loc];
-        const std::vector<Evidence>& evidence = evidence_->of_message;
-        size_t next = 0;
+        const std::vector<MessageEvidence>& evidence = evidence_->of_message;
+        MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
+        MessageCursor sent(c.matching().sends_of[loc]), received(c.matching().receives_of[loc]);
         bool waved = false, interrupted = false;
         Travel previous{};
         cut_blocks(c, loc, [&](const Block& block) {
-            bool wave = block.shape == Shape::Origin;
-            if (block.shape == Shape::Relay || block.shape == Shape::End) {
-                bool upstream = true, relayed = false;
-                for (uint32_t record : block.receives) {
-                    while (next < received.size() && received[next].first < record) ++next;
-                    const Evidence* from = next < received.size() && received[next].first == record
-                                               ? &evidence[received[next].second]
-                                               : nullptr;
-                    upstream = upstream && from && from->travel == block.travel &&
-                               (from->shape == Shape::Origin || from->shape == Shape::Relay);
-                    relayed = relayed || (from && from->shape == Shape::Relay);
-                }
-                wave = upstream && (block.shape == Shape::Relay || relayed);
-            }
+            bool wave = agrees(block, receives, sends);
+            for (uint32_t record : block.receives)
+                wave = wave && evidence[received.message_of(record)].sender_agrees;
+            for (uint32_t record : block.sends)
+                wave = wave && evidence[sent.message_of(record)].receiver_agrees;
             if (!wave) {
                 interrupted = true;
                 return;
