@@ -30,7 +30,8 @@ namespace {
 
 const char* const kUsage =
     "usage: wavefront2d [--px P --py Q] [--blocks K] [--iterations N] [--work-us US]\n"
-    "                   [--face DOUBLES] [--no-cart [--user-topology]] [--expect FILE]\n";
+    "                   [--face DOUBLES] [--receive waitall|blocking]\n"
+    "                   [--no-cart [--user-topology]] [--expect FILE]\n";
 
 struct Options {
     int px = 0, py = 0; // 0: chosen by MPI_Dims_create
@@ -40,6 +41,10 @@ struct Options {
     int face = 64; // doubles per block face message
     bool no_cart = false;
     bool user_topology = false;
+    // The inflow faces: both posted with MPI_Irecv and taken as they arrive (MPI_Waitall),
+    // or MPI_Recv from the x-upstream neighbour, then the y-upstream one (Sweep3D's order:
+    // when the y face is sent first, the wait for x is a Late Sender in the wrong order).
+    bool blocking_receives = false;
     std::string expect;
 };
 
@@ -78,7 +83,13 @@ std::string parse_options(int argc, char** argv, Options& o) {
             err = number(i, o.work_us, 0);
         else if (a == "--face")
             err = number(i, o.face, 1);
-        else if (a == "--no-cart")
+        else if (a == "--receive") {
+            if (i + 1 >= argc) return "--receive needs a value (waitall or blocking)";
+            const std::string v = argv[++i];
+            if (v != "waitall" && v != "blocking")
+                return "--receive: bad value '" + v + "' (waitall or blocking)";
+            o.blocking_receives = v == "blocking";
+        } else if (a == "--no-cart")
             o.no_cart = true;
         else if (a == "--user-topology")
             o.user_topology = true;
@@ -212,18 +223,22 @@ int main(int argc, char** argv) {
             const int tag = kTagBase + d;
             for (int b = 0; b < opt.blocks; ++b) {
                 // Boundary faces (no upstream neighbour) carry the inflow condition 0.
-                if (x_up != MPI_PROC_NULL) {
-                    MPI_Recv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm,
-                             MPI_STATUS_IGNORE);
-                    ++n.recvs;
-                } else
-                    std::fill(in_x.begin(), in_x.end(), 0.0);
-                if (y_up != MPI_PROC_NULL) {
-                    MPI_Recv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm,
-                             MPI_STATUS_IGNORE);
-                    ++n.recvs;
-                } else
-                    std::fill(in_y.begin(), in_y.end(), 0.0);
+                if (x_up == MPI_PROC_NULL) std::fill(in_x.begin(), in_x.end(), 0.0);
+                if (y_up == MPI_PROC_NULL) std::fill(in_y.begin(), in_y.end(), 0.0);
+                n.recvs += (x_up != MPI_PROC_NULL) + (y_up != MPI_PROC_NULL);
+                if (opt.blocking_receives) {
+                    if (x_up != MPI_PROC_NULL)
+                        MPI_Recv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm,
+                                 MPI_STATUS_IGNORE);
+                    if (y_up != MPI_PROC_NULL)
+                        MPI_Recv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm,
+                                 MPI_STATUS_IGNORE);
+                } else if (x_up != MPI_PROC_NULL || y_up != MPI_PROC_NULL) {
+                    MPI_Request inflow[2];
+                    MPI_Irecv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm, &inflow[0]);
+                    MPI_Irecv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm, &inflow[1]);
+                    MPI_Waitall(2, inflow, MPI_STATUSES_IGNORE);
+                }
                 local_change =
                     std::max(local_change, compute_block(opt.work_us, in_x, in_y, out_x, out_y));
                 if (x_down != MPI_PROC_NULL) {
