@@ -173,10 +173,26 @@ void print_grid(std::ostream& out, const an::ReportGrid& grid) {
         << field("roles", roles.empty() ? "no location has coordinates" : join(roles, ", "));
 }
 
+std::string metric_name(const rp::Metric& metric) {
+    return metric.display_name.empty() ? metric.unique_name : metric.display_name;
+}
+
+// The metric's share of its parent metric's total in percent (Wavefront from SW: 23.40 of
+// Late Sender), empty for a root, a derived metric or parent, another unit, or a parent
+// total of 0.
+std::string parent_percent(const rp::Report& report, const std::vector<double>& totals, int m) {
+    const rp::Metric& metric = report.metrics[m];
+    if (metric.parent < 0 || !metric.derived_type.empty()) return "";
+    const rp::Metric& parent = report.metrics[metric.parent];
+    if (!parent.derived_type.empty() || parent.unit != metric.unit) return "";
+    return percent(totals[m], totals[metric.parent]);
+}
+
 void print_metric_tree(std::ostream& out, const rp::Report& report,
                        const std::vector<double>& totals, std::optional<int> time) {
     out << "\nmetrics\n";
-    Table table({"metric", "total", "unit", "% of time"}, {false, true, false, true});
+    Table table({"metric", "total", "unit", "% of time", "% of parent"},
+                {false, true, false, true, true});
     const double time_total = time ? totals[*time] : 0.0;
     for (std::size_t root = 0; root < report.metrics.size(); ++root) {
         if (report.metrics[root].parent != -1) continue;
@@ -185,14 +201,13 @@ void print_metric_tree(std::ostream& out, const rp::Report& report,
             const auto [m, depth] = stack.back();
             stack.pop_back();
             const rp::Metric& metric = report.metrics[m];
-            const std::string name =
-                std::string(2 * depth, ' ') +
-                (metric.display_name.empty() ? metric.unique_name : metric.display_name);
+            const std::string name = std::string(2 * depth, ' ') + metric_name(metric);
             if (!metric.derived_type.empty()) {
-                table.row({name, "derived", metric.unit, ""});
+                table.row({name, "derived", metric.unit, "", ""});
             } else {
                 table.row({name, format_value(totals[m], metric.unit), metric.unit,
-                           metric.unit == "sec" ? percent(totals[m], time_total) : ""});
+                           metric.unit == "sec" ? percent(totals[m], time_total) : "",
+                           parent_percent(report, totals, m)});
             }
             for (auto it = metric.children.rbegin(); it != metric.children.rend(); ++it)
                 stack.emplace_back(*it, depth + 1);
@@ -244,14 +259,17 @@ void print_roles(std::ostream& out, const rp::Report& report, int m, const rp::C
         out << "    the mean of the processes that are not corners is 0: ratios not available\n";
 }
 
-void print_wait_state(std::ostream& out, const rp::Report& report, int m, double total,
-                      double time_total, std::size_t top, const an::ReportGrid& grid) {
+void print_wait_state(std::ostream& out, const rp::Report& report,
+                      const std::vector<double>& totals, int m, double time_total, std::size_t top,
+                      const an::ReportGrid& grid) {
     const rp::Metric& metric = report.metrics[m];
-    std::string heading = (metric.display_name.empty() ? metric.unique_name : metric.display_name) +
-                          " (" + metric.unique_name + "): " + format_value(total, metric.unit) +
-                          " " + metric.unit;
+    const double total = totals[m];
+    std::string heading = metric_name(metric) + " (" + metric.unique_name +
+                          "): " + format_value(total, metric.unit) + " " + metric.unit;
     if (metric.unit == "sec" && time_total > 0)
         heading += ", " + percent(total, time_total) + "% of time";
+    if (const std::string share = parent_percent(report, totals, m); !share.empty())
+        heading += ", " + share + "% of " + metric_name(report.metrics[metric.parent]);
     out << "\n" << heading << "\n";
 
     // Call paths where the wait happened (own value), ranked by their inclusive value.
@@ -371,10 +389,11 @@ void print_attributes(std::ostream& out, const rp::Report& report) {
 void summary_usage(std::ostream& out) {
     out << "usage: topolens summary REPORT [--top N]\n\n"
            "Summarizes a CUBE4 report (.cubex, ours or Scalasca's): the metric tree with each\n"
-           "metric's total (inclusive over its sub-metrics, all call paths and locations) and\n"
-           "its share of Time; the process grid the analysis used, where it came from\n"
-           "(recorded in the trace, declared with --cart, inferred from the messages) and the\n"
-           "processes per grid role (corner, edge, face, interior); for every wait state that\n"
+           "metric's total (inclusive over its sub-metrics, all call paths and locations), its\n"
+           "share of Time and of its parent metric (Wavefront from SW: % of Late Sender); the\n"
+           "process grid the analysis used, where it came from (recorded in the trace,\n"
+           "declared with --cart, inferred from the messages) and the processes per grid role\n"
+           "(corner, edge, face, interior); for every wait state that\n"
            "occurred, the N call paths and N locations with the most waiting time (default 5),\n"
            "locations with their grid coordinates, and the mean per process of each grid role\n"
            "with its ratio to the interior mean (without interior processes: to the mean of\n"
@@ -444,7 +463,7 @@ int summary_main(const std::vector<std::string>& args) {
             if (report.metrics[root].parent != -1) continue;
             for (int m : report.metric_subtree(static_cast<int>(root)))
                 if (is_wait_state(report, m) && totals[m] != 0.0)
-                    print_wait_state(out, report, m, totals[m], time_total, top, grid);
+                    print_wait_state(out, report, totals, m, time_total, top, grid);
         }
         print_clock_violations(out, report, grid);
         print_autotuning(out, path, report);

@@ -58,16 +58,80 @@ TEST_F(ReportCommands, SummaryShowsTheMetricTreeWithTotalsAndShares) {
     EXPECT_EQ(block(r.out, "metrics", 9),
               (std::vector<std::string>{
                   "metrics",
-                  "  metric                              total  unit  % of time",
+                  "  metric                              total  unit  % of time  % of parent",
                   "  Time                            17.500000  sec      100.00",
-                  "    MPI                            5.500000  sec       31.43",
-                  "      Late Sender                  1.750000  sec       10.00",
-                  "        Late Sender, wrong order   0.250000  sec        1.43",
-                  "      Collective                   0.750000  sec        4.29",
-                  "        Wait at NxN                0.750000  sec        4.29",
+                  "    MPI                            5.500000  sec       31.43        31.43",
+                  "      Late Sender                  1.750000  sec       10.00        31.82",
+                  "        Late Sender, wrong order   0.250000  sec        1.43        14.29",
+                  "      Collective                   0.750000  sec        4.29        13.64",
+                  "        Wait at NxN                0.750000  sec        4.29       100.00",
                   "  Visits                                 44  occ",
                   "  Clock condition violations              2  occ",
               }));
+}
+
+// Each sub-metric's share of its parent: the wavefront sub-metrics of Late Sender as Bhatia
+// reports them, counts too; none for roots, derived metrics or a parent that is 0.
+TEST_F(ReportCommands, SummaryShowsEachMetricsShareOfItsParent) {
+    report::Report r = sample_report();
+    auto add = [&](const char* parent, const char* unique, const char* display, const char* unit,
+                   const char* derived = "") {
+        report::Metric m;
+        m.unique_name = unique;
+        m.display_name = display;
+        m.unit = unit;
+        m.parent = *r.find_metric(parent);
+        m.derived_type = derived;
+        if (*derived) m.cubepl = "metric::time() - metric::mpi()";
+        return r.add_metric(m);
+    };
+    const int sw = add("mpi_latesender", "mpi_wavefront_sw", "Wavefront from SW", "sec");
+    const int ne = add("mpi_latesender", "mpi_wavefront_ne", "Wavefront from NE", "sec");
+    const int mpi_visits = add("visits", "mpi_visits", "MPI visits", "occ");
+    const int sync = add("mpi", "mpi_synchronization", "Synchronization", "sec");
+    add("mpi_synchronization", "mpi_barrier_wait", "Wait at Barrier", "sec");
+    add("time", "comp", "Computation", "sec", "POSTDERIVED");
+    const int recv = 4; // program/main/solver/MPI_Recv
+    ASSERT_EQ(r.callpath_name(recv), "program/main/solver/MPI_Recv");
+    r.set_value(sw, recv, 0, 0.25);
+    r.set_value(sw, recv, 1, 0.125);
+    r.set_value(ne, recv, 1, 0.5);
+    for (int l = 0; l < 4; ++l) r.set_value(mpi_visits, recv, l, 5);
+    r.set_value(sync, recv, 2, 0.0);
+    report::write_cube4(r, path);
+
+    const CommandResult out = topolens({"summary", path});
+    ASSERT_EQ(out.exit_code, 0) << out.err;
+    // Late Sender: 1.5 own + 0.25 wrong order + 0.375 SW + 0.5 NE = 2.625 of MPI's 6.375.
+    EXPECT_EQ(block(out.out, "metrics", 15),
+              (std::vector<std::string>{
+                  "metrics",
+                  "  metric                              total  unit  % of time  % of parent",
+                  "  Time                            18.375000  sec      100.00",
+                  "    MPI                            6.375000  sec       34.69        34.69",
+                  "      Late Sender                  2.625000  sec       14.29        41.18",
+                  "        Late Sender, wrong order   0.250000  sec        1.36         9.52",
+                  "        Wavefront from SW          0.375000  sec        2.04        14.29",
+                  "        Wavefront from NE          0.500000  sec        2.72        19.05",
+                  "      Collective                   0.750000  sec        4.08        11.76",
+                  "        Wait at NxN                0.750000  sec        4.08       100.00",
+                  "      Synchronization              0.000000  sec        0.00         0.00",
+                  "        Wait at Barrier            0.000000  sec        0.00",
+                  "    Computation                     derived  sec",
+                  "  Visits                                 64  occ",
+                  "    MPI visits                           20  occ                    31.25",
+                  "  Clock condition violations              2  occ",
+              }))
+        << out.out;
+    EXPECT_EQ(block(out.out, "Wavefront from SW (", 0),
+              std::vector<std::string>{"Wavefront from SW (mpi_wavefront_sw): 0.375000 sec, 2.04% "
+                                       "of time, 14.29% of Late Sender"});
+    EXPECT_EQ(block(out.out, "Wavefront from NE (", 0),
+              std::vector<std::string>{"Wavefront from NE (mpi_wavefront_ne): 0.500000 sec, 2.72% "
+                                       "of time, 19.05% of Late Sender"});
+    EXPECT_EQ(block(out.out, "Late Sender (", 0),
+              std::vector<std::string>{
+                  "Late Sender (mpi_latesender): 2.625000 sec, 14.29% of time, 41.18% of MPI"});
 }
 
 TEST_F(ReportCommands, SummaryShowsWhereEachWaitStateHappened) {
@@ -76,7 +140,7 @@ TEST_F(ReportCommands, SummaryShowsWhereEachWaitStateHappened) {
     // The sample's grid is periodic in x and 2 high: every process is on a (y) edge.
     EXPECT_EQ(block(r.out, "Late Sender (", 12),
               (std::vector<std::string>{
-                  "Late Sender (mpi_latesender): 1.750000 sec, 10.00% of time",
+                  "Late Sender (mpi_latesender): 1.750000 sec, 10.00% of time, 31.82% of MPI",
                   "  top call paths (1 of 1)",
                   "    call path                        value       %",
                   "    program/main/solver/MPI_Recv  1.750000  100.00",
@@ -92,10 +156,11 @@ TEST_F(ReportCommands, SummaryShowsWhereEachWaitStateHappened) {
               }));
     EXPECT_EQ(block(r.out, "Late Sender, wrong order (", 0),
               std::vector<std::string>{
-                  "Late Sender, wrong order (mpi_latesender_wo): 0.250000 sec, 1.43% of time"});
+                  "Late Sender, wrong order (mpi_latesender_wo): 0.250000 sec, 1.43% of time, "
+                  "14.29% of Late Sender"});
     EXPECT_EQ(block(r.out, "Wait at NxN (", 8),
               (std::vector<std::string>{
-                  "Wait at NxN (mpi_wait_nxn): 0.750000 sec, 4.29% of time",
+                  "Wait at NxN (mpi_wait_nxn): 0.750000 sec, 4.29% of time, 100.00% of Collective",
                   "  top call paths (1 of 1)",
                   "    call path                      value       %",
                   "    program/main/MPI_Allreduce  0.750000  100.00",
