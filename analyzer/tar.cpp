@@ -230,6 +230,7 @@ Reader::Reader(const std::string& path) {
     PaxSize pending_size;
     uint64_t offset = 0;
     bool any_header = false;
+    size_t zero_blocks = 0; // in a row, since the last member
     Block b;
     while (offset + kBlock <= file_size_) {
         in_.clear();
@@ -239,8 +240,10 @@ Reader::Reader(const std::string& path) {
             // End-of-archive blocks; cubew also leaves a stray one after some members, so
             // keep looking until the file ends.
             offset += kBlock;
+            ++zero_blocks;
             continue;
         }
+        zero_blocks = 0;
         const auto [unsigned_sum, signed_sum] = checksums(b);
         uint64_t stored = 0;
         if (!parse_number(b, kChecksum, kChecksumLen, stored) ||
@@ -292,6 +295,12 @@ Reader::Reader(const std::string& path) {
                            " bytes of an incomplete tar block" + at_byte(offset));
     }
     if (!any_header) throw TarError("not a tar archive (only zero bytes)");
+    // A complete archive ends with two zero blocks; without them the file was cut after a
+    // member, and members after the cut would silently be missing.
+    if (zero_blocks < 2)
+        throw TarError("truncated: the end-of-archive blocks are missing (the file ends at byte " +
+                       std::to_string(file_size_) + ", after member '" +
+                       (entries_.empty() ? std::string("?") : entries_.back().name) + "')");
 }
 
 const Entry* Reader::find(const std::string& name) const {

@@ -43,6 +43,11 @@ std::string anchor(const std::string& metric_type = "EXCLUSIVE",
 
 const std::string kGoodData = "CUBEX.DATA" + le_double(1) + le_double(2);
 
+// The size of the first member (anchor.xml) from its ustar header's octal size field.
+std::size_t read_cube4_anchor_size(const std::string& archive) {
+    return static_cast<std::size_t>(std::stoull(archive.substr(124, 11), nullptr, 8));
+}
+
 class Damaged : public ::testing::Test {
   protected:
     ScratchDir dir;
@@ -110,6 +115,16 @@ TEST_F(Damaged, TruncatedArchive) {
     // inside the data of the last member (7.data, 42 bytes, before 1024 bytes of end blocks)
     write_file(path, whole.substr(0, whole.size() - 1024 - 512 + 20));
     expect_error("truncated: member '7.data' needs 42 bytes");
+    // at a member boundary: every member before the cut is whole, the rest is missing
+    const std::size_t after_anchor = 512 + (read_cube4_anchor_size(whole) + 511) / 512 * 512;
+    write_file(path, whole.substr(0, after_anchor));
+    expect_error("end-of-archive blocks are missing (the file ends at byte " +
+                 std::to_string(after_anchor) + ", after member 'anchor.xml')");
+    // inside the end-of-archive blocks: one zero block is not the end
+    write_file(path, whole.substr(0, whole.size() - 512));
+    expect_error("end-of-archive blocks are missing");
+    write_file(path, whole); // and the whole file is fine
+    EXPECT_NO_THROW(read_cube4(path));
 }
 
 TEST_F(Damaged, DamagedHeaderChecksum) {
