@@ -2,6 +2,7 @@
 // exact expected severities.
 #include "analyzer/engine.h"
 #include "analyzer/metric_tree.h"
+#include "pattern_test_util.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
@@ -17,42 +18,7 @@ using trace::kNone;
 using trace::TraceBuilder;
 namespace metric = patterns::metric;
 
-namespace {
-
-constexpr double kTick = 1e-9; // seconds per tick at the builder's default resolution
-
-analysis::AnalysisResult run(const TraceBuilder& b) {
-    return analysis::analyze(b.trace(), patterns::all_patterns());
-}
-
-// Metric-inclusive, call-path-inclusive value at one call path ("program/MPI_Recv").
-double value(const analysis::AnalysisResult& r, const char* metric_name, const std::string& path,
-             uint32_t location) {
-    const auto m = r.report.find_metric(metric_name);
-    EXPECT_TRUE(m.has_value()) << metric_name;
-    const auto cp = r.report.find_callpath(path);
-    if (!cp) return 0.0; // a call path nobody entered holds nothing
-    return r.report.inclusive(*m, *cp, static_cast<int>(location));
-}
-
-// Over the whole call tree.
-double total(const analysis::AnalysisResult& r, const char* metric_name, uint32_t location) {
-    const auto m = r.report.find_metric(metric_name);
-    EXPECT_TRUE(m.has_value()) << metric_name;
-    return r.report.total(*m, static_cast<int>(location));
-}
-
-// Every location starts with MPI_Init [0, 5] ...
-void begin(TraceBuilder& b, uint32_t ranks) {
-    for (uint32_t r = 0; r < ranks; ++r) b.mpi_init(r, 0, 5);
-}
-
-// ... and ends with MPI_Finalize [end, end + 5]; events in between are added in time order.
-void end(TraceBuilder& b, uint32_t ranks, trace::Time end) {
-    for (uint32_t r = 0; r < ranks; ++r) b.mpi_finalize(r, end, end + 5);
-}
-
-} // namespace
+using namespace topolens::test;
 
 TEST(LateSender, BlockingReceiveWaitsForTheSendToStart) {
     TraceBuilder b(2);

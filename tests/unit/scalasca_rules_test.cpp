@@ -1,6 +1,8 @@
 // Late Receiver and LS, Wrong Order by Scalasca 2.6's rules (MPI_LATERECEIVER,
 // MPI_LATESENDER_WO, MPI_LSWO_SAME/DIFFERENT) and collectives timed by their records, on
 // traces with exact timestamps (1 tick = 1 ns).
+#include "pattern_test_util.h"
+
 #include "analyzer/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
@@ -12,38 +14,7 @@ using namespace topolens;
 using trace::TraceBuilder;
 namespace metric = patterns::metric;
 
-namespace {
-
-constexpr double kTick = 1e-9;
-
-analysis::AnalysisResult run(const TraceBuilder& b) {
-    return analysis::analyze(b.trace(), patterns::all_patterns());
-}
-
-double total(const analysis::AnalysisResult& r, const char* metric_name, uint32_t location) {
-    const auto m = r.report.find_metric(metric_name);
-    EXPECT_TRUE(m.has_value()) << metric_name;
-    return m ? r.report.total(*m, static_cast<int>(location)) : -1.0;
-}
-
-double at(const analysis::AnalysisResult& r, const char* metric_name, const std::string& path,
-          uint32_t location) {
-    const auto m = r.report.find_metric(metric_name);
-    const auto cp = r.report.find_callpath(path);
-    EXPECT_TRUE(m.has_value()) << metric_name;
-    EXPECT_TRUE(cp.has_value()) << path;
-    return m && cp ? r.report.inclusive(*m, *cp, static_cast<int>(location)) : -1.0;
-}
-
-void begin(TraceBuilder& b, uint32_t ranks) {
-    for (uint32_t r = 0; r < ranks; ++r) b.mpi_init(r, 0, 5);
-}
-
-void end(TraceBuilder& b, uint32_t ranks, trace::Time t) {
-    for (uint32_t r = 0; r < ranks; ++r) b.mpi_finalize(r, t, t + 5);
-}
-
-} // namespace
+using namespace topolens::test;
 
 // ---------------------------------------------------------------- Late Receiver
 
@@ -63,7 +34,7 @@ TEST(LateReceiverRule, AStandardSendStillInItsCallWaitedUntilTheReceiveWasPosted
     b.mpi_send(0, 10, 100, 1, b.world(), 0, 1 << 20);
     b.mpi_recv(1, 70, 100, 0, b.world(), 0, 1 << 20);
     end(b, 2, 200);
-    EXPECT_NEAR(at(run(b), metric::kLateReceiver, "program/MPI_Send", 0), 60 * kTick, 1e-15);
+    EXPECT_NEAR(value(run(b), metric::kLateReceiver, "program/MPI_Send", 0), 60 * kTick, 1e-15);
 }
 
 TEST(LateReceiverRule, ASendLeavingExactlyWhenTheReceiveIsPostedDidNotWait) {
@@ -101,8 +72,8 @@ TEST(LateReceiverRule, TheWaitCompletingAnIsendWaitsFromItsOwnEnter) {
     b.mpi_recv(1, 70, 100, 0, b.world(), 0, 8);
     end(b, 2, 200);
     const auto r = run(b);
-    EXPECT_NEAR(at(r, metric::kLateReceiver, "program/MPI_Wait", 0), 50 * kTick, 1e-15);
-    EXPECT_EQ(at(r, metric::kLateReceiver, "program/MPI_Isend", 0), 0.0);
+    EXPECT_NEAR(value(r, metric::kLateReceiver, "program/MPI_Wait", 0), 50 * kTick, 1e-15);
+    EXPECT_EQ(value(r, metric::kLateReceiver, "program/MPI_Isend", 0), 0.0);
 }
 
 TEST(LateReceiverRule, AnIsendCompletedByATestNeverWaits) {
@@ -133,7 +104,7 @@ TEST(LateReceiverRule, AWaitallCountsItsLongestSendWaitOnce) {
     b.mpi_recv(1, 50, 60, 0, b.world(), 0, 8);
     b.mpi_recv(2, 80, 90, 0, b.world(), 0, 8);
     end(b, 3, 200);
-    EXPECT_NEAR(at(run(b), metric::kLateReceiver, "program/MPI_Waitall", 0), 60 * kTick, 1e-15);
+    EXPECT_NEAR(value(run(b), metric::kLateReceiver, "program/MPI_Waitall", 0), 60 * kTick, 1e-15);
 }
 
 TEST(LateReceiverRule, AWaitallThatWaitedAsLateSenderIsNoLateReceiver) {
@@ -232,7 +203,7 @@ TEST(WrongOrderRule, TheReceivesOfTheSameWaitallDoNotMakeItWrongOrder) {
     c.mpi_send(3, 30, 31, 0, c.world(), 0, 8);
     end(c, 4, 300);
     const auto revealed = run(c);
-    EXPECT_NEAR(at(revealed, metric::kWrongOrderDifferentSources, "program/MPI_Waitall", 0),
+    EXPECT_NEAR(value(revealed, metric::kWrongOrderDifferentSources, "program/MPI_Waitall", 0),
                 60 * kTick, 1e-15);
 }
 
