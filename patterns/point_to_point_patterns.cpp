@@ -78,6 +78,7 @@ class PointToPointPatterns : public analysis::Pattern {
         next_receive_ = 0;
         pending_sends_.clear();
         waited_for_senders_.clear();
+        next_waited_ = 0;
         // Calls completing several requests that already waited as Late Sender are not
         // counted again as Late Receiver (Scalasca's rule).
         const auto& receives = c.matching().receives_of[loc];
@@ -127,9 +128,12 @@ class PointToPointPatterns : public analysis::Pattern {
         if (pending_sends_.empty()) return;
         auto found = pending_sends_.find(call.enter);
         if (found == pending_sends_.end() || found->second.call.callpath != call.callpath) return;
-        const bool waited_as_receiver =
-            std::find(waited_for_senders_.begin(), waited_for_senders_.end(), call.enter) !=
-            waited_for_senders_.end();
+        // Calls are left in the order they were entered (a Waitall nests no other Waitall).
+        while (next_waited_ < waited_for_senders_.size() &&
+               waited_for_senders_[next_waited_] < call.enter)
+            ++next_waited_;
+        const bool waited_as_receiver = next_waited_ < waited_for_senders_.size() &&
+                                        waited_for_senders_[next_waited_] == call.enter;
         if (!waited_as_receiver) late_receiver(c, found->second.call, found->second.wait);
         pending_sends_.erase(found);
     }
@@ -152,7 +156,8 @@ class PointToPointPatterns : public analysis::Pattern {
     size_t next_receive_ = 0;
     // This location's MPI_Waitall calls (by enter time) with sends waiting to be judged.
     std::unordered_map<Time, PendingSends> pending_sends_;
-    std::vector<Time> waited_for_senders_; // enter times of Waitalls with a Late Sender
+    std::vector<Time> waited_for_senders_; // enter times of Waitalls with a Late Sender, ascending
+    size_t next_waited_ = 0;
 };
 
 } // namespace
