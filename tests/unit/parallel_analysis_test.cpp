@@ -341,6 +341,25 @@ TEST(Parallel, ReplayInThreadsGivesTheSameReport) {
     }
 }
 
+TEST(Parallel, WaitStatesFoundAheadAndInRoundsDoNotDependOnTheThreads) {
+    // SSOR sweeps (wavefront evidence exchanged in preparation rounds) and halo exchanges
+    // with MPI_Waitall (Late Sender instances, Wrong Order and Late Receiver found ahead).
+    for (const trace::SynthPattern pattern :
+         {trace::SynthPattern::Ssor, trace::SynthPattern::Halo}) {
+        trace::SynthOptions o;
+        o.grid = {4, 3};
+        o.pattern = pattern;
+        o.variant = trace::SynthVariant::Nonblocking;
+        o.iterations = 4;
+        const trace::Synthetic s = trace::synthesize(o);
+        const analysis::AnalysisResult one = analyze_with(s.builder.trace(), 1);
+        for (unsigned threads : kThreadCounts) {
+            SCOPED_TRACE(threads);
+            expect_same_report(one, analyze_with(s.builder.trace(), threads));
+        }
+    }
+}
+
 TEST(Parallel, ReplayInThreadsMergesCodeletResultsAndWarnings) {
     const trace::Trace t = tuned_ring_with_defects();
     const analysis::AnalysisResult one = analyze_with(t, 1);
