@@ -5,7 +5,13 @@
 #   (mpi_wait_nxn, MPI_Allreduce) (mpi_barrier_wait, MPI_Barrier)
 #   (mpi_latebroadcast, MPI_Bcast) (mpi_earlyreduce, MPI_Reduce)
 # A rank that should wait must have the injected total (iterations x delay) within ±10%,
-# every other rank less than 10% of it. `topolens summary` must run and name Wait at NxN.
+# every other rank less than 10% of it, plus what the sleepers overslept: a sleeping rank
+# waits for the sleeper that woke last (the expect file's 0 leaves that out), which the
+# sample measured: the waiting ranks' expected value minus iterations x delay. Two busy
+# processes and other MPI jobs beside 8 ranks (load average 20-30) woke sleepers up to
+# 270 ms late; idle, it is well under 1 ms. A sleeper given the waiters' whole wait still
+# fails, as that is always 90% of the injected total above the bound.
+# `topolens summary` must run and name Wait at NxN.
 #
 # usage: check_collectives.sh [--self-test] NAME NP [SAMPLE-ARGS...]
 #   --self-test  after the real check passes, tampered expectations and a value missing
@@ -87,7 +93,11 @@ compare() {
     awk -v tol="$tolerance" '
         FNR == NR {
             if ($1 == "injected") injected = $2 + 0
-            if ($1 == "wait") { key = $3 " " $4 " " $2; want[key] = $5 + 0; order[++n] = key }
+            if ($1 == "wait") {
+                key = $3 " " $4 " " $2; want[key] = $5 + 0; order[++n] = key
+                # the expected wait of the waiting ranks: injected + what the sleepers overslept
+                if ($5 + 0 > longest[$3 " " $4]) longest[$3 " " $4] = $5 + 0
+            }
             if ($1 == "inside") inside[$3 " " $2] = $4
             next
         }
@@ -104,9 +114,14 @@ compare() {
                 else {
                     v = sprintf("%.6f", got[key])
                     if (e > 0) ok = got[key] >= e * (1 - tol) && got[key] <= e * (1 + tol)
-                    else ok = got[key] < tol * injected && got[key] >= 0
+                    else {
+                        over = longest[k[1] " " k[2]] - injected
+                        bound = tol * injected + (over > 0 ? over : 0)
+                        ok = got[key] < bound && got[key] >= 0
+                    }
                     verdict = ok ? "ok" : (e > 0 ? "FAIL (not within " tol * 100 "%)" \
-                                               : "FAIL (not below " tol * 100 "% of " injected ")")
+                                               : sprintf("FAIL (not below %g%% of %g + %.6f overslept)",
+                                                         tol * 100, injected, bound - tol * injected))
                 }
                 if (verdict != "ok") bad++
                 printf "%-18s %-14s %4s %9.6f %9s %9s  %s\n", k[1], k[2], k[3], e, v,
