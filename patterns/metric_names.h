@@ -5,6 +5,7 @@
 namespace topolens::patterns::metric {
 
 inline constexpr const char* kTime = "time";
+inline constexpr const char* kOutsideRegions = "outside_regions";
 inline constexpr const char* kVisits = "visits";
 inline constexpr const char* kMpi = "mpi";
 inline constexpr const char* kInitExit = "mpi_init_exit";

@@ -26,8 +26,15 @@ class TimePattern : public analysis::Pattern {
     void define_metrics(report::Report& r) override {
         using analysis::define_metric;
         time_ = define_metric(r, "", metric::kTime, "Time",
-                              "Wall-clock time of each process from its first to its last "
-                              "recorded event, by call path.");
+                              "Wall-clock time each process spent in recorded regions (MPI "
+                              "calls and instrumented functions), by call path, as Scalasca "
+                              "counts it.");
+        outside_ = define_metric(
+            r, "", metric::kOutsideRegions, "Outside regions",
+            "Wall-clock time of each process between its first and last recorded event that no "
+            "recorded region covers (e.g. the application's own code between MPI calls when "
+            "only MPI is traced), at the root call path. Not part of Time, as in Scalasca; "
+            "Time + Outside regions is each process's whole recorded run.");
         visits_ = define_metric(r, "", metric::kVisits, "Visits",
                                 "How often each call path was entered.", "occ");
         mpi_ = define_metric(r, metric::kTime, metric::kMpi, "MPI", "Time spent inside MPI calls.");
@@ -93,15 +100,15 @@ class TimePattern : public analysis::Pattern {
         }
     }
 
-    // The artificial root call path holds the time outside every top-level region.
+    // The artificial root call path holds the time outside every top-level region (it is
+    // not a region the program entered: no visit).
     void done(Context& c, uint32_t loc, analysis::Time first, analysis::Time last) {
         const analysis::Time inside = loc < top_level_.size() ? top_level_[loc] : 0;
         const analysis::Time span = last - first;
-        c.add(time_, 0, loc, c.seconds(span > inside ? span - inside : 0));
-        c.add(visits_, 0, loc, 1.0);
+        c.add(outside_, 0, loc, c.seconds(span > inside ? span - inside : 0));
     }
 
-    int time_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
+    int time_ = -1, outside_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
     int communication_ = -1, point_to_point_ = -1, collective_ = -1;
     std::shared_ptr<const analysis::MpiCallKinds> kinds_;
     std::vector<analysis::Time> top_level_; // per location: time in top-level regions

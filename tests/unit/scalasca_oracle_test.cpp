@@ -49,11 +49,18 @@ TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
     const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
     const report::Report report =
         analysis::analyze(trace, matching, patterns::all_patterns()).report;
-    const char* shared[] = {metric::kLateSender,           metric::kLateSenderWrongOrder,
-                            metric::kWrongOrderSameSource, metric::kWrongOrderDifferentSources,
-                            metric::kLateReceiver,         metric::kWaitNxN,
-                            metric::kNxNCompletion,        metric::kBarrierWait,
-                            metric::kBarrierCompletion,    metric::kLateBroadcast,
+    const char* shared[] = {metric::kTime,
+                            metric::kVisits,
+                            metric::kLateSender,
+                            metric::kLateSenderWrongOrder,
+                            metric::kWrongOrderSameSource,
+                            metric::kWrongOrderDifferentSources,
+                            metric::kLateReceiver,
+                            metric::kWaitNxN,
+                            metric::kNxNCompletion,
+                            metric::kBarrierWait,
+                            metric::kBarrierCompletion,
+                            metric::kLateBroadcast,
                             metric::kEarlyReduce};
     for (const char* name : shared) {
         const auto m = report.find_metric(name);
