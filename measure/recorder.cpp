@@ -146,6 +146,9 @@ void finish_measurement(Timestamp enter_time) {
     close_open_user_activity(s, enter_time);
     OTF2_EvtWriter_Enter(s.events, nullptr, enter_time, finalize);
     s.clock.push_back(measure_clock_offset(s.tool_comm, s.same_clock));
+    // The end of MPI_Finalize is a global synchronisation point too: analyzers (Scalasca,
+    // topolens) take no process to leave it before the last one entered.
+    PMPI_Barrier(s.tool_comm);
     const Timestamp last_time = now();
     OTF2_EvtWriter_Leave(s.events, nullptr, last_time, finalize);
     s.active = false;

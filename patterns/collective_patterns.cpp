@@ -5,6 +5,11 @@
 //   Late Broadcast                  e_root - e_p           (1-to-N, non-root p)
 //   Early Reduce                    max_{q!=root} e_q - e_root  (N-to-1, root)
 // every wait clamped to the waiting call; completion at most what the wait left of it.
+// Clock-condition violations: a process left a collective before a process it must wait for
+// (by the data the operation moves) entered it — all members for Barrier and all-to-all
+// operations, the root for 1-to-N, every member for the root of N-to-1 — and, for MPI_Init
+// and MPI_Finalize (which topolens' measurement ends with a barrier, and Scalasca treats as
+// synchronizing), any process left before the last entered.
 #include "analyzer/metric_tree.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
@@ -12,6 +17,10 @@
 #include "patterns/waits.h"
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
 
 namespace topolens::patterns {
 
@@ -82,6 +91,15 @@ class CollectivePatterns : public analysis::Pattern {
             r, metric::kCollective, metric::kEarlyReduce, "Early Reduce",
             "Time the root of MPI_Reduce or MPI_Gather(v) waited because it entered before "
             "the other processes: the latest entry of the others minus the root's.");
+        violations_ = *r.find_metric(metric::kClockViolations);
+        collective_violations_ = define_metric(
+            r, metric::kClockViolations, metric::kClockViolationsCollective, "Collective",
+            "Processes that left a collective operation before a process whose data it needs "
+            "entered it (Barrier, all-to-all: any member; 1-to-N: the root; N-to-1, for the "
+            "root: any member), or left MPI_Init or MPI_Finalize before the last process "
+            "entered it.",
+            "occ");
+        ends_ = std::make_shared<InitAndFinalize>();
     }
 
     void subscribe(analysis::Dispatcher& d) override {
@@ -89,11 +107,79 @@ class CollectivePatterns : public analysis::Pattern {
         d.on_collective([this](Context& c, const CollectiveInstance& instance, size_t member) {
             collective(c, instance, member);
         });
+        d.on_prepare(0, [this](Context& c, uint32_t loc) { find_init_and_finalize(c, loc); });
+        d.on_location_done(
+            [this](Context& c, uint32_t loc, Time, Time) { check_init_and_finalize(c, loc); });
     }
 
   private:
+    // Each location's MPI_Init and MPI_Finalize call, for the clock condition of these two
+    // collectives of all processes (found before the replay, as a collective's members are).
+    struct InitAndFinalize {
+        std::vector<trace::CallSummary> init, finalize; // by location; region kNone: none
+        std::once_flag sized, latest_found;
+        Time latest_init = 0, latest_finalize = 0; // the last process's enter
+    };
+
+    static bool is_finalize(const trace::Trace& t, uint32_t region) {
+        return std::string_view(t.defs.regions[region].name).find("Finalize") !=
+               std::string_view::npos;
+    }
+
+    // MPI_Init is the first MPI_Init* call a location enters, MPI_Finalize its last
+    // MPI_Finalize: found from the ends of its events.
+    void find_init_and_finalize(Context& c, uint32_t loc) {
+        InitAndFinalize& ends = *ends_;
+        std::call_once(ends.sized, [&] {
+            ends.init.resize(c.trace().locations.size());
+            ends.finalize.resize(c.trace().locations.size());
+        });
+        const trace::Trace& t = c.trace();
+        const auto& events = t.locations[loc].events;
+        auto init_finalize = [&](const trace::Event& e) {
+            return (e.kind == trace::EventKind::Enter || e.kind == trace::EventKind::Leave) &&
+                   c.mpi_kinds().of(e.a) == analysis::MpiCallKind::InitFinalize;
+        };
+        for (uint32_t i = 0; i < events.size(); ++i)
+            if (events[i].kind == trace::EventKind::Enter && init_finalize(events[i])) {
+                if (!is_finalize(t, events[i].a))
+                    ends.init[loc] = trace::call_around(t, c.matching(), loc, i);
+                break;
+            }
+        for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
+            if (init_finalize(events[i])) {
+                if (is_finalize(t, events[i].a))
+                    ends.finalize[loc] = trace::call_around(t, c.matching(), loc, i);
+                break;
+            }
+    }
+
+    void check_init_and_finalize(Context& c, uint32_t loc) {
+        InitAndFinalize& ends = *ends_;
+        if (loc >= ends.init.size()) return;
+        std::call_once(ends.latest_found, [&] {
+            for (const trace::CallSummary& call : ends.init)
+                if (call.region != trace::kNone)
+                    ends.latest_init = std::max(ends.latest_init, call.enter);
+            for (const trace::CallSummary& call : ends.finalize)
+                if (call.region != trace::kNone)
+                    ends.latest_finalize = std::max(ends.latest_finalize, call.enter);
+        });
+        for (const auto& [call, latest] : {std::pair{ends.init[loc], ends.latest_init},
+                                           std::pair{ends.finalize[loc], ends.latest_finalize}})
+            if (call.region != trace::kNone && call.leave < latest)
+                collective_violation(c, loc, call.callpath + 1);
+    }
+
+    void collective_violation(Context& c, uint32_t loc, uint32_t callpath) {
+        c.add(violations_, callpath, loc, 1.0);
+        c.add(collective_violations_, callpath, loc, 1.0);
+    }
+
     void collective(Context& c, const CollectiveInstance& instance, size_t member) {
         const CallInfo& me = instance.members[member];
+        if (me.leave < must_follow(instance, member))
+            collective_violation(c, me.location, me.callpath);
         switch (shape_of(instance.op)) {
         case Shape::Barrier:
             all_to_all(c, instance, me, barrier_wait_, barrier_completion_);
@@ -120,6 +206,23 @@ class CollectivePatterns : public analysis::Pattern {
         }
     }
 
+    // The latest enter that `member` cannot leave before, by the data the operation moves.
+    static Time must_follow(const CollectiveInstance& instance, size_t member) {
+        const bool root = instance.root >= 0 && static_cast<size_t>(instance.root) == member;
+        switch (shape_of(instance.op)) {
+        case Shape::Barrier:
+        case Shape::AllToAll:
+            return instance.latest_enter;
+        case Shape::OneToAll:
+            return instance.root >= 0 && !root ? instance.members[instance.root].enter : 0;
+        case Shape::AllToOne:
+            return root ? instance.latest_enter : 0;
+        case Shape::Other:
+            break;
+        }
+        return 0;
+    }
+
     void all_to_all(Context& c, const CollectiveInstance& instance, const CallInfo& me,
                     int wait_metric, int completion_metric) {
         const Time last_enter = instance.latest_enter, first_leave = instance.earliest_leave;
@@ -140,7 +243,8 @@ class CollectivePatterns : public analysis::Pattern {
 
     const analysis::Dispatcher* dispatcher_ = nullptr;
     int barrier_wait_ = -1, barrier_completion_ = -1, wait_nxn_ = -1, nxn_completion_ = -1;
-    int late_broadcast_ = -1, early_reduce_ = -1;
+    int late_broadcast_ = -1, early_reduce_ = -1, violations_ = -1, collective_violations_ = -1;
+    std::shared_ptr<InitAndFinalize> ends_; // shared by the clones of one analysis
 };
 
 } // namespace

@@ -25,6 +25,8 @@ inline constexpr const char* kNxNCompletion = "mpi_nxn_completion";
 inline constexpr const char* kLateBroadcast = "mpi_latebroadcast";
 inline constexpr const char* kEarlyReduce = "mpi_earlyreduce";
 inline constexpr const char* kClockViolations = "clock_violations";
+inline constexpr const char* kClockViolationsP2P = "clock_violations_p2p";
+inline constexpr const char* kClockViolationsCollective = "clock_violations_coll";
 inline constexpr const char* kCodeletTime = "codelet_time";
 inline constexpr const char* kCodeletOutlierTime = "codelet_outlier_time";
 

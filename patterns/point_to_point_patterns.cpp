@@ -57,11 +57,16 @@ class PointToPointPatterns : public analysis::Pattern {
             "completing an MPI_Isend) spent waiting because the matching receive was posted "
             "later: e(recv) - e(send), only if the send was still in its call when the receive "
             "was posted (a buffered message did not wait).");
-        violations_ =
-            define_metric(r, "", metric::kClockViolations, "Clock condition violations",
-                          "Receives that completed before their send began: the clocks of the two "
-                          "processes disagree, and times derived from them are unreliable.",
-                          "occ");
+        violations_ = define_metric(
+            r, "", metric::kClockViolations, "Clock condition violations",
+            "Events whose order contradicts what MPI guarantees (a receive completed before its "
+            "send began, a process left a synchronizing collective before another entered "
+            "it): the clocks of the processes disagree, and times derived from them are "
+            "unreliable.",
+            "occ");
+        p2p_violations_ = define_metric(r, metric::kClockViolations, metric::kClockViolationsP2P,
+                                        "Point-to-point",
+                                        "Receives that completed before their send began.", "occ");
     }
 
     void subscribe(analysis::Dispatcher& d) override {
@@ -93,7 +98,10 @@ class PointToPointPatterns : public analysis::Pattern {
 
     void receive(Context& c, const MessageInstance& m) {
         const CallInfo& call = m.recv_call;
-        if (m.recv_event < m.send_event) c.add(violations_, call.callpath, call.location, 1.0);
+        if (m.recv_event < m.send_event) {
+            c.add(violations_, call.callpath, call.location, 1.0);
+            c.add(p2p_violations_, call.callpath, call.location, 1.0);
+        }
         const LateSenderFinder::Verdict verdict = late_senders_.verdicts()[next_receive_++];
         if (verdict.wait == 0) return;
         const double seconds = c.seconds(verdict.wait);
@@ -151,7 +159,7 @@ class PointToPointPatterns : public analysis::Pattern {
 
     const analysis::Dispatcher* dispatcher_ = nullptr;
     int late_sender_ = -1, wrong_order_ = -1, wrong_order_same_ = -1, wrong_order_different_ = -1,
-        late_receiver_ = -1, violations_ = -1;
+        late_receiver_ = -1, violations_ = -1, p2p_violations_ = -1;
     LateSenderFinder late_senders_;
     size_t next_receive_ = 0;
     // This location's MPI_Waitall calls (by enter time) with sends waiting to be judged.

@@ -11,7 +11,10 @@
 #   - the same means in the JSON "roles" (and its grid_source is "recorded");
 #   - `topolens summary` shows Wait at NxN by grid role, with the corner's ratio to the
 #     interior, or without interior processes to the rest (the processes that are not
-#     corners).
+#     corners);
+#   - no clock-condition violation: the measurement ends MPI_Init and MPI_Finalize with a
+#     barrier and the processes share one clock, so no process leaves a synchronizing
+#     collective before the last one entered (Scalasca counts every such case).
 #
 # usage: check_cg3d.sh NAME NP [SAMPLE-ARGS...]
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -145,4 +148,9 @@ ratio="$(echo "$corner_line" | grep -oE '[0-9.]+x' | tr -d x)" ||
 awk -v a="$ratio" -v b="$want" 'BEGIN { exit !(a >= b * 0.99 - 0.01 && a <= b * 1.01 + 0.01) }' ||
     tl_fail "topolens summary: corner ratio ${ratio}x, the means give ${want}x"
 echo "corners wait ${ratio}x as long as the $reference"
+
+violations="$(tl_metric_total "$report" clock_violations "$work/clock_violations.csv")"
+[ "$violations" = "0.000000000" ] ||
+    tl_fail "clock-condition violations: $violations, expected none (see $work/clock_violations.csv)"
+echo "no clock-condition violations"
 echo "PASS"

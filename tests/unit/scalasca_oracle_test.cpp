@@ -76,6 +76,30 @@ TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
     }
 }
 
+// Scalasca 2.6 reports N-1 collective clock-condition violations on each of the four MPI
+// runs (measured before the measurement ended MPI_Finalize with a barrier: every process but
+// the last left MPI_Finalize before the last one entered it), none on the synthetic trace
+// (../shared/scalasca-oracle/README.md).
+TEST_P(ScalascaOracle, ClockConditionViolationsAsScalascaCountsThem) {
+    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
+    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
+    const report::Report report =
+        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const double expected =
+        std::string(GetParam()) == "synth-mixed" ? 0.0 : double(report.locations.size() - 1);
+    EXPECT_EQ(report.total(*report.find_metric(metric::kClockViolationsCollective)), expected);
+    EXPECT_EQ(report.total(*report.find_metric(metric::kClockViolationsP2P)), 0.0);
+    if (expected == 0.0) return;
+    const auto finalize = report.find_callpath("MPI_Finalize"); // a root call path there
+    ASSERT_TRUE(finalize.has_value());
+    double at_finalize = 0.0;
+    for (int loc = 0; loc < static_cast<int>(report.locations.size()); ++loc)
+        at_finalize +=
+            report.inclusive(*report.find_metric(metric::kClockViolations), *finalize, loc);
+    EXPECT_EQ(at_finalize, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(Traces, ScalascaOracle,
                          testing::Values("wavefront2d", "autotune_halo", "cg3d", "collectives",
                                          "synth-mixed"));

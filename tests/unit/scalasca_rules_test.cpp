@@ -262,3 +262,66 @@ TEST(CollectiveRecords, WaitsAreTimedByTheCollectiveRecordsNotTheCall) {
     end(b, 2, 200);
     EXPECT_NEAR(total(run(b), metric::kWaitNxN, 0), 20 * kTick, 1e-15);
 }
+
+// ---------------------------------------------------------------- clock conditions
+
+TEST(ClockConditions, LeavingAnAllToAllBeforeTheLastEnteredIsAViolation) {
+    // Rank 0 leaves MPI_Allreduce at 40, rank 1 enters it at 50: impossible, as rank 0's
+    // result needs rank 1's data.
+    TraceBuilder b(2);
+    begin(b, 2);
+    b.mpi_collective(0, 10, 40, trace::CollectiveOp::Allreduce, b.world(), trace::kNone, 8, 8);
+    b.mpi_collective(1, 50, 60, trace::CollectiveOp::Allreduce, b.world(), trace::kNone, 8, 8);
+    end(b, 2, 200);
+    const auto r = run(b);
+    EXPECT_EQ(value(r, metric::kClockViolationsCollective, "program/MPI_Allreduce", 0), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolationsCollective, 1), 0.0);
+    EXPECT_EQ(total(r, metric::kClockViolations, 0), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolationsP2P, 0), 0.0);
+}
+
+TEST(ClockConditions, OneToAllAndAllToOneFollowTheirData) {
+    // Bcast (root 0 enters at 50): rank 1 leaving at 40 is a violation. Reduce (root 0):
+    // rank 1 may leave before the root enters (its data can be sent ahead), the root may
+    // not leave before rank 1 entered.
+    TraceBuilder b(2);
+    begin(b, 2);
+    b.mpi_collective(0, 50, 60, trace::CollectiveOp::Bcast, b.world(), 0, 8, 0);
+    b.mpi_collective(1, 10, 40, trace::CollectiveOp::Bcast, b.world(), 0, 0, 8);
+    b.mpi_collective(0, 100, 110, trace::CollectiveOp::Reduce, b.world(), 0, 8, 8);
+    b.mpi_collective(1, 120, 130, trace::CollectiveOp::Reduce, b.world(), 0, 8, 0);
+    b.mpi_collective(0, 200, 210, trace::CollectiveOp::Reduce, b.world(), 0, 8, 8);
+    b.mpi_collective(1, 150, 160, trace::CollectiveOp::Reduce, b.world(), 0, 8, 0);
+    end(b, 2, 300);
+    const auto r = run(b);
+    EXPECT_EQ(value(r, metric::kClockViolationsCollective, "program/MPI_Bcast", 1), 1.0);
+    EXPECT_EQ(value(r, metric::kClockViolationsCollective, "program/MPI_Reduce", 0), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolationsCollective, 0), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolationsCollective, 1), 1.0);
+}
+
+TEST(ClockConditions, InitAndFinalizeAreSynchronizing) {
+    // Rank 1 leaves MPI_Init at 5 before rank 0 enters it at 8, and rank 0 leaves
+    // MPI_Finalize at 205 before rank 1 enters it at 250.
+    TraceBuilder b(2);
+    b.mpi_init(0, 8, 20);
+    b.mpi_init(1, 0, 5);
+    b.mpi_finalize(0, 200, 205);
+    b.mpi_finalize(1, 250, 255);
+    const auto r = run(b);
+    EXPECT_EQ(value(r, metric::kClockViolationsCollective, "program/MPI_Init", 1), 1.0);
+    EXPECT_EQ(value(r, metric::kClockViolationsCollective, "program/MPI_Finalize", 0), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolations, 0), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolations, 1), 1.0);
+}
+
+TEST(ClockConditions, AReceiveBeforeItsSendIsAPointToPointViolation) {
+    TraceBuilder b(2);
+    begin(b, 2);
+    b.mpi_send(0, 100, 110, 1, b.world(), 0, 8);
+    b.mpi_recv(1, 20, 50, 0, b.world(), 0, 8); // completes at 50, before the send at 100
+    end(b, 2, 200);
+    const auto r = run(b);
+    EXPECT_EQ(total(r, metric::kClockViolationsP2P, 1), 1.0);
+    EXPECT_EQ(total(r, metric::kClockViolationsCollective, 1), 0.0);
+}
