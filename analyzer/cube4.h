@@ -8,11 +8,23 @@
 // The layout follows cubew (Cube's C writer) and the grammar of Cube's anchor parser, so
 // cube_info, cube_dump and the Cube GUI open what we write.
 //
-// Writing: metrics are EXCLUSIVE (metric tree and call tree, like the Report), dtype DOUBLE,
-// sparse index; metric, region and location ids are the report's, cnode ids are depth-first
+// Values follow Cube's definition (report.h says how they relate to the Report's): stored
+// INCLUSIVE along the metric tree, a parent's value containing its children's, as Scalasca
+// stores them and cubelib reads them (Cube::get_sev: a metric's exclusive value is its stored
+// value minus each child's); along the call tree as the metric's type says.
+//
+// Writing: metrics are of type EXCLUSIVE along the call tree, dtype DOUBLE, sparse index;
+// each stored value is the metric's value with its sub-metrics at that call path and
+// location (rounded up by an ulp where needed so that Cube's subtraction never goes below
+// zero). Metric, region and location ids are the report's, cnode ids are depth-first
 // positions in the call tree (Score-P's numbering); the bytes depend on the report only. The
-// anchor's version is "4.4"; report.attributes become <attr> elements next to
-// "Cube anchor.xml syntax version".
+// anchor's version is "4.4"; <attr key="Creator" value="topolens VERSION"/> names the
+// writer, report.attributes become <attr> elements after it and report.mirrors <murl>s.
+//
+// Reading turns stored values into the Report's exclusive ones: along the call tree per
+// metric type, along the metric tree by subtracting the children's stored values. A report
+// with topolens.* attributes but no Creator was written by topolens before this convention
+// (each metric's own part stored): its values are taken as they are.
 //
 // Reading keeps the file's ids where they are 0..n-1 with parents before children (so a
 // report read back has the ids it was written with, call paths numbered depth-first), else

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -24,6 +25,7 @@ namespace topolens::report {
 namespace {
 
 constexpr const char* kSyntaxVersionKey = "Cube anchor.xml syntax version";
+constexpr const char* kCreatorKey = "Creator";
 // Metric and system trees are walked recursively; real ones are a few levels deep, so
 // deeper nesting is a damaged file (and must not exhaust the stack). Call trees, which
 // can be deep, are walked without recursion.
@@ -384,13 +386,22 @@ class AnchorReader {
     std::map<long long, int> location_by_id_;
     std::vector<FileLocation> file_locations_;
     std::map<long long, std::vector<std::size_t>> group_locations_;
+    bool own_parts_ = false; // values are metric-exclusive (earlier topolens versions)
 
     void attributes() {
+        bool creator = false, ours = false;
         for (pugi::xml_node a : cube_.children("attr")) {
             const std::string key = a.attribute("key").value();
+            creator = creator || key == kCreatorKey;
+            ours = ours || key.rfind("topolens.", 0) == 0;
             if (key == kSyntaxVersionKey) continue; // the writer sets it
             report_.attributes[key] = a.attribute("value").value();
         }
+        // topolens wrote its reports without a Creator until it followed Cube's rule; those
+        // files store each metric's own part (see cube4.h).
+        own_parts_ = ours && !creator;
+        for (pugi::xml_node murl : cube_.child("doc").child("mirrors").children("murl"))
+            report_.mirrors.push_back(murl.text().get());
     }
 
     void metrics() {
@@ -624,6 +635,51 @@ class AnchorReader {
                 for (std::size_t l = 0; l < values[c].size(); ++l)
                     report_.add_value(m.report_id, cnodes_[c].callpath, static_cast<int>(l),
                                       values[c][l]);
+        }
+        if (!own_parts_) metric_exclusive();
+    }
+
+    // The metrics whose stored values Cube subtracts from `m`'s for its exclusive value: its
+    // children, in order. A derived child (Cube evaluates its CubePL, we do not) stands for
+    // the stored metrics below it, so that the parent's inclusive value stays the stored one.
+    void stored_below(int m, std::vector<int>& out) const {
+        for (int child : report_.metrics[m].children) {
+            if (report_.metrics[child].derived_type.empty())
+                out.push_back(child);
+            else
+                stored_below(child, out);
+        }
+    }
+
+    // Cube's metric-exclusive value (cubelib's Cube::get_sev with CUBE_CALCULATE_EXCLUSIVE
+    // along the metrics): the stored value minus each child's stored value, per call path
+    // (after the call-tree conversion above) and location. Parents are converted before
+    // their children, which still hold stored values then; ids grow from parent to child.
+    void metric_exclusive() {
+        const std::size_t nloc = report_.locations.size();
+        for (int m = 0; m < static_cast<int>(report_.metrics.size()); ++m) {
+            if (!report_.metrics[m].derived_type.empty()) continue;
+            std::vector<int> below;
+            stored_below(m, below);
+            if (below.empty()) continue;
+            std::set<int> paths;
+            for (int child : below)
+                for (int c : report_.callpaths_with_values(child)) paths.insert(c);
+            for (int c : paths) {
+                std::vector<double> own(nloc, 0.0), stored(nloc, 0.0);
+                if (const std::vector<double>* row = report_.row(m, c)) stored = *row;
+                own = stored;
+                for (int child : below)
+                    if (const std::vector<double>* row = report_.row(child, c))
+                        for (std::size_t l = 0; l < nloc; ++l) own[l] -= (*row)[l];
+                for (std::size_t l = 0; l < nloc; ++l) {
+                    // Where the parent equals its children, rounding leaves dust; Cube shows
+                    // it, we keep a clean zero.
+                    if (own[l] < 0.0 && -own[l] <= 1e-12 * std::max(1.0, std::fabs(stored[l])))
+                        own[l] = 0.0;
+                    report_.set_value(m, c, static_cast<int>(l), own[l]);
+                }
+            }
         }
     }
 };

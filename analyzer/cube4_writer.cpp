@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <set>
@@ -27,6 +28,10 @@ namespace {
 
 constexpr const char* kAnchorVersion = "4.4";
 constexpr const char* kSyntaxVersionKey = "Cube anchor.xml syntax version";
+// Cube's key for the tool that wrote a report (Scalasca writes "Scalasca Trace Analyzer
+// 2.6"); its presence also tells our reader that values follow Cube's metric-tree rule.
+constexpr const char* kCreatorKey = "Creator";
+constexpr const char* kCreator = "topolens " TOPOLENS_VERSION;
 
 class Invalid : public std::runtime_error {
   public:
@@ -276,9 +281,11 @@ std::string anchor_xml(const Report& report, const std::vector<uint32_t>& positi
     pugi::xml_node cube = doc.append_child("cube");
     cube.append_attribute("version") = kAnchorVersion;
     attr_child(cube, kSyntaxVersionKey, kAnchorVersion);
+    attr_child(cube, kCreatorKey, kCreator);
     for (const auto& [key, value] : report.attributes)
-        if (key != kSyntaxVersionKey) attr_child(cube, key, value);
-    cube.append_child("doc").append_child("mirrors");
+        if (key != kSyntaxVersionKey && key != kCreatorKey) attr_child(cube, key, value);
+    pugi::xml_node mirrors = cube.append_child("doc").append_child("mirrors");
+    for (const std::string& mirror : report.mirrors) text_child(mirrors, "murl", mirror);
 
     pugi::xml_node metrics = cube.append_child("metrics");
     for (std::size_t m = 0; m < report.metrics.size(); ++m)
@@ -312,6 +319,76 @@ template <class T> void put(std::string& out, T value) {
     out.append(reinterpret_cast<const char*>(bytes), sizeof(T));
 }
 
+// Cube's stored values along the metric tree: per (metric, call path) the row holds the
+// metric's value with everything below it (the Report keeps each metric's own part). A
+// derived metric holds no rows; the stored metrics below it count for its parent.
+class StoredValues {
+  public:
+    explicit StoredValues(const Report& report) : report_(report) {
+        const std::size_t n = report.metrics.size();
+        rows_.resize(n);
+        below_.resize(n);
+        // Children before parents: reverse of a parents-first order.
+        const std::vector<int> order = forest_preorder(report.metrics, "metric");
+        for (auto it = order.rbegin(); it != order.rend(); ++it) compute(*it);
+    }
+
+    // Call path -> values per location; empty when the metric has no values.
+    const std::map<int, std::vector<double>>& rows(int metric) const { return rows_[metric]; }
+
+  private:
+    const Report& report_;
+    std::vector<std::map<int, std::vector<double>>> rows_;
+    std::vector<std::vector<int>> below_; // the stored metrics Cube subtracts, in order
+
+    void collect_below(int m, std::vector<int>& out) const {
+        for (int child : report_.metrics[m].children) {
+            if (report_.metrics[child].derived_type.empty())
+                out.push_back(child);
+            else
+                collect_below(child, out);
+        }
+    }
+
+    void compute(int m) {
+        if (!report_.metrics[m].derived_type.empty()) return;
+        collect_below(m, below_[m]);
+        const std::size_t nloc = report_.locations.size();
+        std::set<int> paths;
+        for (int c : report_.callpaths_with_values(m)) paths.insert(c);
+        for (int child : below_[m])
+            for (const auto& row : rows_[child]) paths.insert(row.first);
+        for (int c : paths) {
+            std::vector<double> own(nloc, 0.0);
+            if (const std::vector<double>* row = report_.row(m, c)) own = *row;
+            std::vector<double> stored = own;
+            for (int child : below_[m])
+                if (auto found = rows_[child].find(c); found != rows_[child].end())
+                    for (std::size_t l = 0; l < nloc; ++l) stored[l] += found->second[l];
+            for (std::size_t l = 0; l < nloc; ++l)
+                if (own[l] >= 0.0) stored[l] = no_less_than_children(m, c, l, stored[l]);
+            if (std::any_of(stored.begin(), stored.end(), [](double v) { return v != 0.0; }))
+                rows_[m].emplace(c, std::move(stored));
+        }
+    }
+
+    // Cube computes the exclusive value by subtracting each child's stored value in turn
+    // (cubelib's Cube::get_sev); rounding of the sums can make that a few ulps negative
+    // where the own part is zero. Rounding the stored value up by those ulps keeps Cube's
+    // exclusive value, like ours, non-negative.
+    double no_less_than_children(int m, int c, std::size_t l, double stored) const {
+        for (int step = 0; step < 64; ++step) {
+            double rest = stored;
+            for (int child : below_[m])
+                if (auto found = rows_[child].find(c); found != rows_[child].end())
+                    rest -= found->second[l];
+            if (rest >= 0.0) break;
+            stored = std::nextafter(stored, INFINITY);
+        }
+        return stored;
+    }
+};
+
 } // namespace
 
 void write_cube4(const Report& report, const std::string& path) {
@@ -334,10 +411,11 @@ void write_cube4(const Report& report, const std::string& path) {
         std::string anchor = anchor_xml(report, position);
         if (anchor.size() % 512 == 0) anchor += '\n';
         archive.add("anchor.xml", anchor);
+        const StoredValues stored(report);
         for (std::size_t m = 0; m < report.metrics.size(); ++m) {
+            const auto& metric_rows = stored.rows(static_cast<int>(m));
             std::vector<std::pair<uint32_t, int>> rows; // (position, call path)
-            for (int c : report.callpaths_with_values(static_cast<int>(m)))
-                rows.emplace_back(position[c], c);
+            for (const auto& row : metric_rows) rows.emplace_back(position[row.first], row.first);
             if (rows.empty()) continue; // like cubew: no files for a metric without values
             std::sort(rows.begin(), rows.end());
 
@@ -350,11 +428,8 @@ void write_cube4(const Report& report, const std::string& path) {
 
             std::string data = "CUBEX.DATA";
             data.reserve(data.size() + rows.size() * report.locations.size() * sizeof(double));
-            for (const auto& row : rows) {
-                const std::vector<double>* values = report.row(static_cast<int>(m), row.second);
-                for (std::size_t l = 0; l < report.locations.size(); ++l)
-                    put<double>(data, values && l < values->size() ? (*values)[l] : 0.0);
-            }
+            for (const auto& row : rows)
+                for (double value : metric_rows.at(row.second)) put<double>(data, value);
             archive.add(std::to_string(m) + ".index", index);
             archive.add(std::to_string(m) + ".data", data);
         }

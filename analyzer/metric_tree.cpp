@@ -4,6 +4,18 @@
 #include <stdexcept>
 
 namespace topolens::analysis {
+namespace {
+
+constexpr const char* kDocumentationMirror = TOPOLENS_DOC_MIRROR;
+
+} // namespace
+
+std::string metric_url(const std::string& unique_name) {
+    // The wavefront metrics share one row of README's metric table.
+    const std::string anchor =
+        unique_name.rfind("mpi_wavefront_", 0) == 0 ? "mpi_wavefront" : unique_name;
+    return "@mirror@README.md#metric-" + anchor;
+}
 
 int define_metric(report::Report& report, const std::string& parent, const std::string& unique,
                   const std::string& display, const std::string& description,
@@ -13,6 +25,9 @@ int define_metric(report::Report& report, const std::string& parent, const std::
     metric.display_name = display;
     metric.description = description;
     metric.unit = unit;
+    metric.url = metric_url(unique);
+    // The url's "@mirror@" resolves against the report's mirrors, as in Scalasca's reports.
+    if (report.mirrors.empty()) report.mirrors.push_back(kDocumentationMirror);
     if (!parent.empty()) {
         const auto found = report.find_metric(parent);
         if (!found)

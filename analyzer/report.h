@@ -3,9 +3,19 @@
 // Written to and read from CUBE4 (.cubex) by analyzer/cube4.h; shown by `topolens summary`,
 // `topolens values` and the GUI.
 //
-// Stored values are EXCLUSIVE in both trees, as CUBE stores them: a metric's own value
-// excludes its child metrics, a call path's own value excludes its child call paths.
-// Inclusive values are derived (see the functions at the end).
+// Values held here are EXCLUSIVE in both trees: a metric's own value excludes its child
+// metrics, a call path's own value excludes its child call paths. Inclusive values are
+// derived (see the functions at the end): what `summary`, `values` and the GUI show.
+//
+// This is the one place the conventions meet. A CUBE4 file stores values INCLUSIVE along
+// the metric tree (a parent's stored value contains its children's, as Scalasca writes
+// and cubelib reads them: Cube::get_sev subtracts the children's stored values for a
+// metric's exclusive view) and, along the call tree, per the metric's type (EXCLUSIVE or
+// INCLUSIVE; cubelib's ExclusiveMetric/InclusiveMetric). analyzer/cube4_writer.cpp turns
+// the values here into Cube's form and analyzer/cube4_reader.cpp back, so a report shows
+// the same numbers in `topolens summary` and in Cube's tools. Reports of topolens before
+// it named itself in the Creator attribute stored each metric's own part; the reader
+// recognises them and takes their values as they are.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +38,8 @@ struct Metric {
     std::string display_name; // "Late Sender"
     std::string description;  // one or two sentences for users (Help, summary)
     std::string unit = "sec"; // "sec" or "occ"
+    // Where the metric is described; "@mirror@" at its start stands for each of the
+    // report's mirrors in turn, as in Cube ("@mirror@README.md#metric-time").
     std::string url;
     int parent = -1;
     std::vector<int> children;
@@ -83,6 +95,9 @@ class Report {
     // Free-form key/value pairs kept in the file, e.g. "topolens.trace",
     // "topolens.topology_source".
     std::map<std::string, std::string> attributes;
+    // Base URLs of the metric descriptions, tried in order for a url's "@mirror@" (CUBE's
+    // <doc><mirrors><murl>).
+    std::vector<std::string> mirrors;
 
     // ---- building
     int add_metric(Metric metric);            // links parent/children; returns id

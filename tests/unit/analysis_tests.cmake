@@ -9,10 +9,12 @@ add_executable(topolens_analysis_tests
   parallel_analysis_test.cpp
   scalasca_rules_test.cpp
   scalasca_oracle_test.cpp
+  cube_values_test.cpp
+  cube_view.cpp
   test_util.cpp
 )
 target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-analysis
-  topolens-trace GTest::gtest_main)
+  topolens-trace PkgConfig::PUGIXML GTest::gtest_main)
 add_dependencies(topolens_analysis_tests topolens)
 # Scalasca 2.6's answers on topolens' traces (the oracle the shared-metric tests compare with).
 set(TOPOLENS_ORACLE_DIR "${PROJECT_SOURCE_DIR}/../shared/scalasca-oracle" CACHE PATH

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <pugixml.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -105,7 +106,14 @@ void expect_equal_reports(const Report& a, const Report& b, bool same_ids = fals
         EXPECT_EQ(a.topologies[t].periodic, b.topologies[t].periodic);
         EXPECT_EQ(a.topologies[t].coords, b.topologies[t].coords);
     }
-    EXPECT_EQ(a.attributes, b.attributes);
+    // Creator names the tool that wrote the file: topolens for every file we write.
+    auto without_creator = [](std::map<std::string, std::string> attributes) {
+        attributes.erase("Creator");
+        return attributes;
+    };
+    EXPECT_EQ(without_creator(a.attributes), without_creator(b.attributes));
+    EXPECT_EQ(b.attributes.at("Creator").rfind("topolens ", 0), 0u) << b.attributes.at("Creator");
+    EXPECT_EQ(a.mirrors, b.mirrors);
     for (std::size_t m = 0; m < a.metrics.size(); ++m)
         for (std::size_t c = 0; c < a.callpaths.size(); ++c)
             for (std::size_t l = 0; l < a.locations.size(); ++l)
@@ -134,14 +142,15 @@ TEST(Cube4, RoundTripOfValuesThatAreNotRound) {
     ScratchDir dir;
     Report r = sample_report();
     r.set_value(0, 5, 2, 1.0 / 3.0);
-    r.set_value(0, 5, 3, -2.5e-300);
+    // A leaf metric: a parent's stored value holds its children's, which would absorb it.
+    r.set_value(7, 5, 3, -2.5e-300);
     r.set_value(6, 5, 0, 123456789012.0);
     write_cube4(r, (dir / "r.cubex").string());
     const Report back = read_cube4((dir / "r.cubex").string());
     const auto send = back.find_callpath("program/main/solver/MPI_Send");
     ASSERT_TRUE(send);
     EXPECT_EQ(back.value(0, *send, 2), 1.0 / 3.0);
-    EXPECT_EQ(back.value(0, *send, 3), -2.5e-300);
+    EXPECT_EQ(back.value(7, *send, 3), -2.5e-300);
     EXPECT_EQ(back.value(6, *send, 0), 123456789012.0);
 }
 
@@ -164,11 +173,12 @@ TEST(Cube4, ArchiveHoldsAnchorAndFilesOfMetricsWithValues) {
     tar::Reader archive(path);
     std::vector<std::string> names;
     for (const tar::Entry& e : archive.entries()) names.push_back(e.name);
-    // mpi_collective (4) holds no values of its own: no files, as cubew does it.
-    EXPECT_EQ(names,
-              (std::vector<std::string>{"anchor.xml", "0.index", "0.data", "1.index", "1.data",
-                                        "2.index", "2.data", "3.index", "3.data", "5.index",
-                                        "5.data", "6.index", "6.data", "7.index", "7.data"}));
+    // mpi_collective (4) holds no values of its own but Cube stores it with Wait at NxN's;
+    // a metric without values anywhere below it would have no files, as cubew does it.
+    EXPECT_EQ(names, (std::vector<std::string>{"anchor.xml", "0.index", "0.data", "1.index",
+                                               "1.data", "2.index", "2.data", "3.index", "3.data",
+                                               "4.index", "4.data", "5.index", "5.data", "6.index",
+                                               "6.data", "7.index", "7.data"}));
     // Plain ustar: 512-byte header with magic "ustar\0" and version "00", data padded.
     const std::string bytes = read_file(path);
     ASSERT_GE(bytes.size(), 1024u);
@@ -366,21 +376,34 @@ TEST(Cube4, IndexAndDataFilesHaveTheFormatsHeaders) {
     write_cube4(sample_report(), path);
     tar::Reader archive(path);
 
-    // Late Sender: one row, MPI_Recv (call path 4, depth-first position 3).
+    // Late Sender: one row, MPI_Recv (call path 4, depth-first position 3), with its Wrong
+    // Order part: stored values are inclusive along the metric tree, as Cube reads them.
     const std::string index = archive.read(*archive.find("2.index"));
     EXPECT_EQ(index, std::string("CUBEX.INDEX") + le32(1) + le16(0) + std::string(1, '\1') +
                          le32(1) + le32(3));
     const std::string data = archive.read(*archive.find("2.data"));
-    EXPECT_EQ(data, std::string("CUBEX.DATA") + le_double(.5) + le_double(1) + le_double(0) +
+    EXPECT_EQ(data, std::string("CUBEX.DATA") + le_double(.5) + le_double(1.25) + le_double(0) +
                         le_double(0));
 
-    // MPI: rows in depth-first order: Recv (3), Send (4), Allreduce (5).
+    // MPI with Late Sender and Wait at NxN, rows in depth-first order: Recv (3), Send (4),
+    // Allreduce (5).
     EXPECT_EQ(archive.read(*archive.find("1.index")), std::string("CUBEX.INDEX") + le32(1) +
                                                           le16(0) + std::string(1, '\1') + le32(3) +
                                                           le32(3) + le32(4) + le32(5));
     std::string mpi = "CUBEX.DATA";
-    for (double v : {.25, .5, 0., 0., .125, 0., 0., .125, .5, .5, .5, .5}) mpi += le_double(v);
+    for (double v : {.75, 1.75, 0., 0., .125, 0., 0., .125, .5, .625, .75, .875})
+        mpi += le_double(v);
     EXPECT_EQ(archive.read(*archive.find("1.data")), mpi);
+
+    // Time holds MPI below it: rows at program (0), solver (2) and the three MPI calls.
+    EXPECT_EQ(archive.read(*archive.find("0.index")),
+              std::string("CUBEX.INDEX") + le32(1) + le16(0) + std::string(1, '\1') + le32(5) +
+                  le32(0) + le32(2) + le32(3) + le32(4) + le32(5));
+    std::string time = "CUBEX.DATA";
+    for (double v : {1., 1., 1.,   1., 2., 2.,   2., 2.,   .75, 1.75,
+                     0., 0., .125, 0., 0., .125, .5, .625, .75, .875})
+        time += le_double(v);
+    EXPECT_EQ(archive.read(*archive.find("0.data")), time);
 }
 
 // ---------------------------------------------------------------- reports of other tools
@@ -522,6 +545,127 @@ TEST(Cube4, ReadsCube3SystemTreesAndBigEndianFiles) {
     EXPECT_EQ(r.value(0, 0, 0), 1.5);
     EXPECT_EQ(r.value(0, 0, 1), 2.5);
     EXPECT_EQ(r.topologies[0].coords, (std::vector<std::vector<uint32_t>>{{}, {0, 1}}));
+}
+
+// ---------------------------------------------------------------- the metric-tree convention
+
+// time > { mpi, derived > late }: one call path, two locations; `attrs` go into the anchor.
+std::string convention_anchor(const std::string& attrs) {
+    return R"(<?xml version="1.0" encoding="UTF-8"?>
+<cube version="4.4">
+)" + attrs +
+           R"(
+<metrics>
+ <metric id="0" type="EXCLUSIVE"><disp_name>Time</disp_name><uniq_name>time</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom><url></url><descr></descr>
+  <metric id="1" type="EXCLUSIVE"><disp_name>MPI</disp_name><uniq_name>mpi</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom><url></url><descr></descr></metric>
+  <metric id="2" type="POSTDERIVED"><disp_name>Waits</disp_name><uniq_name>waits</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom><url></url><descr></descr><cubepl>metric::late()</cubepl>
+   <metric id="3" type="EXCLUSIVE"><disp_name>Late</disp_name><uniq_name>late</uniq_name><dtype>DOUBLE</dtype><uom>sec</uom><url></url><descr></descr></metric>
+  </metric>
+ </metric>
+</metrics>
+<program><region id="0" mod="" begin="-1" end="-1"><name>main</name></region><cnode id="0" calleeId="0"></cnode></program>
+<system><systemtreenode Id="0"><name>m</name><class>machine</class>
+<locationgroup Id="0"><name>P0</name><rank>0</rank><type>process</type><location Id="0"><name>T</name><rank>0</rank><type>thread</type></location></locationgroup>
+<locationgroup Id="1"><name>P1</name><rank>1</rank><type>process</type><location Id="1"><name>T</name><rank>0</rank><type>thread</type></location></locationgroup>
+</systemtreenode></system></cube>
+)";
+}
+
+Report read_convention(const ScratchDir& dir, const std::string& attrs) {
+    const std::string path = (dir / "c.cubex").string();
+    auto row = [](double a, double b) {
+        return std::string("CUBEX.DATA") + le_double(a) + le_double(b);
+    };
+    write_archive(path, {{"anchor.xml", convention_anchor(attrs)},
+                         {"0.index", sparse_index({0})},
+                         {"0.data", row(10, 20)},
+                         {"1.index", sparse_index({0})},
+                         {"1.data", row(4, 8)},
+                         {"3.index", sparse_index({0})},
+                         {"3.data", row(1, 2)}});
+    return read_cube4(path);
+}
+
+// As Cube reads them (Scalasca's, ours now): a parent's stored value holds its children's,
+// a derived child standing for the stored metrics below it.
+TEST(Cube4, StoredValuesIncludeTheChildMetrics) {
+    ScratchDir dir;
+    for (
+        const std::string attrs :
+        {std::string(R"(<attr key="Creator" value="Scalasca Trace Analyzer 2.6"/>)"),
+         std::string(
+             R"(<attr key="Creator" value="topolens 0.2"/><attr key="topolens.trace" value="t"/>)"),
+         std::string()}) {
+        SCOPED_TRACE(attrs);
+        const Report r = read_convention(dir, attrs);
+        EXPECT_EQ(r.value(0, 0, 0), 5.0); // 10 - 4 - 1
+        EXPECT_EQ(r.value(0, 0, 1), 10.0);
+        EXPECT_EQ(r.total(0, 0), 10.0);
+        EXPECT_EQ(r.total(0, 1), 20.0);
+        EXPECT_EQ(r.total(1, 1), 8.0);
+        EXPECT_EQ(r.total(3, 1), 2.0);
+    }
+}
+
+// Reports of topolens before it wrote a Creator (topolens.* attributes, no Creator) stored
+// each metric's own part: their values are taken as they are.
+TEST(Cube4, EarlierTopolensReportsKeepTheirOwnParts) {
+    ScratchDir dir;
+    const Report r = read_convention(
+        dir,
+        R"(<attr key="Cube anchor.xml syntax version" value="4.4"/><attr key="topolens.trace" value="t"/>)");
+    EXPECT_EQ(r.value(0, 0, 0), 10.0);
+    EXPECT_EQ(r.total(0, 0), 15.0);
+    EXPECT_EQ(r.total(0, 1), 30.0);
+    EXPECT_EQ(r.total(1, 1), 8.0);
+}
+
+// A parent equal to its children reads as a clean zero of its own, and our writer stores
+// what Cube subtracts from without going below zero.
+TEST(Cube4, OwnPartsAreNeverBelowZeroInCubesView) {
+    ScratchDir dir;
+    Report r = sample_report();
+    // At MPI_Recv on location 2 MPI's own part is zero and its children's sum rounds down:
+    // 1 + 1e-17 is stored as 1, and Cube's 1 - 1 - 1e-17 would be negative.
+    r.set_value(2, 4, 2, 1.0);
+    r.set_value(5, 4, 2, 1e-17);
+    ASSERT_LT((1.0 + 1e-17) - 1.0 - 1e-17, 0.0);
+    const std::string path = (dir / "r.cubex").string();
+    write_cube4(r, path);
+    tar::Reader archive(path);
+    auto stored = [&](int metric, std::size_t row, std::size_t location) {
+        const std::string data = archive.read(*archive.find(std::to_string(metric) + ".data"));
+        double v;
+        std::memcpy(&v, data.data() + 10 + 8 * (row * 4 + location), 8);
+        return v;
+    };
+    // First rows (MPI_Recv, position 3) of MPI, Late Sender and Collective.
+    const double mpi = stored(1, 0, 2), ls = stored(2, 0, 2), collective = stored(4, 0, 2);
+    EXPECT_EQ(ls, 1.0);
+    EXPECT_EQ(collective, 1e-17);
+    EXPECT_GE(mpi - ls - collective, 0.0); // in Cube's order: children one by one
+    EXPECT_LE(mpi, std::nextafter(std::nextafter(1.0, 2.0), 2.0)); // an ulp or two above
+    const Report back = read_cube4(path);
+    EXPECT_GE(back.value(1, 3, 2), 0.0);
+    EXPECT_EQ(back.value(2, 3, 2), 1.0);
+}
+
+TEST(Cube4, AnchorNamesTopolensAsCreatorAndListsTheMirrors) {
+    ScratchDir dir;
+    Report r = sample_report();
+    r.attributes["Creator"] = "Scalasca Trace Analyzer 2.6"; // read from another tool's file
+    r.mirrors = {"https://example.org/docs/", "file:///usr/share/doc/topolens/"};
+    const std::string path = (dir / "r.cubex").string();
+    write_cube4(r, path);
+    tar::Reader archive(path);
+    const std::string anchor = archive.read(*archive.find("anchor.xml"));
+    EXPECT_NE(anchor.find("<attr key=\"Creator\" value=\"topolens "), std::string::npos) << anchor;
+    EXPECT_EQ(anchor.find("Scalasca"), std::string::npos);
+    EXPECT_NE(anchor.find("<doc>\n<mirrors>\n<murl>https://example.org/docs/</murl>\n<murl>file:///"
+                          "usr/share/doc/topolens/</murl>\n</mirrors>\n</doc>"),
+              std::string::npos)
+        << anchor;
+    EXPECT_EQ(read_cube4(path).mirrors, r.mirrors);
 }
 
 TEST(Cube4, ReadsMetricsWithoutValuesAndArchivesWithExtraMembers) {
