@@ -38,7 +38,8 @@ bool near_csv(double got, double want) {
 }
 
 // What `topolens values` and `summary` print is not rounded per call path like the CSV's
-// rows: equal within the 6 significant digits of cube_dump's rows.
+// rows: equal within the 6 significant digits of cube_dump's rows (half a unit of the 6th
+// digit: at most 5e-6 of the value).
 bool near_csv_rows(double got, double want) {
     return std::fabs(got - want) <= 1e-9 + 5e-6 * std::fabs(want);
 }
