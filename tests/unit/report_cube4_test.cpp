@@ -591,7 +591,7 @@ Report read_convention(const ScratchDir& dir, const std::string& attrs) {
 TEST(Cube4, StoredValuesIncludeTheChildMetrics) {
     ScratchDir dir;
     for (
-        const std::string attrs :
+        const std::string& attrs :
         {std::string(R"(<attr key="Creator" value="Scalasca Trace Analyzer 2.6"/>)"),
          std::string(
              R"(<attr key="Creator" value="topolens 0.2"/><attr key="topolens.trace" value="t"/>)"),
