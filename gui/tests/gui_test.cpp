@@ -525,6 +525,34 @@ class GuiTest : public QObject {
         QVERIFY(!grab().isNull());
     }
 
+    void opens_scalascas_report_with_cubes_values() {
+        // Scalasca 2.6's report of the wavefront2d trace: the metric pane shows what Cube
+        // shows (../shared/scalasca-oracle/README.md): Late Sender 6.965310 s with its Wrong
+        // Order part 3.372912 s, not their sum.
+        const QString path = env("TOPOLENS_ORACLE_DIR") + "/wavefront2d/scalasca.cubex";
+        QVERIFY2(QFile::exists(path), qPrintable(path + " is missing"));
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(path));
+        ValueTree* metrics = window_->panes()->metric_tree();
+        for (const auto& [name, seconds] :
+             {std::pair{"mpi_latesender", 6.965310}, std::pair{"mpi_latesender_wo", 3.372912},
+              std::pair{"mpi_latereceiver", 1.279709}}) {
+            QTreeWidgetItem* item = metrics->find_node(metric(name), BrowserPanes::kMetric);
+            QVERIFY(item);
+            item->setExpanded(false); // collapsed: the metric with everything below it
+            QVERIFY2(std::abs(ValueTree::node_value(item) - seconds) < 2e-6,
+                     qPrintable(QString("%1: %2").arg(name).arg(ValueTree::node_value(item))));
+        }
+        // Per process, as Scalasca's values: location 5's Late Sender.
+        QVERIFY(window_->panes()->select_metric(metric("mpi_latesender")));
+        QTreeWidgetItem* five =
+            window_->panes()->system_tree()->find_node(5, BrowserPanes::kLocation);
+        QVERIFY(five);
+        QVERIFY(std::abs(ValueTree::node_value(five) - 0.297947) < 2e-6); // scalasca-values.csv
+    }
+
     void codelet_view_shows_boxes_and_verdict() {
         // Through a file, like a real report: the attribute survives CUBE4 writing and reading.
         const QString path = work_dir() + "/audited.cubex";

@@ -16,12 +16,6 @@ add_executable(topolens_analysis_tests
 target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-analysis
   topolens-trace PkgConfig::PUGIXML GTest::gtest_main)
 add_dependencies(topolens_analysis_tests topolens)
-# Scalasca 2.6's answers on topolens' traces (the oracle the shared-metric tests compare with).
-set(TOPOLENS_ORACLE_DIR "${PROJECT_SOURCE_DIR}/../shared/scalasca-oracle" CACHE PATH
-    "Folder of traces analyzed by Scalasca 2.6 with its values (scalasca-values.csv)")
-if(NOT EXISTS "${TOPOLENS_ORACLE_DIR}" AND EXISTS "/work/shared/scalasca-oracle")
-  set(TOPOLENS_ORACLE_DIR "/work/shared/scalasca-oracle" CACHE PATH "" FORCE)
-endif()
 target_compile_definitions(topolens_analysis_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>"
   TOPOLENS_ORACLE_DIR="${TOPOLENS_ORACLE_DIR}")
 gtest_discover_tests(topolens_analysis_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
