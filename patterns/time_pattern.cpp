@@ -61,7 +61,6 @@ class TimePattern : public analysis::Pattern {
 
   private:
     void region(Context& c, const CallInfo& call) {
-        if (!kinds_) kinds_ = std::make_shared<const analysis::MpiCallKinds>(c.trace());
         const double exclusive = c.seconds(call.exclusive);
         c.add(time_, call.callpath, call.location, exclusive);
         c.add(visits_, call.callpath, call.location, 1.0);
@@ -69,7 +68,7 @@ class TimePattern : public analysis::Pattern {
             if (call.location >= top_level_.size()) top_level_.resize(call.location + 1, 0);
             top_level_[call.location] += call.leave - call.enter;
         }
-        const MpiCallKind kind = kinds_->of(call.region);
+        const MpiCallKind kind = c.mpi_kinds().of(call.region);
         if (kind == MpiCallKind::NotMpi) return;
         c.add(mpi_, call.callpath, call.location, exclusive);
         switch (kind) {
@@ -110,7 +109,6 @@ class TimePattern : public analysis::Pattern {
 
     int time_ = -1, outside_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
     int communication_ = -1, point_to_point_ = -1, collective_ = -1;
-    std::shared_ptr<const analysis::MpiCallKinds> kinds_;
     std::vector<analysis::Time> top_level_; // per location: time in top-level regions
 };
 
