@@ -9,7 +9,8 @@
 //   --penalty-positive       the tuner's choice costs more than the best
 //   --own-outliers C R K M,M heuristic and IQR: exactly K slow outliers of codelet C caused
 //                            at rank R (not propagated), at measurements M,...; none caused
-//                            elsewhere at the injection's measurements
+//                            elsewhere at the injection's measurements with half the
+//                            injected excess or more (a coinciding scheduling burst is less)
 //   --own-outliers-heuristic C R K M,M   the same for the heuristic only
 //   --propagated-at-others C R  heuristic: every rank but R has outliers of codelet C that
 //                            are marked propagated (it waited for R)
@@ -141,17 +142,48 @@ int main(int argc, char** argv) {
             if (!codelet) continue;
             std::vector<pt::Method> methods = {pt::Heuristic, pt::Iqr};
             if (a == "--own-outliers-heuristic") methods = {pt::Heuristic};
+            // How far a measurement lies above its process's typical time (the heuristic
+            // estimate, which leaves the outliers out).
+            const auto excess = [&](const pt::OutlierAt& o) {
+                const auto& typical = codelet->per_process_estimate[pt::Heuristic][o.location];
+                return typical ? o.time - *typical : o.time;
+            };
+            const auto injected = [&](uint32_t number) {
+                return std::find(expected.begin(), expected.end(), number) != expected.end();
+            };
             for (pt::Method m : methods) {
                 std::vector<uint32_t> at_rank;
+                // The smallest excess of an injected outlier found at the rank.
+                double injected_excess = -1;
+                for (const pt::OutlierAt& o : codelet->outliers[m])
+                    if (o.caused() && ranks[o.location] == rank && injected(o.number))
+                        injected_excess =
+                            injected_excess < 0 ? excess(o) : std::min(injected_excess, excess(o));
+                // Another process is blamed for an injected measurement when it has a caused
+                // outlier there of at least half the injected excess. A machine-wide
+                // scheduling burst that happens to coincide slows other processes by tens of
+                // ms (up to ~300 ms under heavy load), IQR's tight fences rightly flag that,
+                // and it is not the injection (9x the execution, ~400-900 ms) misplaced.
                 std::set<uint32_t> injected_elsewhere;
+                std::string coincident;
                 for (const pt::OutlierAt& o : codelet->outliers[m]) {
                     if (!o.caused()) continue;
-                    if (ranks[o.location] == rank)
+                    if (ranks[o.location] == rank) {
                         at_rank.push_back(o.number);
-                    else if (std::find(expected.begin(), expected.end(), o.number) !=
-                             expected.end())
-                        injected_elsewhere.insert(ranks[o.location]);
+                    } else if (injected(o.number)) {
+                        if (injected_excess < 0 || excess(o) >= 0.5 * injected_excess)
+                            injected_elsewhere.insert(ranks[o.location]);
+                        else
+                            coincident += " rank " + std::to_string(ranks[o.location]) + " at " +
+                                          std::to_string(o.number) + " +" +
+                                          std::to_string(excess(o) * 1e3) + " ms;";
+                    }
                 }
+                if (!coincident.empty())
+                    std::cout << "note: " << pt::method_name(m)
+                              << ": slow at an injected measurement by less than half the "
+                                 "injected excess ("
+                              << injected_excess * 1e3 << " ms):" << coincident << "\n";
                 std::string got;
                 for (uint32_t n : at_rank) got += (got.empty() ? "" : ",") + std::to_string(n);
                 check(at_rank.size() == k,
@@ -163,7 +195,7 @@ int main(int argc, char** argv) {
                 check(injected_elsewhere.empty(),
                       std::string(pt::method_name(m)) +
                           ": no other rank is blamed for the injected measurements (others "
-                          "are propagated waits)");
+                          "are propagated waits, or slower by less than half the injection)");
             }
         } else if (a == "--largest-at" || a == "--own-largest-at") {
             const int64_t c = std::stoll(next());
