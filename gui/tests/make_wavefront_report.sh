@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# GUI test fixture: traces samples/wavefront2d on a 4x4 grid (16 ranks, LD_PRELOAD), as
-# samples/demo.sh does, and analyzes it into $TL_WORK/gui/wavefront.cubex.
+# GUI test fixture: traces samples/wavefront2d on a 4x4 grid (16 ranks, LD_PRELOAD) and
+# analyzes it into $TL_WORK/gui/wavefront.cubex. One block per sweep, 10 ms each, and a
+# barrier between sweeps: every wait is a pipeline fill, so the corner a sweep reaches last
+# waits longest by 10 ms per iteration, above a loaded machine's scheduling noise (and no
+# message of the next sweep overtakes, which would make part of it Wrong Order).
 # Environment as for the integration tests (tests/integration/common.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/../../tests/integration/common.sh"
 [ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set"
@@ -8,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/../../tests/integration/common.sh"
 work="$(tl_workdir gui)"
 tl_mpirun 16 LD_PRELOAD="$TL_MEASURE_LIB" TOPOLENS_TRACE_DIR="$work/trace" \
     TOPOLENS_REPORT_PATH_FILE="$work/trace-path" -- \
-    "$TL_BIN/wavefront2d" --px 4 --py 4 --blocks 10 --iterations 2 --work-us 2000 \
+    "$TL_BIN/wavefront2d" --px 4 --py 4 --blocks 1 --iterations 4 --work-us 10000 --sweep-barrier \
     >"$work/stdout" 2>"$work/stderr" || {
     cat "$work/stdout" "$work/stderr"
     tl_fail "wavefront2d failed"
