@@ -64,11 +64,9 @@ void LateSenderFinder::reveal(Time send_time, uint32_t source) {
 }
 
 void LateSenderFinder::remember(Time send_time, uint32_t receive, uint32_t source) {
-    if (pending_.size() == kLookBack) {
-        pending_.pop_front();
-        latest_pending_ = 0;
-        for (const Pending& p : pending_) latest_pending_ = std::max(latest_pending_, p.send_time);
-    }
+    // latest_pending_ may stay above the true latest after the oldest leaves: an upper bound
+    // still lets reveal() skip exactly the receives that reveal nothing.
+    if (pending_.size() == kLookBack) pending_.pop_front();
     pending_.push_back({send_time, receive, source});
     latest_pending_ = std::max(latest_pending_, send_time);
 }

@@ -55,7 +55,7 @@ class LateSenderFinder {
     static constexpr size_t kLookBack = 100; // Scalasca's buffer
     std::vector<Verdict> verdicts_;
     std::deque<Pending> pending_;
-    analysis::Time latest_pending_ = 0; // the latest send time in pending_
+    analysis::Time latest_pending_ = 0; // at least the latest send time in pending_
 };
 
 } // namespace topolens::patterns

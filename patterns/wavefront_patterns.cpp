@@ -155,10 +155,35 @@ class WavefrontPatterns : public analysis::Pattern {
 
     // Evidence by message id, written by each end's preparation, read by the other end's
     // replay.
+    struct KeptBlock {
+        uint32_t receives, sends;
+        Shape shape;
+        Travel travel;
+    };
     struct SharedEvidence {
         std::once_flag sized;
         std::vector<MessageEvidence> of_message;
+        // Round 1's blocks of each location, kept for round 2 and the replay (which then need
+        // not look at the events again): a block is a run of its location's message records,
+        // its receives, then its sends.
+        std::vector<std::vector<KeptBlock>> blocks_of_location;
     };
+
+    // `found(block)` for each of `loc`'s blocks as round 1 cut them.
+    template <class Found> void kept_blocks(const Context& c, uint32_t loc, Found&& found) const {
+        const std::vector<uint32_t>& records = c.matching().message_records[loc];
+        Block block;
+        size_t at = 0;
+        for (const KeptBlock& kept : evidence_->blocks_of_location[loc]) {
+            block.receives.assign(records.begin() + at, records.begin() + at + kept.receives);
+            at += kept.receives;
+            block.sends.assign(records.begin() + at, records.begin() + at + kept.sends);
+            at += kept.sends;
+            block.shape = kept.shape;
+            block.travel = kept.travel;
+            found(block);
+        }
+    }
 
     // A receive record and the metric index of the corner of the wave it starts (-1: none).
     struct StepOfReceive {
@@ -177,10 +202,15 @@ class WavefrontPatterns : public analysis::Pattern {
     // direction to the other end.
     void tell_partners(Context& c, uint32_t loc) {
         SharedEvidence& shared = *evidence_;
-        std::call_once(shared.sized,
-                       [&] { shared.of_message.resize(c.matching().messages.size()); });
+        std::call_once(shared.sized, [&] {
+            shared.of_message.resize(c.matching().messages.size());
+            shared.blocks_of_location.resize(c.trace().locations.size());
+        });
         MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
+        std::vector<KeptBlock>& kept = shared.blocks_of_location[loc];
         cut_blocks(c, loc, [&](const Block& block) {
+            kept.push_back({static_cast<uint32_t>(block.receives.size()),
+                            static_cast<uint32_t>(block.sends.size()), block.shape, block.travel});
             if (block.shape == Shape::None) return;
             const Evidence mine{block.shape, block.travel};
             for (uint32_t record : block.sends)
@@ -221,7 +251,7 @@ class WavefrontPatterns : public analysis::Pattern {
         std::vector<MessageEvidence>& evidence = evidence_->of_message;
         MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
         MessageCursor sent(c.matching().sends_of[loc]), received(c.matching().receives_of[loc]);
-        cut_blocks(c, loc, [&](const Block& block) {
+        kept_blocks(c, loc, [&](const Block& block) {
             if (!agrees(block, receives, sends)) return;
             for (uint32_t record : block.sends)
                 evidence[sent.message_of(record)].sender_agrees = true;
@@ -239,7 +269,7 @@ class WavefrontPatterns : public analysis::Pattern {
         MessageCursor sent(c.matching().sends_of[loc]), received(c.matching().receives_of[loc]);
         bool waved = false, interrupted = false;
         Travel previous{};
-        cut_blocks(c, loc, [&](const Block& block) {
+        kept_blocks(c, loc, [&](const Block& block) {
             bool wave = agrees(block, receives, sends);
             for (uint32_t record : block.receives)
                 wave = wave && evidence[received.message_of(record)].sender_agrees;
