@@ -4,6 +4,7 @@
 // figures `topolens summary` prints and no negative exclusive value anywhere; the report an
 // earlier topolens wrote keeps its values; every metric's url names its README row.
 #include "cube_view.h"
+#include "oracle_values.h"
 #include "test_util.h"
 
 #include "analyzer/cube4.h"
@@ -60,26 +61,7 @@ double csv_value(const report::Report& r, int metric, int location) {
     return sum;
 }
 
-// (metric, location) -> value of scalasca-values.csv
-std::map<std::pair<std::string, int>, double> read_csv(const fs::path& csv) {
-    std::ifstream in(csv);
-    EXPECT_TRUE(in) << "cannot read " << csv
-                    << ": configure with -DTOPOLENS_ORACLE_DIR=<scalasca-oracle folder>";
-    std::map<std::pair<std::string, int>, double> values;
-    std::string line;
-    std::getline(in, line); // header
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string name, location, value;
-        std::getline(fields, name, ',');
-        std::getline(fields, location, ',');
-        std::getline(fields, value, ',');
-        values[{name, std::stoi(location)}] = std::stod(value);
-    }
-    return values;
-}
-
-std::set<std::string> metric_names(const std::map<std::pair<std::string, int>, double>& csv) {
+std::set<std::string> metric_names(const test::OracleValues& csv) {
     std::set<std::string> names;
     for (const auto& entry : csv) names.insert(entry.first.first);
     return names;
@@ -91,7 +73,7 @@ class CubeValues : public testing::TestWithParam<const char*> {};
 
 TEST_P(CubeValues, ScalascasReportReadsAsItsCsv) {
     const fs::path dir = kOracle / GetParam();
-    const auto csv = read_csv(dir / "scalasca-values.csv");
+    const auto csv = test::read_oracle_values(dir / "scalasca-values.csv");
     const report::Report r = report::read_cube4((dir / "scalasca.cubex").string());
     for (const std::string& name : metric_names(csv)) {
         const auto m = r.find_metric(name);
@@ -152,7 +134,7 @@ TEST_P(CubeValues, ScalascasReportKeepsEveryMetricWithCubesExclusiveValues) {
 TEST_P(CubeValues, ValuesAndSummaryOfScalascasReportShowItsCsv) {
     const fs::path dir = kOracle / GetParam();
     const std::string report = (dir / "scalasca.cubex").string();
-    const auto csv = read_csv(dir / "scalasca-values.csv");
+    const auto csv = test::read_oracle_values(dir / "scalasca-values.csv");
     const CommandResult summary = run_command({TOPOLENS_BIN, "summary", report});
     ASSERT_EQ(summary.exit_code, 0) << summary.err;
     const report::Report r = report::read_cube4(report);
@@ -313,7 +295,8 @@ TEST(CubeValuesOfEarlierReports, WavefrontReportOpensWithItsValues) {
     EXPECT_NEAR(r.total(*r.find_metric("mpi_latesender")), 6.965310, 5e-7);
     EXPECT_NEAR(r.total(*r.find_metric("mpi_latesender_wo")), 1.821063, 5e-7);
     // Cube's rule on these bytes gives Time 4.86 s (cube-view-of-topolens-report.csv).
-    const auto cube_csv = read_csv(kOracle / "wavefront2d" / "cube-view-of-topolens-report.csv");
+    const auto cube_csv =
+        test::read_oracle_values(kOracle / "wavefront2d" / "cube-view-of-topolens-report.csv");
     double time = 0.0;
     for (std::size_t l = 0; l < cube.locations; ++l)
         time += cube_csv.at({"time", static_cast<int>(l)});

@@ -2,6 +2,8 @@
 // on the traces of ../shared/scalasca-oracle (topolens' samples analyzed by Scalasca 2.6;
 // scalasca-values.csv holds its values, inclusive along the metric tree, summed over the
 // call tree).
+#include "oracle_values.h"
+
 #include "analyzer/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
@@ -21,31 +23,13 @@ namespace {
 
 constexpr double kTolerance = 25e-6; // seconds
 
-// (metric, location) -> value
-std::map<std::pair<std::string, int>, double> read_values(const std::filesystem::path& csv) {
-    std::ifstream in(csv);
-    EXPECT_TRUE(in) << "cannot read " << csv;
-    std::map<std::pair<std::string, int>, double> values;
-    std::string line;
-    std::getline(in, line); // header
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string name, location, value;
-        std::getline(fields, name, ',');
-        std::getline(fields, location, ',');
-        std::getline(fields, value, ',');
-        values[{name, std::stoi(location)}] = std::stod(value);
-    }
-    return values;
-}
-
 class ScalascaOracle : public testing::TestWithParam<const char*> {};
 
 TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2"))
         << dir << " is missing: configure with -DTOPOLENS_ORACLE_DIR=<scalasca-oracle folder>";
-    const auto values = read_values(dir / "scalasca-values.csv");
+    const auto values = test::read_oracle_values(dir / "scalasca-values.csv");
     const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
     const report::Report report =
         analysis::analyze(trace, matching, patterns::all_patterns()).report;
