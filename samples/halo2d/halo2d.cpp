@@ -5,6 +5,8 @@
 // MPI_Irecv/MPI_Isend/MPI_Waitall — and an MPI_Allreduce, the convergence check. A slow
 // rank computes longer: its neighbours wait for its faces (Late Sender). Nothing travels as
 // a pipeline here, so no wait is a wavefront's.
+#include "../common/sample_args.h"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -45,15 +47,7 @@ struct Options {
     std::string expect;
 };
 
-// Parses an integer in [min, 1e8] into `out` (1e8 us: 100 s; sums of them stay in range);
-// returns false when it is not one.
-bool parse_int(const char* text, int min, int& out) {
-    char* end = nullptr;
-    const long v = std::strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || v < min || v > 100000000) return false;
-    out = static_cast<int>(v);
-    return true;
-}
+using topolens::samples::parse_int;
 
 // Returns an error message, empty when the options are valid ("help" for --help).
 std::string parse_options(int argc, char** argv, Options& o) {
@@ -95,11 +89,8 @@ std::string parse_options(int argc, char** argv, Options& o) {
             else
                 return std::string("--exchange: bad value '") + v + "' (sendrecv or nonblocking)";
         } else if (a == "--compute") {
-            const char* v = value(i);
-            if (!v) return "--compute needs a value";
-            if (std::strcmp(v, "busy") != 0 && std::strcmp(v, "sleep") != 0)
-                return std::string("--compute: bad value '") + v + "' (busy or sleep)";
-            o.sleep = std::strcmp(v, "sleep") == 0;
+            if (std::string err = topolens::samples::parse_compute(value(i), o.sleep); !err.empty())
+                return err;
         } else if (a == "--periodic") {
             o.periodic = true;
         } else if (a == "--expect") {
