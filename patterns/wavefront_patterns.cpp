@@ -153,13 +153,15 @@ class WavefrontPatterns : public analysis::Pattern {
         size_t next_ = 0;
     };
 
-    // Evidence by message id, written by each end's preparation, read by the other end's
-    // replay.
+    // A block as round 1 cut it: its receives and sends counted in the location's message
+    // records, with its shape and direction.
     struct KeptBlock {
         uint32_t receives, sends;
         Shape shape;
         Travel travel;
     };
+    // Evidence by message id, written by each end's preparation, read by the other end's
+    // replay.
     struct SharedEvidence {
         std::once_flag sized;
         std::vector<MessageEvidence> of_message;
