@@ -1,9 +1,9 @@
 // The codelet audit as the GUI reads it: the JSON document the analysis stores in the
-// report's attribute "topolens.audit" (schema: patterns/AUDIT_FORMAT.md). Only what the
+// report's attribute "topolens.audit" (schema: patterns/audit/AUDIT_FORMAT.md). Only what the
 // codelet view and the topology need is kept.
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 
 #include <optional>
 #include <string>

@@ -5,7 +5,7 @@
 // mean time per process. Reads only the report attribute "topolens.audit".
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 #include "gui/codelet_audit.h"
 
 #include <QWidget>

@@ -2,7 +2,7 @@
 // Holds the open report; everything shown is computed from it by value_model.h.
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 #include "gui/codelet_audit.h"
 
 #include <QMainWindow>

@@ -1,7 +1,7 @@
 #include "gui/report_loading.h"
 
-#include "analyzer/cube4.h"
-#include "analyzer/engine.h"
+#include "analyzer/report/cube4.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
 #include "trace/matching.h"
 #include "trace/reader.h"

@@ -1,9 +1,9 @@
 // Opening what the user names: a CUBE4 report is read, an OTF2 trace (archive directory or
 // .otf2 anchor) is analyzed with every pattern first, exactly as `topolens analyze` does
-// (analyzer/cmd_analyze.cpp), without writing a report file.
+// (analyzer/cli/cmd_analyze.cpp), without writing a report file.
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 
 #include <functional>
 #include <string>

@@ -1,6 +1,6 @@
 #include "gui/topology_picture.h"
 
-#include "analyzer/engine.h"
+#include "analyzer/report/report_grid.h"
 #include "gui/codelet_audit.h"
 
 #include <algorithm>
@@ -21,7 +21,7 @@ std::vector<std::string> location_names(const report::Report& report) {
 } // namespace
 
 int default_topology(const report::Report& report) {
-    if (const report::CartTopology* grid = analysis::analysis_grid(report))
+    if (const report::CartTopology* grid = report::analysis_grid(report))
         return static_cast<int>(grid - report.topologies.data());
     return report.topologies.empty() ? -1 : 0;
 }

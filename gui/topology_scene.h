@@ -7,7 +7,7 @@
 // instanced outline per cell without), so 32x32x32 grids stay fluid.
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 
 #include <array>
 #include <optional>

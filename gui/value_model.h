@@ -1,4 +1,4 @@
-// What the browser shows, computed from the report model (analyzer/report.h) alone: sums of
+// What the browser shows, computed from the report model (analyzer/report/report.h) alone: sums of
 // the stored exclusive severities over the chosen metrics, call paths and locations. No
 // analysis happens here, only the bookkeeping of CUBE's three-pane selection:
 //   - a metric node shows its inclusive value (itself and its sub-metrics) when collapsed
@@ -8,7 +8,7 @@
 //   - in the flat region profile a region stands for all its call paths, own parts only.
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 
 #include <string>
 #include <vector>

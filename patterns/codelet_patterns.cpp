@@ -6,12 +6,12 @@
 //
 // At the end of the replay the same pattern gathers the codelet audit's input — every
 // search-phase measurement with the time it spent in wait states — and stores it and the
-// audit with default parameters in the report (patterns/AUDIT_FORMAT.md).
-#include "analyzer/metric_tree.h"
-#include "patterns/codelet_audit.h"
-#include "patterns/codelet_audit_json.h"
-#include "patterns/codelet_estimators.h"
-#include "patterns/codelet_measurements.h"
+// audit with default parameters in the report (patterns/audit/AUDIT_FORMAT.md).
+#include "analyzer/engine/metric_tree.h"
+#include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/codelet_audit_json.h"
+#include "patterns/audit/codelet_estimators.h"
+#include "patterns/audit/codelet_measurements.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"

@@ -10,7 +10,7 @@
 // operations, the root for 1-to-N, every member for the root of N-to-1 — and, for MPI_Init
 // and MPI_Finalize (which topolens' measurement ends with a barrier, and Scalasca treats as
 // synchronizing), any process left before the last entered.
-#include "analyzer/metric_tree.h"
+#include "analyzer/engine/metric_tree.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"

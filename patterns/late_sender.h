@@ -2,7 +2,7 @@
 // over one location's receives, and the instance it publishes for patterns that refine it.
 #pragma once
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 
 #include <cstdint>
 #include <deque>

@@ -1,7 +1,7 @@
 // Point-to-point wait states as Scalasca 2.6 defines them: Late Sender with its Wrong Order
 // part (from the same source, from different sources), Late Receiver, and clock-condition
 // violations (a receive that completes before its send began).
-#include "analyzer/metric_tree.h"
+#include "analyzer/engine/metric_tree.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"

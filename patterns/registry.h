@@ -1,7 +1,7 @@
 // Every pattern topolens knows, in the order their metrics nest (parents first).
 #pragma once
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 
 #include <memory>
 #include <vector>

@@ -1,7 +1,7 @@
 // Time, Visits and where MPI time goes (Init/Exit, Synchronization, Point-to-point,
 // Collective): the categories every wait-state metric is a part of.
-#include "analyzer/metric_tree.h"
-#include "analyzer/mpi_calls.h"
+#include "analyzer/engine/metric_tree.h"
+#include "analyzer/engine/mpi_calls.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 

@@ -4,7 +4,7 @@
 // the codelet audit separating an outlier's cause from the processes that waited for it.
 #pragma once
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 
 namespace topolens::patterns {
 

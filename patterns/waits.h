@@ -2,7 +2,7 @@
 // less than zero and never longer than the waiting call itself.
 #pragma once
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 
 #include <algorithm>
 

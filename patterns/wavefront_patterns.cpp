@@ -34,7 +34,7 @@
 //     came in between. The Late Sender time of its receives that is not Wrong Order becomes
 //     "Wavefront from <corner>", the corner opposite to the direction of travel (+x comes
 //     from the west, -y from the north, +z from the bottom).
-#include "analyzer/metric_tree.h"
+#include "analyzer/engine/metric_tree.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
@@ -103,7 +103,7 @@ class WavefrontPatterns : public analysis::Pattern {
     void define_metrics(report::Report& r) override {
         axes_.clear();
         metric_of_corner_.clear();
-        const report::CartTopology* grid = analysis::analysis_grid(r);
+        const report::CartTopology* grid = report::analysis_grid(r);
         if (!grid || grid->sizes.empty() || grid->sizes.size() > kMaxAxes) return;
         for (size_t a = 0; a < grid->sizes.size(); ++a)
             if (grid->sizes[a] > 1) axes_.push_back(a);

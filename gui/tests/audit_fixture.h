@@ -1,8 +1,8 @@
-// A report with a codelet audit written by hand after patterns/AUDIT_FORMAT.md, for the
+// A report with a codelet audit written by hand after patterns/audit/AUDIT_FORMAT.md, for the
 // codelet view's tests (independent of the analysis that will produce such reports).
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 
 namespace topolens::gui::test {
 

@@ -3,7 +3,7 @@
 // view on a hand-written audit, damaged files and `--render`.
 #include "audit_fixture.h"
 
-#include "analyzer/cube4.h"
+#include "analyzer/report/cube4.h"
 #include "gui/browser_panes.h"
 #include "gui/codelet_view.h"
 #include "gui/color_scale.h"

@@ -20,7 +20,7 @@
 #include "trace/threads.h"
 
 #ifdef TOPOLENS_BENCH_ANALYSIS
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
 #endif
 

@@ -19,10 +19,10 @@
 //   --own-largest-at C R     the same for the per-process estimate of own time (no waiting)
 //   --production-flagged     production mean flagged above the search estimate
 //   --production-ok          production not flagged
-#include "analyzer/cube4.h"
-#include "patterns/codelet_audit.h"
-#include "patterns/codelet_audit_json.h"
-#include "patterns/codelet_measurements.h"
+#include "analyzer/report/cube4.h"
+#include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/codelet_audit_json.h"
+#include "patterns/audit/codelet_measurements.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // MPI wait-state patterns on synthetic traces with exact timestamps (1 tick = 1 ns) and
 // exact expected severities.
-#include "analyzer/engine.h"
-#include "analyzer/metric_tree.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/metric_tree.h"
 #include "pattern_test_util.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_names.h"

@@ -13,7 +13,7 @@ add_executable(topolens_analysis_tests
   cube_view.cpp
   test_util.cpp
 )
-target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-analysis
+target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-audit
   topolens-trace PkgConfig::PUGIXML GTest::gtest_main)
 add_dependencies(topolens_analysis_tests topolens)
 target_compile_definitions(topolens_analysis_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>"

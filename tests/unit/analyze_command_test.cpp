@@ -1,5 +1,5 @@
 // `topolens analyze` as a user runs it: reports written, bad input named, partial analyses.
-#include "analyzer/cube4.h"
+#include "analyzer/report/cube4.h"
 #include "patterns/metric_names.h"
 #include "test_util.h"
 #include "trace/builder.h"

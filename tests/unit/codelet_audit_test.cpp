@@ -1,13 +1,13 @@
-// The codelet audit (patterns/codelet_audit.h) on hand-made measurements whose every
+// The codelet audit (patterns/audit/codelet_audit.h) on hand-made measurements whose every
 // expected number is exact or derived here from the definitions (DESIGN.md "Codelet audit",
-// the comments in codelet_audit.h), its text input (patterns/AUDIT_FORMAT.md), its JSON and
+// the comments in codelet_audit.h), its text input (patterns/audit/AUDIT_FORMAT.md), its JSON and
 // the JSON writer underneath.
-#include "analyzer/json.h"
+#include "analyzer/report/json.h"
 #include "json_check.h"
-#include "patterns/codelet_audit.h"
-#include "patterns/codelet_audit_json.h"
-#include "patterns/codelet_estimators.h"
-#include "patterns/codelet_measurements.h"
+#include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/codelet_audit_json.h"
+#include "patterns/audit/codelet_estimators.h"
+#include "patterns/audit/codelet_measurements.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,12 +1,12 @@
 // The codelet audit's input as `topolens analyze` gathers it from a trace: a synthetic
 // two-process autotuner run with exact times (1 tick = 1 ns) in which one search-phase
 // execution of process 1 waits for a late sender on process 0.
-#include "analyzer/cube4.h"
-#include "analyzer/engine.h"
+#include "analyzer/report/cube4.h"
+#include "analyzer/engine/engine.h"
 #include "json_check.h"
-#include "patterns/codelet_audit.h"
-#include "patterns/codelet_audit_json.h"
-#include "patterns/codelet_measurements.h"
+#include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/codelet_audit_json.h"
+#include "patterns/audit/codelet_measurements.h"
 #include "patterns/registry.h"
 #include "trace/builder.h"
 

@@ -1,5 +1,5 @@
 // The codelet-audit estimators on data whose answer is known by hand or by construction.
-#include "patterns/codelet_estimators.h"
+#include "patterns/audit/codelet_estimators.h"
 
 #include <gtest/gtest.h>
 

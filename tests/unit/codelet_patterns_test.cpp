@@ -1,5 +1,5 @@
 // Codelet time and Codelet outlier time on synthetic autotuner traces with exact times.
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/builder.h"

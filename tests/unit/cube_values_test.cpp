@@ -7,8 +7,8 @@
 #include "oracle_values.h"
 #include "test_util.h"
 
-#include "analyzer/cube4.h"
-#include "analyzer/engine.h"
+#include "analyzer/report/cube4.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
 #include "trace/matching.h"
 

@@ -1,6 +1,6 @@
 #include "cube_view.h"
 
-#include "analyzer/tar.h"
+#include "analyzer/report/tar.h"
 
 #include <pugixml.hpp>
 

@@ -1,5 +1,5 @@
 // A .cubex file's values as cubelib computes them, decoded straight from the archive (not
-// through analyzer/cube4_reader.cpp), so tests can hold our reader and writer to Cube's
+// through analyzer/report/cube4_reader.cpp), so tests can hold our reader and writer to Cube's
 // rules: stored values are inclusive along the metric tree (Cube::get_sev subtracts each
 // child metric's value for the exclusive view) and, along the call tree, exclusive or
 // inclusive as the metric's type says (ExclusiveMetric / InclusiveMetric).

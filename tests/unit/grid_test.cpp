@@ -1,8 +1,9 @@
 // The analysis grid: --cart declarations, coordinates, the choice between recorded, declared
 // and inferred grids (synthetic traces), grid roles and their statistics, and the roles in
 // `topolens summary`, `topolens values` and `topolens analyze --cart` (the real binary).
-#include "analyzer/cube4.h"
-#include "analyzer/grid.h"
+#include "analyzer/report/cube4.h"
+#include "analyzer/report/report_grid.h"
+#include "analyzer/engine/grid.h"
 #include "test_util.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
@@ -772,17 +773,17 @@ TEST(RoleStatistics, PeriodicGrids) {
 
 TEST(ReportGrid, FromAttributesOrTheFirstTopology) {
     report::Report r = role_report();
-    analysis::ReportGrid g = analysis::report_grid(r);
+    report::ReportGrid g = report::report_grid(r);
     EXPECT_EQ(g.grid, &r.topologies[1]);
     EXPECT_EQ(g.source, "recorded");
     r.attributes.clear();
-    g = analysis::report_grid(r);
+    g = report::report_grid(r);
     EXPECT_EQ(g.grid, &r.topologies[0]);
     EXPECT_EQ(g.source, "unknown");
     EXPECT_EQ(g.explanation, "");
     r.attributes["topolens.grid_source"] = "none";
     r.attributes["topolens.grid_explanation"] = "no grid: why";
-    g = analysis::report_grid(r);
+    g = report::report_grid(r);
     EXPECT_EQ(g.grid, nullptr);
     EXPECT_EQ(g.explanation, "no grid: why");
 }

@@ -4,7 +4,7 @@ add_executable(topolens_grid_tests
   grid_test.cpp
   test_util.cpp
 )
-target_link_libraries(topolens_grid_tests PRIVATE topolens-analysis topolens-trace
+target_link_libraries(topolens_grid_tests PRIVATE topolens-engine topolens-audit topolens-trace
   GTest::gtest_main)
 # The command tests run the real binary.
 add_dependencies(topolens_grid_tests topolens)

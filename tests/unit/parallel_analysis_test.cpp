@@ -1,7 +1,7 @@
 // Reading, matching and replaying in several threads give exactly what one thread gives:
 // the same events, the same matching, the same report values (bit for bit), warnings in
 // the same order, the same codelet audit; and a bad TOPOLENS_THREADS is refused by name.
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
 #include "test_util.h"
 #include "trace/builder.h"

@@ -2,7 +2,7 @@
 // read a metric back, and the MPI_Init / MPI_Finalize every location starts and ends with.
 #pragma once
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
 #include "trace/builder.h"
 

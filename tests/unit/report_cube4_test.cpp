@@ -6,8 +6,8 @@
 #include "report_sample.h"
 #include "test_util.h"
 
-#include "analyzer/cube4.h"
-#include "analyzer/tar.h"
+#include "analyzer/report/cube4.h"
+#include "analyzer/report/tar.h"
 
 #include <gtest/gtest.h>
 #include <pugixml.hpp>

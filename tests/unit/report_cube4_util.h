@@ -1,5 +1,5 @@
 // Hand-made CUBE4 pieces for the report tests: byte encodings, index files and tar archives
-// built independently of analyzer/tar.cpp, so the reader is tested against the format and
+// built independently of analyzer/report/tar.cpp, so the reader is tested against the format and
 // not against our own writer.
 #pragma once
 

@@ -4,7 +4,7 @@
 #include "report_sample.h"
 #include "test_util.h"
 
-#include "analyzer/cube4.h"
+#include "analyzer/report/cube4.h"
 
 #include <gtest/gtest.h>
 

@@ -22,7 +22,7 @@
 //         mpi_collective 0.75, mpi_wait_nxn 0.75, visits 44, clock_violations 2.
 #pragma once
 
-#include "analyzer/report.h"
+#include "analyzer/report/report.h"
 
 namespace topolens::test {
 

@@ -13,7 +13,7 @@ add_executable(topolens_report_tests
   report_sample.cpp
   test_util.cpp
 )
-target_link_libraries(topolens_report_tests PRIVATE topolens-analysis topolens-trace
+target_link_libraries(topolens_report_tests PRIVATE topolens-engine topolens-audit topolens-trace
   PkgConfig::PUGIXML GTest::gtest_main)
 # The command tests run the real binary.
 add_dependencies(topolens_report_tests topolens)

@@ -4,7 +4,7 @@
 // call tree).
 #include "oracle_values.h"
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/matching.h"

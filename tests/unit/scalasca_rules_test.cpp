@@ -3,7 +3,7 @@
 // traces with exact timestamps (1 tick = 1 ns).
 #include "pattern_test_util.h"
 
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/builder.h"

@@ -4,7 +4,7 @@
 // analysis' value at every location, exactly. Two-sided exchanges and one-partner
 // exchanges are no wavefront whatever the grid (sides of 2, periodic axes); ssor's sweeps
 // fill their own corners' metrics and its halo waits stay plain Late Sender.
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/synthetic.h"

@@ -17,7 +17,7 @@ gtest_discover_tests(topolens_synth_tests
 add_executable(topolens_synth_pattern_tests
   synth_patterns_test.cpp
 )
-target_link_libraries(topolens_synth_pattern_tests PRIVATE topolens-patterns topolens-analysis
+target_link_libraries(topolens_synth_pattern_tests PRIVATE topolens-patterns topolens-audit
   topolens-trace GTest::gtest_main)
 gtest_discover_tests(topolens_synth_pattern_tests
   PROPERTIES LABELS unit

@@ -1,6 +1,6 @@
 // Wavefront from <corner> on synthetic pipelined wavefronts (topolens synth) whose
 // per-sweep Late Sender times are known exactly, on 1D, 2D and 3D grids.
-#include "analyzer/engine.h"
+#include "analyzer/engine/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/builder.h"
@@ -92,7 +92,7 @@ TEST(Wavefront, ThreeDimensionalGridEightOctants) {
 TEST(Wavefront, OriginWaitsNothingAndTheLastCornerMost) {
     const Analyzed a = analyze_wavefront({4, 4}, 1);
     const report::Report& r = a.result.report;
-    const report::CartTopology& grid = *analysis::analysis_grid(r);
+    const report::CartTopology& grid = *report::analysis_grid(r);
     auto location_at = [&](uint32_t x, uint32_t y) {
         for (size_t loc = 0; loc < grid.coords.size(); ++loc)
             if (grid.coords[loc] == std::vector<uint32_t>{x, y}) return static_cast<int>(loc);
@@ -149,7 +149,7 @@ TEST(Wavefront, ATopologyCoveringSomeProcessesIsNoGrid) {
     for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 100, 105);
     const auto r = analysis::analyze(b.trace(), patterns::all_patterns());
     EXPECT_EQ(r.report.attributes.at("topolens.grid_source"), "none");
-    EXPECT_EQ(analysis::analysis_grid(r.report), nullptr);
+    EXPECT_EQ(report::analysis_grid(r.report), nullptr);
     EXPECT_EQ(r.report.topologies.size(), 1u); // still in the report, as recorded
     for (const report::Metric& m : r.report.metrics)
         EXPECT_NE(m.unique_name.rfind("mpi_wavefront_", 0), 0u) << m.unique_name;

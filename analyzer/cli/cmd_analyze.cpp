@@ -1,0 +1,135 @@
+// topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC]: reads an OTF2 trace, runs every
+// pattern, writes the severity report as CUBE4.
+#include "analyzer/cli/commands.h"
+
+#include "analyzer/report/cube4.h"
+#include "analyzer/engine/engine.h"
+#include "analyzer/engine/grid.h"
+#include "patterns/registry.h"
+#include "trace/matching.h"
+#include "trace/reader.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+namespace topolens::cli {
+
+namespace {
+
+constexpr size_t kWarningsShown = 10;
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Next to the trace: <archive directory>/report.cubex, as Scalasca puts scout.cubex into
+// the experiment directory.
+std::string default_report_path(const std::string& anchor) {
+    return (std::filesystem::path(anchor).parent_path() / "report.cubex").string();
+}
+
+} // namespace
+
+void analyze_usage(std::ostream& out) {
+    out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC] [--quiet]\n\n"
+           "Reads the OTF2 trace TRACE (archive directory or .otf2 anchor), finds its wait\n"
+           "states (Late Sender, Late Receiver, Wait at NxN, Wait at Barrier, Late Broadcast,\n"
+           "Early Reduce, ...) and writes a CUBE4 report, by default report.cubex in the\n"
+           "trace's directory. Progress goes to stderr unless --quiet.\n\n"
+           "Wait states are explained by the process grid: the first Cartesian topology\n"
+           "recorded in the trace that covers every process; else the one declared with\n"
+           "--cart; else one inferred from who exchanges point-to-point messages (1D, 2D or\n"
+           "3D, numbered first coordinate fastest). The report says which was used.\n"
+           "  --cart DIMS[:periodic=F,...][:order=row|col]\n"
+           "      DIMS: 1 to 3 sizes joined by 'x' (16, 8x8, 4x2x2) whose product is the\n"
+           "      number of MPI processes; periodic: one 0/1 flag per dimension (default all\n"
+           "      0); order=row (default): the last coordinate varies fastest, as\n"
+           "      MPI_Cart_create numbers ranks; order=col: the first varies fastest\n"
+           "      (rank = i + npe_i*j, as in Sweep3D). A malformed SPEC is a usage error\n"
+           "      (exit 2); dimensions that do not match the trace's processes an error\n"
+           "      (exit 1).\n\n"
+           "The trace is read, matched and replayed in TOPOLENS_THREADS threads (1 to 256;\n"
+           "default: the machine's cores); the report does not depend on the number.\n";
+}
+
+int analyze_main(const std::vector<std::string>& args) {
+    std::string trace_path, report_path;
+    bool quiet = false;
+    std::optional<analysis::CartDeclaration> cart;
+    for (size_t i = 0; i < args.size(); ++i) {
+        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
+            report_path = args[++i];
+        } else if (args[i] == "--cart" || args[i].rfind("--cart=", 0) == 0) {
+            if (args[i] == "--cart" && i + 1 >= args.size()) {
+                print_error("analyze: --cart needs a grid, e.g. --cart 8x8");
+                return kExitUsage;
+            }
+            const std::string spec = args[i] == "--cart" ? args[++i] : args[i].substr(7);
+            try {
+                cart = analysis::parse_cart_declaration(spec);
+            } catch (const analysis::GridError& e) {
+                print_error(std::string("analyze: ") + e.what());
+                return kExitUsage;
+            }
+        } else if (args[i] == "--quiet" || args[i] == "-q") {
+            quiet = true;
+        } else if (args[i] == "-h" || args[i] == "--help") {
+            analyze_usage(std::cout);
+            return kExitOk;
+        } else if (!args[i].empty() && args[i][0] == '-') {
+            print_error("analyze: unknown option '" + args[i] + "'");
+            analyze_usage(std::cerr);
+            return kExitUsage;
+        } else if (trace_path.empty()) {
+            trace_path = args[i];
+        } else {
+            print_error("analyze: more than one trace given ('" + trace_path + "', '" + args[i] +
+                        "')");
+            return kExitUsage;
+        }
+    }
+    if (trace_path.empty()) {
+        analyze_usage(std::cerr);
+        return kExitUsage;
+    }
+    // Cube opens reports only by their .cubex name (it derives the file name from it).
+    if (!report_path.empty() && std::filesystem::path(report_path).extension() != ".cubex") {
+        print_error("analyze: -o " + report_path +
+                    ": a CUBE4 report's name must end in .cubex (Cube opens no other)");
+        return kExitUsage;
+    }
+    std::ostream* progress = quiet ? nullptr : &std::cerr;
+    try {
+        const auto start = std::chrono::steady_clock::now();
+        if (progress) *progress << "topolens: reading " << trace_path << "\n";
+        const auto [trace, matching] = trace::read_and_match(trace_path, 0, progress);
+        const double read_seconds = seconds_since(start);
+
+        analysis::AnalysisOptions options;
+        options.progress = progress;
+        options.declared_grid = cart;
+        const auto patterns = patterns::all_patterns();
+        analysis::AnalysisResult result = analysis::analyze(trace, matching, patterns, options);
+
+        if (report_path.empty()) report_path = default_report_path(trace.path);
+        report::write_cube4(result.report, report_path);
+
+        for (size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)
+            std::cerr << "topolens: warning: " << result.warnings[i] << "\n";
+        if (result.warnings.size() > kWarningsShown)
+            std::cerr << "topolens: " << result.warnings.size() - kWarningsShown
+                      << " more warnings not shown\n";
+        if (progress)
+            *progress << "topolens: " << result.events << " events read in " << read_seconds
+                      << " s, analyzed in " << seconds_since(start) - read_seconds << " s\n";
+        std::cout << "topolens: report written to " << report_path << "\n";
+    } catch (const std::exception& e) {
+        print_error(e.what());
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace topolens::cli

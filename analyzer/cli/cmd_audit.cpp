@@ -1,0 +1,348 @@
+// topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu NU]: did the
+// autotuner decide well, what did its search cost, were its measurements trustworthy?
+// (DESIGN.md "Codelet audit"; definitions in patterns/audit/codelet_audit.h and README).
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/text.h"
+
+#include "analyzer/report/cube4.h"
+#include "analyzer/engine/engine.h"
+#include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/codelet_audit_json.h"
+#include "patterns/audit/codelet_measurements.h"
+#include "patterns/registry.h"
+#include "trace/matching.h"
+#include "trace/reader.h"
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace topolens::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pt = topolens::patterns;
+
+struct AuditOptions {
+    std::string input;
+    std::string format = "text";
+    pt::AuditParameters parameters;
+};
+
+struct UsageError {
+    std::string message;
+};
+
+double parse_number(const std::string& option, const std::string& text) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+        throw UsageError{option + " needs a number, not '" + text + "'"};
+    return v;
+}
+
+AuditOptions parse(const std::vector<std::string>& args) {
+    AuditOptions o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
+            return args[++i];
+        };
+        if (a == "--format")
+            o.format = value();
+        else if (a == "--b")
+            o.parameters.b = parse_number(a, value());
+        else if (a == "--nomax")
+            o.parameters.nomax = parse_number(a, value());
+        else if (a == "--nu")
+            o.parameters.nu = parse_number(a, value());
+        else if (!a.empty() && a[0] == '-')
+            throw UsageError{"unknown option '" + a + "'"};
+        else if (o.input.empty())
+            o.input = a;
+        else
+            throw UsageError{"more than one input given ('" + o.input + "', '" + a + "')"};
+    }
+    if (o.input.empty()) throw UsageError{"a trace or a report is needed"};
+    if (o.format != "text" && o.format != "json")
+        throw UsageError{"--format must be text or json, not '" + o.format + "'"};
+    if (!(o.parameters.b >= 1)) throw UsageError{"--b must be at least 1"};
+    if (!(o.parameters.nomax >= 0 && o.parameters.nomax <= 1))
+        throw UsageError{"--nomax must be a fraction between 0 and 1"};
+    if (!(o.parameters.nu > 0)) throw UsageError{"--nu must be positive"};
+    return o;
+}
+
+// A trace is an archive directory or its .otf2 anchor; anything else is read as a report.
+bool is_trace(const std::string& path) {
+    return fs::is_directory(path) || fs::path(path).extension() == ".otf2";
+}
+
+report::Report load(const std::string& path) {
+    if (!is_trace(path)) return report::read_cube4(path);
+    const auto [trace, matching] = trace::read_and_match(path);
+    return analysis::analyze(trace, matching, patterns::all_patterns()).report;
+}
+
+// One unit for all the times of an operation, chosen by the largest estimate, so that the
+// columns compare at a glance: ms for the usual codelets, us or ns for tiny ones.
+class TimeUnit {
+  public:
+    explicit TimeUnit(const pt::OperationAudit& op) {
+        double largest = 0;
+        for (const pt::CodeletAudit& c : op.codelets)
+            for (double e : c.estimate) largest = std::max(largest, e);
+        if (largest >= 1) {
+            scale_ = 1, name_ = "s";
+        } else if (largest >= 1e-3) {
+            scale_ = 1e3, name_ = "ms";
+        } else if (largest >= 1e-6) {
+            scale_ = 1e6, name_ = "us";
+        } else {
+            scale_ = 1e9, name_ = "ns";
+        }
+    }
+    std::string number(double seconds) const { return fixed(seconds * scale_, 3); }
+    std::string operator()(double seconds) const { return number(seconds) + " " + name_; }
+    const char* name() const { return name_; }
+
+  private:
+    double scale_ = 1e3;
+    const char* name_ = "ms";
+};
+
+std::string percent(double fraction) {
+    return fixed(fraction * 100, 1) + "%";
+}
+
+std::string upper(std::string s) {
+    for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return s;
+}
+
+std::string index_text(const std::optional<int64_t>& i) {
+    return i ? std::to_string(*i) : "-";
+}
+
+// The location where `per` is largest.
+std::optional<std::size_t> largest_at(const std::vector<std::optional<double>>& per) {
+    std::optional<std::size_t> worst;
+    for (std::size_t l = 0; l < per.size(); ++l)
+        if (per[l] && (!worst || *per[l] > *per[*worst])) worst = l;
+    return worst;
+}
+
+// The process with the largest estimate (the one that decides mu(c)), and, when another
+// process spent clearly more time of its own (10%), that one: the cause the others waited for.
+std::string slowest_rank(const pt::CodeletAudit& c, const std::vector<uint32_t>& ranks) {
+    const auto by_estimate = largest_at(c.per_process_estimate[pt::Heuristic]);
+    if (!by_estimate) return "-";
+    std::string text = std::to_string(ranks[*by_estimate]);
+    const auto by_own = largest_at(c.per_process_own);
+    if (by_own && *by_own != *by_estimate && c.per_process_own[*by_estimate] &&
+        *c.per_process_own[*by_own] > 1.1 * *c.per_process_own[*by_estimate])
+        text += " (own: " + std::to_string(ranks[*by_own]) + ")";
+    return text;
+}
+
+// Per robust method: how many outliers the process caused, and how many others waited.
+void outlier_lines(std::ostream& out, const pt::CodeletAudit& c, const std::vector<uint32_t>& ranks,
+                   const TimeUnit& time) {
+    bool header = false;
+    for (pt::Method m : pt::kRobustMethods) {
+        const auto& list = c.outliers[m];
+        if (list.empty()) continue;
+        if (!header) {
+            out << "    " << c.index << " " << c.name << ":\n";
+            header = true;
+        }
+        std::map<uint32_t, std::size_t> own, waited, fast;
+        std::set<uint32_t> global; // measurements
+        std::size_t n_global = 0;
+        for (const pt::OutlierAt& o : list) {
+            if (o.global) {
+                global.insert(o.number);
+                ++n_global;
+                continue;
+            }
+            ++(!o.slow ? fast : o.propagated ? waited : own)[ranks[o.location]];
+        }
+        std::string line = std::string(pt::method_name(m)) + ": " + std::to_string(list.size());
+        std::vector<std::string> parts;
+        for (const auto& [rank, n] : own)
+            parts.push_back(std::to_string(n) + " at rank " + std::to_string(rank));
+        if (!waited.empty()) {
+            std::vector<uint32_t> who;
+            std::size_t n = 0;
+            for (const auto& [rank, k] : waited) {
+                who.push_back(rank);
+                n += k;
+            }
+            parts.push_back(std::to_string(n) + " propagated at rank(s) " + rank_ranges(who) +
+                            " (waiting for others)");
+        }
+        if (n_global)
+            parts.push_back(std::to_string(n_global) + " on most ranks at once (measurement(s) " +
+                            rank_ranges({global.begin(), global.end()}) + ": the whole run)");
+        for (const auto& [rank, n] : fast)
+            parts.push_back(std::to_string(n) + " unusually fast at rank " + std::to_string(rank));
+        out << "      " << line << " — " << join(parts, ", ") << "\n";
+        if (m != pt::Heuristic) continue;
+        for (const pt::OutlierAt& o : list)
+            if (o.caused())
+                out << "        rank " << ranks[o.location] << ", measurement " << o.number
+                    << " at " << fixed(o.start, 3) << " s: " << time(o.time) << "\n";
+    }
+}
+
+void print_operation(std::ostream& out, const pt::OperationAudit& op, double run_seconds,
+                     const std::vector<uint32_t>& ranks) {
+    const TimeUnit time(op);
+    out << op.name << ": " << upper(pt::verdict_name(op.verdict)) << "\n";
+    out << wrap(op.reason, 92, 2, 2, " ");
+    auto label = [&](const std::optional<int64_t>& i) {
+        if (!i) return std::string("none");
+        const pt::CodeletAudit* c = op.codelet(*i);
+        return std::to_string(*i) + (c ? " " + c->name : "");
+    };
+    Table facts;
+    facts.row({"tuner's choice", label(op.tuner_winner)});
+    std::vector<std::string> winners;
+    for (std::size_t m = 0; m < pt::kMethods; ++m)
+        winners.push_back(std::string(pt::method_name(pt::Method(m))) + " " +
+                          index_text(op.method_winner[m]));
+    facts.row({"method winners", join(winners, ", ")});
+    if (op.tuner_winner)
+        facts.row({"agreement", std::to_string(op.agreeing_methods) +
+                                    " of 4 robust methods pick the tuner's choice"});
+    facts.row({"audit's winner",
+               label(op.best) + (op.tuner_winner ? "; the tuner's choice costs " +
+                                                       fixed(op.penalty_percent, 1) + "% more"
+                                                 : "")});
+    facts.row({"search phase", fixed(op.search_seconds, 3) + " s, " + percent(op.search_share) +
+                                   " of the run (" + fixed(run_seconds, 3) + " s); " +
+                                   fixed(op.search_cost_seconds, 3) + " s (" +
+                                   percent(op.search_cost_share) +
+                                   ") beyond running the chosen codelet every time"});
+    if (op.production)
+        facts.row(
+            {"production",
+             std::to_string(op.production->executions) + " executions over all processes, mean " +
+                 time(op.production->mean) + " (slowest process) vs search estimate " +
+                 time(op.production->search_estimate) + " (" + fixed(op.production->ratio, 2) +
+                 "x)" + (op.production->flagged ? "  <-- slower than searched" : "")});
+    else
+        facts.row({"production", "none recorded"});
+    out << "\n" << facts.render(2);
+
+    Table table({"codelet", "", "procs", "n", "raw", "heuristic", "IQR", "cluster", "Student-t",
+                 "rank", "outliers h/I/c/t", "range", "instability", "slowest", ""},
+                {true, false, true, true, true, true, true, true, true, true, false, false, false,
+                 true, false});
+    for (const pt::CodeletAudit& c : op.codelets) {
+        std::string outliers;
+        for (pt::Method m : pt::kRobustMethods)
+            outliers += (outliers.empty() ? "" : "/") + std::to_string(c.outliers[m].size());
+        int consensus_rank = 1;
+        for (const pt::CodeletAudit& d : op.codelets)
+            if (d.consensus < c.consensus) ++consensus_rank;
+        std::string mark = c.winner_set ? "winner set" : "";
+        if (op.tuner_winner == c.index) mark += std::string(mark.empty() ? "" : ", ") + "chosen";
+        table.row({std::to_string(c.index), c.name, std::to_string(c.processes),
+                   std::to_string(c.measurements), time.number(c.estimate[pt::Raw]),
+                   time.number(c.estimate[pt::Heuristic]), time.number(c.estimate[pt::Iqr]),
+                   time.number(c.estimate[pt::Cluster]), time.number(c.estimate[pt::StudentT]),
+                   std::to_string(consensus_rank), outliers,
+                   time.number(c.range_lo) + "-" + time.number(c.range_hi),
+                   fixed(c.instability, 2) + " " + c.stability, slowest_rank(c, ranks), mark});
+    }
+    out << "\n  estimates in " << time.name()
+        << ": the slowest process's estimate of one execution, per method\n"
+        << table.render(2)
+        << "  rank: by the median of the four robust estimates; range: 10th-90th percentile of\n"
+           "  the measurements (max over processes, without heuristic outliers); slowest: the\n"
+           "  rank with the largest heuristic estimate (own: the largest without waiting time)\n";
+    bool any = false;
+    for (const pt::CodeletAudit& c : op.codelets)
+        for (pt::Method m : pt::kRobustMethods) any = any || !c.outliers[m].empty();
+    if (any) {
+        out << "\n  outliers, and where they happened:\n";
+        for (const pt::CodeletAudit& c : op.codelets) outlier_lines(out, c, ranks, time);
+    }
+    if (!op.diagnostics.empty()) {
+        out << "\n  diagnostics:\n";
+        for (const std::string& d : op.diagnostics) out << wrap("- " + d, 92, 4, 6, " ");
+    }
+}
+
+} // namespace
+
+void audit_usage(std::ostream& out) {
+    out << "usage: topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu "
+           "NU]\n\n"
+           "Audits the decisions of runtime autotuners recorded in a trace (ADCL-style tuned\n"
+           "operations, see README \"Codelet audit\"): per tuned operation and codelet the\n"
+           "search-phase measurements, estimates by the raw mean and four robust methods,\n"
+           "outliers and where they happened, ranking, overlap and instability; per operation\n"
+           "the tuner's choice against each method's, the penalty of the choice, what the\n"
+           "search cost, production against the search estimate, and a verdict (confirmed,\n"
+           "questionable, wrong, undecided) with the reason.\n\n"
+           "TRACE (archive directory or .otf2 anchor) is analyzed first; a REPORT written by\n"
+           "`topolens analyze` holds the measurements, so the audit can be redone with other\n"
+           "parameters without the trace.\n\n"
+           "  --format text|json  output (default text; JSON: patterns/audit/AUDIT_FORMAT.md)\n"
+           "  --b B               heuristic: outliers are t > B * min t (default 3, >= 1)\n"
+           "  --nomax F           most outliers, as a fraction of the measurements, the heuristic\n"
+           "                      and the cluster method remove (default 0.2)\n"
+           "  --nu NU             degrees of freedom of the Student-t model (default 5)\n";
+}
+
+int audit_main(const std::vector<std::string>& args) {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+        audit_usage(std::cout);
+        return kExitOk;
+    }
+    AuditOptions o;
+    try {
+        o = parse(args);
+    } catch (const UsageError& e) {
+        print_error("audit: " + e.message);
+        audit_usage(std::cerr);
+        return kExitUsage;
+    }
+    try {
+        const report::Report report = load(o.input);
+        auto found = report.attributes.find(pt::kMeasurementsAttribute);
+        if (found == report.attributes.end()) {
+            print_error("audit: " + o.input +
+                        " holds no tuned operations (no codelet measurements; was the autotuner "
+                        "traced through the topolens autotuner API?)");
+            return kExitFailure;
+        }
+        const pt::CodeletMeasurements measurements = pt::parse_codelet_measurements(found->second);
+        const std::vector<uint32_t> ranks = report.location_ranks();
+        const pt::Audit audit = pt::audit(measurements, o.parameters, ranks);
+        if (o.format == "json") {
+            std::cout << pt::to_json(audit, ranks);
+            return kExitOk;
+        }
+        std::cout << "Codelet audit of " << o.input << " (b = " << fixed(o.parameters.b, 2)
+                  << ", n_o^max = " << percent(o.parameters.nomax)
+                  << " of the measurements, nu = " << fixed(o.parameters.nu, 1) << ")\n";
+        for (const pt::OperationAudit& op : audit.operations) {
+            std::cout << "\n";
+            print_operation(std::cout, op, audit.run_seconds, ranks);
+        }
+    } catch (const std::exception& e) {
+        print_error("audit: " + std::string(e.what()));
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace topolens::cli

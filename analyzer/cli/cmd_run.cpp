@@ -1,0 +1,238 @@
+// topolens run: starts an MPI program under mpirun with libtopolens-measure preloaded and
+// says where the trace went.
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/text.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace topolens::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kLibraryName = "libtopolens-measure.so";
+
+struct RunOptions {
+    int np = 4;
+    std::optional<std::string> trace_dir;
+    bool dry_run = false;
+    std::vector<std::string> mpirun_options; // passed through in order
+    std::vector<std::string> program;        // after "--"
+};
+
+struct UsageError {
+    std::string message;
+};
+
+int parse_count(const std::string& text) {
+    std::size_t used = 0;
+    int n = 0;
+    try {
+        n = std::stoi(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || n <= 0)
+        throw UsageError{"-np needs a positive number of processes, not '" + text + "'"};
+    return n;
+}
+
+RunOptions parse(const std::vector<std::string>& args) {
+    RunOptions o;
+    std::size_t i = 0;
+    auto value = [&](const std::string& option) {
+        if (i + 1 >= args.size() || args[i + 1] == "--")
+            throw UsageError{option + " needs a value"};
+        return args[++i];
+    };
+    bool separator = false;
+    for (; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--") {
+            separator = true;
+            ++i;
+            break;
+        }
+        if (a == "-np" || a == "-n" || a == "--np")
+            o.np = parse_count(value(a));
+        else if (a == "--trace-dir")
+            o.trace_dir = value(a);
+        else if (a.rfind("--trace-dir=", 0) == 0)
+            o.trace_dir = a.substr(12);
+        else if (a == "--dry-run")
+            o.dry_run = true;
+        else
+            o.mpirun_options.push_back(a);
+    }
+    if (!separator) throw UsageError{"run needs '--' before the program"};
+    o.program.assign(args.begin() + static_cast<long>(i), args.end());
+    if (o.program.empty()) throw UsageError{"run needs a program after '--'"};
+    if (o.trace_dir && o.trace_dir->empty()) throw UsageError{"--trace-dir needs a directory"};
+    return o;
+}
+
+fs::path own_executable() {
+    std::error_code ec;
+    fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : p;
+}
+
+// TOPOLENS_MEASURE_LIB, else next to this executable (build tree: bin/../lib), else the
+// install prefix. Throws std::runtime_error naming every place looked at.
+std::string find_measure_library() {
+    if (const char* env = std::getenv("TOPOLENS_MEASURE_LIB"); env && *env) {
+        if (!fs::is_regular_file(env))
+            throw std::runtime_error(std::string("TOPOLENS_MEASURE_LIB names '") + env +
+                                     "', which is not a file");
+        return fs::absolute(env).string();
+    }
+    std::vector<fs::path> candidates;
+    if (fs::path exe = own_executable(); !exe.empty())
+        candidates.push_back(exe.parent_path().parent_path() / "lib" / kLibraryName);
+    candidates.push_back(fs::path(TOPOLENS_INSTALL_LIBDIR) / kLibraryName);
+    for (const fs::path& c : candidates)
+        if (fs::is_regular_file(c)) return fs::absolute(c).lexically_normal().string();
+    std::string looked;
+    for (const fs::path& c : candidates) looked += (looked.empty() ? "" : ", ") + c.string();
+    throw std::runtime_error(std::string("measurement library ") + kLibraryName +
+                             " not found (looked at " + looked +
+                             "); set TOPOLENS_MEASURE_LIB to its path");
+}
+
+// A file for the library to write the archive path into (rank 0, at MPI_Finalize).
+std::string make_report_file() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/topolens-run-XXXXXX";
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    const int fd = mkstemp(name.data());
+    if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + pattern);
+    close(fd);
+    return name.data();
+}
+
+std::vector<std::string> mpirun_command(const RunOptions& o, const std::string& library,
+                                        const std::string& report_file) {
+    std::vector<std::string> cmd = {"mpirun"};
+    if (geteuid() == 0) cmd.push_back("--allow-run-as-root");
+    cmd.insert(cmd.end(), {"--oversubscribe", "-np", std::to_string(o.np)});
+    cmd.insert(cmd.end(), o.mpirun_options.begin(), o.mpirun_options.end());
+    std::string preload = library;
+    if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+    cmd.insert(cmd.end(), {"-x", "LD_PRELOAD=" + preload});
+    if (o.trace_dir)
+        cmd.insert(cmd.end(), {"-x", "TOPOLENS_TRACE_DIR=" + fs::absolute(*o.trace_dir).string()});
+    cmd.insert(cmd.end(), {"-x", "TOPOLENS_REPORT_PATH_FILE=" + report_file});
+    cmd.insert(cmd.end(), o.program.begin(), o.program.end());
+    return cmd;
+}
+
+std::string quoted(const std::string& s) {
+    if (!s.empty() && s.find_first_of(" \t\n'\"\\$`*?;&|<>()") == std::string::npos) return s;
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// Runs the command and returns its exit status (128 + signal if it was killed). While it
+// runs, Ctrl-C and termination requests go to mpirun, which stops the job, not to us.
+int run_and_wait(const std::vector<std::string>& cmd) {
+    std::vector<char*> argv;
+    for (const std::string& s : cmd) argv.push_back(const_cast<char*>(s.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = 0;
+    const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
+    if (rc != 0)
+        throw std::runtime_error(std::string("cannot start mpirun: ") + std::strerror(rc) +
+                                 (rc == ENOENT ? " (is Open MPI installed and in PATH?)" : ""));
+    struct sigaction ignore {
+    }, old_int{}, old_term{};
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ignore, &old_int);
+    sigaction(SIGTERM, &ignore, &old_term);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return kExitFailure;
+}
+
+std::string reported_trace(const std::string& report_file) {
+    std::ifstream in(report_file);
+    std::string path;
+    std::getline(in, path);
+    return path;
+}
+
+} // namespace
+
+void run_usage(std::ostream& out) {
+    out << "usage: topolens run [-np N] [--trace-dir DIR] [--dry-run] [mpirun options] -- "
+           "PROGRAM [ARGS...]\n\n"
+           "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
+           "preloaded, and reports where the trace was written. Options other than these are\n"
+           "passed to mpirun unchanged.\n\n"
+           "  -np N            number of MPI processes (also -n, --np)\n"
+           "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
+           "  --dry-run        print the mpirun command instead of running it\n\n"
+           "environment:\n"
+           "  TOPOLENS_MEASURE_LIB  path of libtopolens-measure.so (default: ../lib next to\n"
+           "                        the topolens executable, then the install prefix)\n";
+}
+
+int run_main(const std::vector<std::string>& args) {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+        run_usage(std::cout);
+        return kExitOk;
+    }
+    RunOptions options;
+    try {
+        options = parse(args);
+    } catch (const UsageError& e) {
+        print_error(e.message);
+        run_usage(std::cerr);
+        return kExitUsage;
+    }
+    std::string report_file;
+    try {
+        const std::string library = find_measure_library();
+        if (options.dry_run) {
+            std::vector<std::string> words;
+            for (const std::string& s : mpirun_command(options, library, "<report file>"))
+                words.push_back(quoted(s));
+            std::cout << join(words, " ") << "\n";
+            return kExitOk;
+        }
+        report_file = make_report_file();
+        const int status = run_and_wait(mpirun_command(options, library, report_file));
+        const std::string trace = reported_trace(report_file);
+        std::remove(report_file.c_str());
+        if (!trace.empty())
+            std::cerr << "topolens: trace written to " << trace << "\n";
+        else
+            std::cerr << "topolens: no trace was reported (did the program reach MPI_Finalize "
+                         "with measurement enabled?)\n";
+        return status;
+    } catch (const std::exception& e) {
+        if (!report_file.empty()) std::remove(report_file.c_str());
+        print_error(e.what());
+        return kExitFailure;
+    }
+}
+
+} // namespace topolens::cli

@@ -1,0 +1,331 @@
+// topolens synth -o DIR ...: a synthetic OTF2 trace with known wait states (trace/synthetic.h),
+// and the severities an analysis of it must report.
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/text.h"
+
+#include "trace/synthetic.h"
+
+#include <cctype>
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+namespace topolens::cli {
+namespace {
+
+namespace tt = topolens::trace;
+
+// Thrown for bad usage: exit status 2 with the usage text.
+struct UsageError {
+    std::string message;
+};
+
+uint64_t parse_number(const std::string& option, const std::string& text, uint64_t min) {
+    uint64_t v = 0;
+    const char* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(text.data(), end, v);
+    if (text.empty() || ec != std::errc() || ptr != end)
+        throw UsageError{option + ": '" + text + "' is not a non-negative whole number"};
+    if (v < min) throw UsageError{option + " must be at least " + std::to_string(min)};
+    return v;
+}
+
+std::vector<uint32_t> parse_grid(const std::string& text) {
+    std::vector<uint32_t> dims;
+    std::size_t begin = 0;
+    while (true) {
+        const std::size_t x = text.find('x', begin);
+        const std::string part = text.substr(begin, x == std::string::npos ? x : x - begin);
+        const uint64_t d = parse_number("--grid", part, 1);
+        if (d > tt::kSynthMaxRanks) throw UsageError{"--grid: dimension " + part + " too large"};
+        dims.push_back(static_cast<uint32_t>(d));
+        if (x == std::string::npos) break;
+        begin = x + 1;
+    }
+    return dims;
+}
+
+// "xy": the periodic axes; "none": none.
+std::vector<bool> parse_periodic(const std::string& text) {
+    std::vector<bool> periodic;
+    if (text == "none") return periodic;
+    if (text.empty()) throw UsageError{"--periodic needs axes: any of x, y, z (e.g. xy) or none"};
+    for (char c : text) {
+        const std::size_t axis = c == 'x' ? 0 : c == 'y' ? 1 : c == 'z' ? 2 : 3;
+        if (axis == 3)
+            throw UsageError{"--periodic: '" + std::string(1, c) +
+                             "' is not an axis (any of x, y, z, e.g. xy, or none)"};
+        if (periodic.size() <= axis) periodic.resize(axis + 1, false);
+        if (periodic[axis]) throw UsageError{"--periodic: axis " + std::string(1, c) + " twice"};
+        periodic[axis] = true;
+    }
+    return periodic;
+}
+
+std::string seconds(uint64_t ticks) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.9f", static_cast<double>(ticks) / tt::kSynthResolution);
+    return buf;
+}
+
+void print_result(std::ostream& out, const std::string& dir, const std::string& anchor,
+                  const tt::Synthetic& s) {
+    const tt::SynthOptions& o = s.options;
+    const tt::SynthExpected& x = s.expected;
+    out << "wrote " << x.events << " events, " << o.ranks << " ranks, pattern "
+        << tt::synth_pattern_name(o.pattern) << ", " << o.iterations << " iterations\n";
+    out << "trace: " << anchor << "\n";
+    out << "reproduce: topolens synth -o " << dir << " " << tt::synth_arguments(o) << "\n";
+    out << "messages: " << x.messages << ", collective instances: " << x.collectives
+        << ", every location from 0 to " << x.end << " ticks (" << seconds(x.end) << " s)\n";
+    if (tt::synth_pattern_exchanges(o.pattern))
+        out << "slow rank: " << x.slow_rank << " (" << o.delay_ticks
+            << " ticks longer before each exchange), " << tt::synth_variant_name(o.variant) << "\n";
+    out << "expected severities (ticks at 1e9 ticks/s; all other wait states are 0):\n";
+    Table t({"metric", "unique name", "ticks", "seconds", "instances"},
+            {false, false, true, true, true});
+    auto row = [&](const std::string& name, const std::string& uniq, const tt::SynthSeverity& v) {
+        t.row({name, uniq, std::to_string(v.total), seconds(v.total), std::to_string(v.instances)});
+    };
+    row("Late Sender", "mpi_latesender", x.late_sender);
+    for (const tt::SynthSweep& sw : x.sweeps) row("  in " + sw.region, "", sw.late_sender);
+    if (tt::synth_pattern_exchanges(o.pattern)) {
+        row("  LS, Wrong Order, same source", "mpi_lswo_same", x.wrong_order_same);
+        row("  LS, Wrong Order, different sources", "mpi_lswo_different", x.wrong_order_different);
+        for (const tt::SynthCorner& c : x.wavefront)
+            row(
+                "  Wavefront from " + c.corner,
+                "mpi_wavefront_" +
+                    [&] {
+                        std::string u;
+                        for (char ch : c.corner)
+                            u += ch == '-' ? '_' : static_cast<char>(std::tolower(ch));
+                        return u;
+                    }(),
+                c.late_sender);
+        row("Late Receiver", "mpi_latereceiver", x.late_receiver);
+    }
+    row("Wait at NxN", "mpi_wait_nxn", x.wait_nxn);
+    row("Wait at Barrier", "mpi_barrier_wait", x.wait_barrier);
+    row("Late Broadcast", "mpi_latebroadcast", x.late_broadcast);
+    row("Early Reduce", "mpi_earlyreduce", x.early_reduce);
+    out << t.render();
+}
+
+const char* const kSynopsis =
+    "usage: topolens synth -o DIR [--ranks N] [--grid PxQ[xR]] [--pattern NAME]\n"
+    "                      [--iterations K] [--blocks B] [--work-ticks T] [--delay-ticks D]\n"
+    "                      [--latency-ticks L] [--seed S]\n"
+    "                      [--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]\n";
+
+} // namespace
+
+void synth_usage(std::ostream& out) {
+    out << kSynopsis << R"(
+Writes a synthetic OTF2 trace with known wait states into DIR (an OTF2 archive there is
+replaced), for benchmarks, scale tests and exact checks of the analysis. Prints the events
+written, the anchor file and the severities an analysis must find. The same options and
+seed give the same trace.
+
+  -o, --output DIR   where to write the archive (required)
+  --ranks N          number of ranks [16, or the grid's size]
+  --grid PxQ[xR]     process grid, 1 to 3 dimensions [the balanced 2D grid of N, P >= Q]
+  --pattern NAME     wavefront, late-sender, collectives, mixed, halo, pairwise or ssor
+                     [mixed]
+  --iterations K     iterations of the pattern [10]
+  --blocks B         wavefront blocks per sweep [2]
+  --work-ticks T     compute per block and before each operation, >= 1 [10000]
+  --delay-ticks D    lateness of late senders and late collective members [5000]
+  --latency-ticks L  message and collective latency [0]
+  --seed S           chooses the pairs, late ranks and roots [1]
+  --variant V        halo, pairwise, ssor: sendrecv (one MPI_Sendrecv per direction) or
+                     nonblocking (MPI_Irecv all, MPI_Isend all, MPI_Waitall) [sendrecv]
+  --periodic AXES    halo, pairwise: the grid's periodic axes, any of x, y, z (e.g. xy),
+                     or none [none]; an axis of size 1 cannot be periodic
+  --slow-rank R      halo, pairwise, ssor: the rank that computes D longer before each
+                     exchange [the rank at coordinates (P/2, Q/2, R/2), rounded down]
+
+Event counts: --ranks 64 --iterations 2000 (8x8, mixed, 2 blocks) gives 18.0 million.
+
+Time model. Ticks of 1 ns (1e9 ticks/s). Each rank runs main { MPI_Init [0, 1000],
+K iterations, MPI_Finalize (1000 ticks, entered by all ranks together) }. Every phase of
+an iteration starts on all ranks at the same moment (a rank that finished early waits in
+main), so the severities of the phases add up. MPI_Send takes 0 ticks and never blocks;
+a message arrives L after its send; MPI_Recv leaves at max(enter, send + L). Allreduce
+and Barrier leave L after the last member entered; Bcast L after max(own, root) entry;
+Reduce: non-roots L after their entry, the root L after the last entry. Computation is
+the user region "compute". The grid is a Cartesian topology "grid" (non-periodic,
+rank = x + P*y + P*Q*z; axis 0 west->east, 1 south->north, 2 bottom->top) on the
+communicator "grid", which only the wavefront uses; the rest is on MPI_COMM_WORLD.
+
+Zero by construction in every pattern: NxN Completion, Barrier Completion,
+clock-condition violations; in wavefront, late-sender, collectives and mixed also Late
+Receiver and LS Wrong Order (halo, pairwise and ssor compute them, see below).
+
+late-sender: the ranks, shuffled by the seed, form floor(N/2) fixed sender->receiver
+pairs (an odd rank out only computes). Per iteration the receiver computes T and enters
+MPI_Recv, the sender computes T+D and sends (tag 1, 1024 bytes).
+  Late Sender = D per message: floor(N/2)*K*D in total, K*D on each receiver.
+  Phase length T+D+L.
+
+collectives: per iteration MPI_Allreduce, MPI_Barrier, MPI_Bcast, MPI_Reduce on
+MPI_COMM_WORLD, each after T of compute. In each, one rank chosen by the seed computes
+T+D and enters D late: any rank for Allreduce and Barrier, the root for Bcast, a non-root
+for Reduce (the roots are chosen by the seed too). With N >= 2:
+  Wait at NxN = Wait at Barrier = Late Broadcast = (N-1)*K*D (D per waiting rank and
+  instance), Early Reduce = K*D (on the root). Phase length 4*(T+D+L).
+
+wavefront: the sweeps of samples/wavefront2d on the grid. Per iteration one sweep from
+each corner (1D: W E; 2D: SW NE NW SE; 3D: SW NE NW SE from bottom, top, bottom, top,
+then from top, bottom, top, bottom), each in the user region sweep_<corner>, tag 100 +
+sweep index. B times per sweep a rank receives from its upstream neighbours (axis order),
+computes T and sends downstream (512 bytes). Then MPI_Allreduce on "grid".
+A rank waits only in its first receive of a sweep: w*H - L with H = T+L, when w >= 1
+(not at all when w = 0). 2D grid P x Q, rank (x, y), X = P-1, Y = Q-1, d = X+Y:
+  sweep  w of rank (x, y)   Late Sender per iteration
+  SW     x+y                H*P*Q*d/2 - L*(P*Q-1)
+  NE     2*(d-x-y)          H*P*Q*d   - L*(P*Q-1)
+  NW     2*x                H*P*Q*X   - L*Q*X
+  SE     2*(X-x+y)          H*P*Q*d   - L*(P*Q-1)
+  Wait at NxN in the Allreduce: (Y+x-y)*H on rank (x, y), H*P*Q*d/2 per iteration.
+  Phase length 4*B*T + (2*d+2*X+Y)*H + L.
+1D grid P: W w = x, E w = 2*(X-x); Wait at NxN x*H; phase 2*B*T + 2*X*H + L.
+3D grids: the printed values (the same model, computed exactly).
+
+mixed: per iteration wavefront, late-sender, collectives, in this order; severities are
+the sums (Late Sender = wavefront + pairs, Wait at NxN = both Allreduces).
+
+halo, pairwise, ssor: the exchange. Each iteration every rank computes T, the slow rank S
+T+D, then exchanges in the user region "halo" (pairwise: "pairwise") on "grid", 512
+bytes per message (pairwise 1024). The topology records --periodic. halo: along each
+axis of size > 1, from the last axis to the first, up (send to the high side, receive
+from the low side, tag 200+2*axis) then down (tag 201+2*axis); periodic axes wrap, a
+non-periodic edge has no partner there. pairwise: rank r with r XOR 1 (tag 300; the last
+of an odd number only computes). sendrecv: one MPI_Sendrecv per direction in that order,
+leaving when its message arrived (the partner's call entered + L). nonblocking: MPI_Irecv
+from every direction, MPI_Isend to every direction (0 ticks each), MPI_Waitall leaving
+when the last message arrived. Phase length: until the last rank is done.
+The severities follow Scalasca 2.6's definitions, computed on this model:
+  Late Sender: per receiving call min(partner's send call enter, leave) - enter, for
+  MPI_Waitall only its largest (the first of equal ones).
+  LS, Wrong Order: each location keeps its last 100 Late Sender instances; a receive of
+  a message sent before an instance's message turns that instance into Wrong Order,
+  "same source" when both messages came from the same rank, else "different sources".
+  With sendrecv the delay of S travels, and a rank that waited for S in one direction
+  then receives an older message from its other side: Wrong Order, different sources.
+  Late Receiver: MPI_Send takes 0 ticks and MPI_Sendrecv is not counted, so only an
+  MPI_Waitall without a waiting receive could have some: 0 in this model, computed.
+  pairwise: Late Sender = K*D on S's partner (with a partner), nothing else.
+  halo, nonblocking: Late Sender = K*D on every rank that exchanges with S.
+  halo, sendrecv, 1D non-periodic, L = 0: K*D on S-1 and S+1, Wrong Order (different
+  sources) K*D on S+1 when S+2 exists (L > 0 moves waits of L around: printed values).
+  Every "Wavefront from <corner>" is 0 in halo and pairwise.
+
+ssor: per iteration, each phase starting on all ranks together: a lower sweep (user region
+lower_sweep, tag 100) from the origin corner (all coordinates 0) as wavefront's sweeps
+(B blocks: receive from every low-side neighbour, compute T, send to every high-side
+one), the halo exchange above (with S and --variant; not periodic), an upper sweep
+(upper_sweep, tag 101) from the opposite corner. Corners are named as the analysis names
+them, from the axes of size > 1: 2D SW (origin) and NE, 1D W and E, 3D SW-bottom and
+NE-top, 2x1x3 W-bottom and E-top. A rank h hops (the sum of its coordinates) from the
+origin waits h*H - L in its first receive of a lower sweep (H = T+L; h = 0: nothing),
+and h' = sum of (size-1-coordinate) hops from the far corner as much in an upper sweep:
+  Wavefront from <origin corner> = K*(h*H - L), from the opposite corner K*(h'*H - L),
+  on each rank with h (h') >= 1; every other corner 0. The halo's waits are in none.
+  Late Sender = both + the halo's; Wrong Order only from the halo.
+)";
+}
+
+int synth_main(const std::vector<std::string>& args) {
+    tt::SynthOptions o;
+    std::string dir;
+    bool variant_given = false;
+    try {
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            const std::string& a = args[i];
+            if (a == "--help" || a == "-h") {
+                synth_usage(std::cout);
+                return kExitOk;
+            }
+            if (i + 1 >= args.size()) {
+                if (a.rfind("-", 0) == 0) throw UsageError{a + " needs a value"};
+                throw UsageError{"unexpected argument '" + a + "'"};
+            }
+            const std::string& v = args[++i];
+            if (a == "-o" || a == "--output") {
+                if (v.empty()) throw UsageError{a + " needs a directory"};
+                dir = v;
+            } else if (a == "--ranks") {
+                const uint64_t n = parse_number(a, v, 1);
+                if (n > tt::kSynthMaxRanks)
+                    throw UsageError{"--ranks: at most " + std::to_string(tt::kSynthMaxRanks)};
+                o.ranks = static_cast<uint32_t>(n);
+            } else if (a == "--grid") {
+                o.grid = parse_grid(v);
+            } else if (a == "--pattern") {
+                const auto p = tt::parse_synth_pattern(v);
+                if (!p)
+                    throw UsageError{"--pattern: unknown pattern '" + v +
+                                     "' (wavefront, late-sender, collectives, mixed, halo, "
+                                     "pairwise, ssor)"};
+                o.pattern = *p;
+            } else if (a == "--variant") {
+                const auto variant = tt::parse_synth_variant(v);
+                if (!variant)
+                    throw UsageError{"--variant: unknown variant '" + v +
+                                     "' (sendrecv, nonblocking)"};
+                o.variant = *variant;
+                variant_given = true;
+            } else if (a == "--periodic") {
+                o.periodic = parse_periodic(v);
+            } else if (a == "--slow-rank") {
+                const uint64_t r = parse_number(a, v, 0);
+                if (r >= tt::kSynthMaxRanks)
+                    throw UsageError{"--slow-rank: at most " +
+                                     std::to_string(tt::kSynthMaxRanks - 1)};
+                o.slow_rank = static_cast<uint32_t>(r);
+            } else if (a == "--iterations") {
+                o.iterations = parse_number(a, v, 1);
+            } else if (a == "--blocks") {
+                o.blocks = parse_number(a, v, 1);
+            } else if (a == "--work-ticks") {
+                o.work_ticks = parse_number(a, v, 1);
+            } else if (a == "--delay-ticks") {
+                o.delay_ticks = parse_number(a, v, 0);
+            } else if (a == "--latency-ticks") {
+                o.latency_ticks = parse_number(a, v, 0);
+            } else if (a == "--seed") {
+                o.seed = parse_number(a, v, 0);
+            } else {
+                throw UsageError{"unknown option '" + a + "'"};
+            }
+        }
+        if (dir.empty()) throw UsageError{"synth needs an output directory (-o DIR)"};
+        if (variant_given && !tt::synth_pattern_exchanges(o.pattern))
+            throw UsageError{"--variant applies to --pattern halo, pairwise and ssor"};
+        try {
+            o = tt::resolve_synth_options(o);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError{e.what()};
+        }
+    } catch (const UsageError& e) {
+        print_error(e.message);
+        std::cerr << kSynopsis
+                  << "(topolens help synth: the options and the expected severities)\n";
+        return kExitUsage;
+    }
+    try {
+        tt::Synthetic s = tt::synthesize(o);
+        const std::string anchor = s.builder.write(dir);
+        std::ostringstream out;
+        print_result(out, dir, anchor, s);
+        std::cout << out.str();
+        return kExitOk;
+    } catch (const std::exception& e) {
+        print_error(e.what());
+        return kExitFailure;
+    }
+}
+
+} // namespace topolens::cli

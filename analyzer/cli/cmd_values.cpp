@@ -1,0 +1,412 @@
+// topolens values REPORT --metric NAME [--callpath PATH] [--format csv|json] [--topology NAME]:
+// one metric's inclusive value per location, with rank, thread, host, grid coordinates and
+// grid role, for scripts, plots and other tools.
+#include "analyzer/cli/commands.h"
+
+#include "analyzer/report/cube4.h"
+#include "analyzer/report/report_grid.h"
+#include "analyzer/engine/grid.h"
+#include "analyzer/report/json.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <type_traits>
+
+namespace topolens::cli {
+namespace {
+
+namespace rp = topolens::report;
+namespace an = topolens::analysis;
+
+std::string lower(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+// Candidates that look like `wanted` (small edit distance, or one contains the other),
+// closest first; each candidate is (name compared, text shown).
+std::vector<std::string> close_names(const std::string& wanted,
+                                     const std::vector<std::pair<std::string, std::string>>& all) {
+    const std::string w = lower(wanted);
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    std::set<std::string> shown;
+    for (const auto& [name, text] : all) {
+        const std::string n = lower(name);
+        const std::size_t d = edit_distance(w, n);
+        // "sender" finds "Late Sender"; the reverse ("program" in "program/main/x") would
+        // offer every prefix of a mistyped path.
+        const bool contains = !w.empty() && n.find(w) != std::string::npos;
+        if ((d <= std::max<std::size_t>(2, w.size() / 3) || contains) && shown.insert(text).second)
+            scored.emplace_back(d, text);
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> result;
+    for (std::size_t i = 0; i < scored.size() && i < 5; ++i) result.push_back(scored[i].second);
+    return result;
+}
+
+std::string list(const std::vector<std::string>& items, std::size_t most) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size() && i < most; ++i) out += (i ? ", " : "") + items[i];
+    if (items.size() > most) out += ", ... (" + std::to_string(items.size()) + " in all)";
+    return out;
+}
+
+std::string metric_label(const rp::Metric& m) {
+    return m.display_name.empty() || m.display_name == m.unique_name
+               ? m.unique_name
+               : m.display_name + " (" + m.unique_name + ")";
+}
+
+int resolve_metric(const rp::Report& report, const std::string& name) {
+    if (auto m = report.find_metric(name)) {
+        if (!report.metrics[*m].derived_type.empty())
+            throw std::runtime_error(
+                "metric '" + name + "' is derived (" + report.metrics[*m].derived_type +
+                "): Cube computes it from the CubePL expression '" + report.metrics[*m].cubepl +
+                "', which topolens does not evaluate");
+        return *m;
+    }
+    std::vector<std::pair<std::string, std::string>> all;
+    std::vector<std::string> every;
+    for (const rp::Metric& m : report.metrics) {
+        all.emplace_back(m.unique_name, metric_label(m));
+        all.emplace_back(m.display_name, metric_label(m));
+        every.push_back(m.unique_name);
+    }
+    const auto close = close_names(name, all);
+    throw std::runtime_error("unknown metric '" + name + "'; " +
+                             (close.empty() ? "metrics in this report: " + list(every, 30)
+                                            : "close names: " + list(close, 5)));
+}
+
+// The call paths a --callpath argument stands for: one full path "a/b/c", or for a single
+// name every call path of that region not nested in another call path of the same region.
+std::vector<int> resolve_callpath(const rp::Report& report, const std::string& path) {
+    if (path.find('/') != std::string::npos) {
+        if (auto c = report.find_callpath(path)) return {*c};
+        std::vector<std::pair<std::string, std::string>> all;
+        for (std::size_t c = 0; c < report.callpaths.size(); ++c) {
+            const std::string name = report.callpath_name(static_cast<int>(c));
+            all.emplace_back(name, name);
+        }
+        const auto close = close_names(path, all);
+        throw std::runtime_error("unknown call path '" + path + "'" +
+                                 (close.empty() ? "" : "; close names: " + list(close, 5)));
+    }
+    auto region_name = [&](int c) -> const std::string& {
+        return report.regions[report.callpaths[c].region].name;
+    };
+    std::vector<int> found;
+    for (std::size_t c = 0; c < report.callpaths.size(); ++c) {
+        if (region_name(static_cast<int>(c)) != path) continue;
+        bool nested = false;
+        std::size_t steps = 0;
+        for (int p = report.callpaths[c].parent; p != -1 && steps++ <= report.callpaths.size();
+             p = report.callpaths[p].parent)
+            nested = nested || region_name(p) == path;
+        if (!nested) found.push_back(static_cast<int>(c));
+    }
+    if (!found.empty()) return found;
+    std::vector<std::pair<std::string, std::string>> all;
+    for (std::size_t c = 0; c < report.callpaths.size(); ++c)
+        all.emplace_back(region_name(static_cast<int>(c)), region_name(static_cast<int>(c)));
+    const auto close = close_names(path, all);
+    throw std::runtime_error("no call path of a region named '" + path + "'" +
+                             (close.empty() ? "" : "; close names: " + list(close, 5)));
+}
+
+// The topology NAME, or by default the grid the analysis used (else the first topology).
+const rp::CartTopology* resolve_topology(const rp::Report& report, const std::string& name) {
+    if (name.empty()) {
+        if (const rp::CartTopology* grid = rp::report_grid(report).grid) return grid;
+        return report.topologies.empty() ? nullptr : &report.topologies[0];
+    }
+    for (const rp::CartTopology& t : report.topologies)
+        if (t.name == name) return &t;
+    for (const rp::CartTopology& t : report.topologies)
+        if (lower(t.name) == lower(name)) return &t;
+    std::vector<std::string> names;
+    for (const rp::CartTopology& t : report.topologies) names.push_back("'" + t.name + "'");
+    throw std::runtime_error(
+        "no topology named '" + name + "'; " +
+        (names.empty() ? "the report has none" : "the report has " + list(names, 20)));
+}
+
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+const std::vector<uint32_t>* coords_of(const rp::CartTopology* topology, std::size_t location) {
+    if (!topology || location >= topology->coords.size() || topology->coords[location].empty())
+        return nullptr;
+    return &topology->coords[location];
+}
+
+// The location's coordinates when they fit `topology` (one per dimension), else null.
+const std::vector<uint32_t>* usable_coords(const rp::CartTopology* topology, std::size_t location) {
+    const auto* coords = coords_of(topology, location);
+    return coords && coords->size() == topology->sizes.size() ? coords : nullptr;
+}
+
+// The location's role in `topology`, or nullopt where it has no (usable) coordinates or
+// the grid has no roles (periodic in every dimension).
+std::optional<an::GridRole> role_of(const rp::CartTopology* topology, std::size_t location) {
+    const auto* coords = usable_coords(topology, location);
+    if (!coords) return std::nullopt;
+    return an::grid_role(*topology, *coords);
+}
+
+// Where `topology` came from: the analysis's grid carries its recorded source; any other
+// topology of a report that records its choice was recorded in the trace.
+std::string topology_source(const rp::Report& report, const rp::CartTopology* topology) {
+    const rp::ReportGrid grid = rp::report_grid(report);
+    if (topology == grid.grid) return grid.source;
+    return report.attributes.count(rp::kGridSourceAttribute) ? "recorded" : "unknown";
+}
+
+template <class T> std::string joined(const std::vector<T>& items, const std::string& separator) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i) out += separator;
+        if constexpr (std::is_same_v<T, bool>)
+            out += items[i] ? "true" : "false";
+        else
+            out += std::to_string(items[i]);
+    }
+    return out;
+}
+
+// Per location, the metric-inclusive value summed over the call trees below `callpaths`
+// (-1: everything). The subtrees are disjoint, so one pass over the rows does it, however
+// many call paths a region name stands for.
+std::vector<double> location_values(const rp::Report& report, int metric,
+                                    const std::vector<int>& callpaths) {
+    const bool everything = callpaths.size() == 1 && callpaths[0] == -1;
+    std::vector<char> inside(report.callpaths.size(), everything ? 1 : 0);
+    std::vector<int> stack = everything ? std::vector<int>{} : callpaths;
+    while (!stack.empty()) {
+        const int c = stack.back();
+        stack.pop_back();
+        if (inside[c]) continue;
+        inside[c] = 1;
+        for (int child : report.callpaths[c].children) stack.push_back(child);
+    }
+    std::vector<double> values(report.locations.size(), 0.0);
+    for (int m : report.metric_subtree(metric))
+        for (std::size_t c = 0; c < inside.size(); ++c)
+            if (inside[c])
+                if (const std::vector<double>* row = report.row(m, static_cast<int>(c)))
+                    for (std::size_t l = 0; l < row->size() && l < values.size(); ++l)
+                        values[l] += (*row)[l];
+    return values;
+}
+
+struct Options {
+    std::string report, metric, callpath, topology, format = "csv";
+    bool has_callpath = false;
+};
+
+} // namespace
+
+void values_usage(std::ostream& out) {
+    out << "usage: topolens values REPORT --metric NAME [--callpath PATH] [--format csv|json]\n"
+           "                       [--topology NAME]\n\n"
+           "Prints one metric's value per location of a CUBE4 report, inclusive over the\n"
+           "metric's sub-metrics and the call tree below PATH, with rank, thread, host,\n"
+           "Cartesian coordinates and grid role. --metric takes a metric's unique or display\n"
+           "name (any case), --topology a topology's name. PATH is a path of region names from a "
+           "root, separated by\n"
+           "'/' (program/main/MPI_Recv; the root may be left out when there is one), or one\n"
+           "region name: the sum over its call paths not nested in another of its call paths.\n"
+           "Without --callpath: the whole call tree. The default topology is the grid the\n"
+           "analysis used (else the first one). CSV columns:\n"
+           "location,rank,thread,host,coords,value,role (coords as \"x y\"; role corner, edge,\n"
+           "face or interior, empty without coordinates and on a grid periodic in every\n"
+           "dimension, which has no roles). JSON: an object with report, metric, metric_name,\n"
+           "unit, callpath, topology, grid_source (recorded, declared, inferred, unknown),\n"
+           "roles (null without roles; per role: processes, mean per process, vs_interior =\n"
+           "mean / the interior mean or null, vs_rest = mean / the mean of the processes that\n"
+           "are not corners when there is no interior, else null), locations (each with\n"
+           "coords, role and boundary: per dimension -1 low, 1 high, 0 neither) and total.\n";
+}
+
+int values_main(const std::vector<std::string>& args) {
+    Options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "-h" || a == "--help") {
+            values_usage(std::cout);
+            return kExitOk;
+        }
+        // "--name value" or "--name=value"
+        auto option = [&](const char* name, std::string& target) {
+            const std::string flag = name;
+            if (a == flag) {
+                if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
+                target = args[++i];
+                return true;
+            }
+            if (a.rfind(flag + "=", 0) == 0) {
+                target = a.substr(flag.size() + 1);
+                return true;
+            }
+            return false;
+        };
+        try {
+            if (option("--metric", o.metric) || option("--topology", o.topology) ||
+                option("--format", o.format))
+                continue;
+            if (option("--callpath", o.callpath)) {
+                o.has_callpath = true;
+                continue;
+            }
+        } catch (const std::invalid_argument& e) {
+            print_error(std::string("values: ") + e.what());
+            return kExitUsage;
+        }
+        if (!a.empty() && a[0] == '-') {
+            print_error("values: unknown option '" + a + "'");
+            values_usage(std::cerr);
+            return kExitUsage;
+        }
+        if (!o.report.empty()) {
+            print_error("values: more than one report given ('" + o.report + "', '" + a + "')");
+            return kExitUsage;
+        }
+        o.report = a;
+    }
+    if (o.report.empty() || o.metric.empty()) {
+        print_error(o.report.empty() ? "values: no report given" : "values: --metric is required");
+        values_usage(std::cerr);
+        return kExitUsage;
+    }
+    if (o.format != "csv" && o.format != "json") {
+        print_error("values: --format must be csv or json, not '" + o.format + "'");
+        return kExitUsage;
+    }
+    try {
+        const rp::Report report = rp::read_cube4(o.report);
+        const int metric = resolve_metric(report, o.metric);
+        const std::vector<int> callpaths =
+            o.has_callpath ? resolve_callpath(report, o.callpath) : std::vector<int>{-1};
+        const rp::CartTopology* topology = resolve_topology(report, o.topology);
+
+        const std::vector<double> values = location_values(report, metric, callpaths);
+        double total = 0.0;
+        for (double v : values) total += v;
+
+        std::string out;
+        if (o.format == "csv") {
+            // New columns go at the end so scripts reading the old ones keep working.
+            out = "location,rank,thread,host,coords,value,role\n";
+            for (std::size_t l = 0; l < values.size(); ++l) {
+                const rp::Location& loc = report.locations[l];
+                const auto* coords = coords_of(topology, l);
+                const auto role = role_of(topology, l);
+                out += std::to_string(l) + "," + std::to_string(loc.rank) + "," +
+                       std::to_string(loc.thread) + "," + csv_field(loc.host) + "," +
+                       (coords ? joined(*coords, " ") : "") + "," +
+                       json::shortest_number(values[l]) + "," +
+                       (role ? std::string(an::grid_role_name(*role)) : "") + "\n";
+            }
+        } else {
+            const rp::Metric& m = report.metrics[metric];
+            std::vector<std::string> names;
+            for (int c : callpaths)
+                if (c != -1) names.push_back(json::string(report.callpath_name(c)));
+            out = "{\"report\": " + json::string(o.report) +
+                  ", \"metric\": " + json::string(m.unique_name) +
+                  ", \"metric_name\": " + json::string(m.display_name) +
+                  ", \"unit\": " + json::string(m.unit) +
+                  ", \"callpath\": " + (o.has_callpath ? json::string(o.callpath) : "null") +
+                  ", \"callpaths\": [" +
+                  [&] {
+                      std::string s;
+                      for (std::size_t i = 0; i < names.size(); ++i)
+                          s += (i ? ", " : "") + names[i];
+                      return s;
+                  }() +
+                  "]" + ",\n \"topology\": ";
+            if (topology) {
+                out += "{\"name\": " + json::string(topology->name) + ", \"dims\": [" +
+                       joined(topology->sizes, ",") + "], \"periodic\": [" +
+                       joined(topology->periodic, ",") + "]}";
+                out += ", \"grid_source\": " + json::string(topology_source(report, topology)) +
+                       ",\n \"roles\": ";
+                auto ratio = [](const std::optional<double>& r) {
+                    return r ? json::number(*r) : std::string("null");
+                };
+                if (an::has_roles(*topology)) {
+                    const auto stats = an::role_statistics(report, values, *topology);
+                    out += "[";
+                    for (std::size_t i = 0; i < stats.size(); ++i)
+                        out += std::string(i ? ", " : "") + "{\"role\": " +
+                               json::string(std::string(an::grid_role_name(stats[i].role))) +
+                               ", \"processes\": " + std::to_string(stats[i].processes) +
+                               ", \"mean\": " + json::number(stats[i].mean) +
+                               ", \"vs_interior\": " + ratio(stats[i].vs_interior) +
+                               ", \"vs_rest\": " + ratio(stats[i].vs_rest) + "}";
+                    out += "]";
+                } else {
+                    out += "null"; // periodic in every dimension: no process has a role
+                }
+            } else {
+                out += "null, \"grid_source\": null, \"roles\": null";
+            }
+            out += ",\n \"locations\": [";
+            for (std::size_t l = 0; l < values.size(); ++l) {
+                const rp::Location& loc = report.locations[l];
+                const auto* coords = coords_of(topology, l);
+                out += std::string(l ? "," : "") + "\n  {\"location\": " + std::to_string(l) +
+                       ", \"rank\": " + std::to_string(loc.rank) +
+                       ", \"thread\": " + std::to_string(loc.thread) +
+                       ", \"host\": " + json::string(loc.host) +
+                       ", \"coords\": " + (coords ? "[" + joined(*coords, ",") + "]" : "null");
+                if (topology) {
+                    const auto* usable = usable_coords(topology, l);
+                    const auto role = role_of(topology, l);
+                    out += ", \"role\": " +
+                           (role ? json::string(std::string(an::grid_role_name(*role))) : "null") +
+                           ", \"boundary\": " +
+                           (usable ? "[" + joined(an::boundary_sides(*topology, *usable), ",") + "]"
+                                   : "null");
+                }
+                out += ", \"value\": " + json::number(values[l]) + "}";
+            }
+            out += "],\n \"total\": " + json::number(total) + "}\n";
+        }
+        std::cout << out;
+    } catch (const std::exception& e) {
+        print_error(e.what());
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace topolens::cli

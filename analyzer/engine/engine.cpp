@@ -1,0 +1,578 @@
+#include "analyzer/engine/engine.h"
+
+#include "analyzer/engine/metric_tree.h"
+#include "analyzer/engine/mpi_calls.h"
+#include "trace/threads.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <limits>
+#include <ostream>
+#include <thread>
+
+namespace topolens::analysis {
+
+using trace::Event;
+using trace::EventKind;
+using trace::kNone;
+
+// ---------------------------------------------------------------- context
+
+Context::Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report)
+    : trace_(trace), matching_(matching), kinds_(std::make_shared<const MpiCallKinds>(trace)),
+      location_of_rank_(matching.location_of_rank), report_(report),
+      resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
+
+void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {
+    std::unique_lock<std::mutex> lock;
+    if (report_lock_) lock = std::unique_lock<std::mutex>(*report_lock_);
+    report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
+}
+
+void Context::begin_location(uint32_t location) {
+    warned_.clear(); // once per location: the warnings are merged in location order
+    callpaths_ = report_.callpaths.size();
+    local_.assign(report_.metrics.size() * callpaths_, 0.0);
+    touched_.clear();
+    current_ = location;
+}
+
+void Context::end_location() {
+    std::unique_lock<std::mutex> lock;
+    if (report_lock_) lock = std::unique_lock<std::mutex>(*report_lock_);
+    for (size_t slot : touched_) {
+        // A slot whose values cancelled to exactly zero was touched but holds nothing.
+        if (local_[slot] != 0.0)
+            report_.add_value(static_cast<int>(slot / callpaths_),
+                              static_cast<int>(slot % callpaths_), static_cast<int>(current_),
+                              local_[slot]);
+        local_[slot] = 0.0;
+    }
+    touched_.clear();
+    current_ = trace::kNone;
+}
+
+void Context::warn(const std::string& message) {
+    if (++warned_[message] == 1) {
+        warnings_.push_back(message);
+        warning_locations_.push_back(current_);
+    }
+}
+
+// ---------------------------------------------------------------- report skeleton
+
+namespace {
+
+const char* paradigm_word(trace::Paradigm paradigm) {
+    switch (paradigm) {
+    case trace::Paradigm::Mpi:
+        return "mpi";
+    case trace::Paradigm::User:
+        return "user";
+    case trace::Paradigm::Unknown:
+        return "unknown";
+    case trace::Paradigm::Other:
+        break;
+    }
+    return "unknown";
+}
+
+const char* role_word(trace::RegionRole role) {
+    switch (role) {
+    case trace::RegionRole::Function:
+        return "function";
+    case trace::RegionRole::PointToPoint:
+        return "point2point";
+    case trace::RegionRole::CollOneToAll:
+        return "one2all";
+    case trace::RegionRole::CollAllToOne:
+        return "all2one";
+    case trace::RegionRole::CollAllToAll:
+        return "all2all";
+    case trace::RegionRole::Barrier:
+        return "barrier";
+    case trace::RegionRole::CollOther:
+        return "other collective";
+    case trace::RegionRole::Other:
+        break;
+    }
+    return "unknown";
+}
+
+// The report's call tree is the trace's under one artificial root, so that time a process
+// spends outside every recorded region (application code between MPI calls) has a place.
+constexpr const char* kRootRegion = "program";
+
+void fill_definitions(const trace::Trace& trace, const trace::Matching& matching,
+                      report::Report& report) {
+    for (const trace::Region& r : trace.defs.regions) {
+        report::Region region;
+        region.name = r.name;
+        region.canonical_name = r.canonical_name;
+        region.description = r.description;
+        region.source_file = r.source_file;
+        region.paradigm = r.is_mpi() ? "mpi" : paradigm_word(r.paradigm);
+        region.role = role_word(r.role);
+        report.add_region(std::move(region));
+    }
+    report::Region root;
+    root.name = kRootRegion;
+    root.canonical_name = kRootRegion;
+    root.description = "the whole run of each process, including time outside recorded regions";
+    const int root_region = report.add_region(std::move(root));
+    report.add_callpath(root_region, -1); // call path 0
+    for (const trace::CallNode& node : matching.calltree)
+        report.add_callpath(static_cast<int>(node.region),
+                            node.parent == kNone ? 0 : static_cast<int>(node.parent) + 1);
+
+    std::vector<int> threads_of_rank;
+    for (const trace::Location& l : trace.defs.locations) {
+        if (l.rank >= threads_of_rank.size()) threads_of_rank.resize(l.rank + 1, 0);
+        report::Location location;
+        location.name = l.name;
+        location.host = l.host;
+        location.process = "MPI Rank " + std::to_string(l.rank);
+        location.rank = static_cast<int>(l.rank);
+        location.thread = threads_of_rank[l.rank]++;
+        report.add_location(std::move(location));
+    }
+
+    for (const trace::CartTopology& t : trace.defs.topologies) {
+        report::CartTopology topology;
+        topology.name = t.name;
+        for (const trace::CartDimension& d : t.dims) {
+            topology.dim_names.push_back(d.name);
+            topology.sizes.push_back(d.size);
+            topology.periodic.push_back(d.periodic);
+        }
+        topology.coords.resize(trace.locations.size());
+        for (uint32_t rank = 0; rank < t.coords_by_rank.size(); ++rank) {
+            if (t.coords_by_rank[rank].empty()) continue;
+            // The process's first location stands for it.
+            const uint32_t world = trace::world_rank(trace, t.communicator, rank, 0);
+            if (world < matching.location_of_rank.size() &&
+                matching.location_of_rank[world] != kNone)
+                topology.coords[matching.location_of_rank[world]] = t.coords_by_rank[rank];
+        }
+        report.topologies.push_back(std::move(topology));
+    }
+    report.attributes["topolens.trace"] = trace.path;
+    if (!trace.defs.creator.empty())
+        report.attributes["topolens.trace_creator"] = trace.defs.creator;
+}
+
+// Records which grid explains the wait states; a declared or inferred one comes first.
+void use_grid(GridChoice choice, report::Report& report) {
+    report.attributes[report::kGridSourceAttribute] = std::string(grid_source_name(choice.source));
+    report.attributes[report::kGridExplanationAttribute] = choice.explanation;
+    if (!choice.grid) return;
+    report.attributes[report::kGridAttribute] = choice.grid->name;
+    if (choice.source != GridSource::Recorded)
+        report.topologies.insert(report.topologies.begin(), std::move(*choice.grid));
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- replay
+
+namespace {
+
+// A collective instance as the members' replays share it.
+struct PendingInstance {
+    CollectiveInstance instance;
+    bool incomplete = false; // a member never reached it
+};
+
+// Every member's replay sees the same instance: it is built by the first member that
+// reaches it and dropped after the last, so memory holds only instances in flight. The
+// replays of several threads share them (locks striped by instance id).
+class SharedCollectives {
+  public:
+    explicit SharedCollectives(size_t instances) : slots_(instances) {}
+
+    template <class Build>
+    std::shared_ptr<const PendingInstance> use(uint32_t id, size_t members, Build&& build) {
+        const std::lock_guard<std::mutex> lock(locks_[id % kStripes]);
+        Slot& slot = slots_[id];
+        if (slot.uses == 0) slot.instance = std::make_shared<const PendingInstance>(build());
+        std::shared_ptr<const PendingInstance> instance = slot.instance;
+        // An incomplete instance is built anew for each member (which warns each time).
+        if (++slot.uses == members || instance->incomplete) slot = Slot{};
+        return instance;
+    }
+
+  private:
+    static constexpr size_t kStripes = 64;
+    struct Slot {
+        std::shared_ptr<const PendingInstance> instance;
+        size_t uses = 0;
+    };
+    std::vector<Slot> slots_;
+    std::mutex locks_[kStripes];
+};
+
+} // namespace
+
+class Replay {
+  public:
+    Replay(const trace::Trace& trace, const trace::Matching& matching, const Dispatcher& dispatch,
+           Context& context, SharedCollectives& collectives)
+        : trace_(trace), m_(matching), d_(dispatch), ctx_(context), instances_(collectives) {}
+
+    // Before any location's replay.
+    void prepare(size_t round, uint32_t loc) {
+        if (round >= d_.prepare_.size()) return;
+        for (const auto& callback : d_.prepare_[round]) callback(ctx_, loc);
+    }
+
+    void location(uint32_t loc) {
+        const auto& events = trace_.locations[loc].events;
+        const auto& receives = m_.receives_of[loc];
+        const auto& sends = m_.sends_of[loc];
+        const auto& collectives = m_.collectives_of[loc];
+        child_time_.clear();
+        for (const auto& callback : d_.begin_) callback(ctx_, loc);
+        size_t next_receive = 0, next_send = 0, next_collective = 0;
+        for (uint32_t i = 0; i < events.size(); ++i) {
+            switch (events[i].kind) {
+            case EventKind::Enter:
+                child_time_.push_back(0);
+                break;
+            case EventKind::Leave:
+                leave(loc, i);
+                break;
+            case EventKind::MpiRecv:
+            case EventKind::MpiIrecv:
+                if (next_receive < receives.size() && receives[next_receive].first == i) {
+                    const MessageInstance msg = message(receives[next_receive++].second, true);
+                    for (const auto& callback : d_.receives_) callback(ctx_, msg);
+                }
+                break;
+            case EventKind::MpiSend:
+            case EventKind::MpiIsend:
+                if (next_send < sends.size() && sends[next_send].first == i) {
+                    prefetch_message_ahead(sends, next_send);
+                    const uint32_t completion = m_.send_completions[loc][next_send];
+                    const uint32_t id = sends[next_send++].second;
+                    if (id == kNone) break; // never received
+                    MessageInstance msg = message(id, false);
+                    if (completion != kNone) msg.send_complete = call_around(loc, completion);
+                    for (const auto& callback : d_.sends_) callback(ctx_, msg);
+                }
+                break;
+            case EventKind::MpiCollectiveEnd:
+                if (next_collective < collectives.size() && collectives[next_collective].first == i)
+                    collective(loc, collectives[next_collective++].second);
+                break;
+            default:
+                break;
+            }
+        }
+        const Time first = events.empty() ? 0 : events.front().time;
+        const Time last = events.empty() ? 0 : events.back().time;
+        for (const auto& callback : d_.done_) callback(ctx_, loc, first, last);
+    }
+
+    // After every location: results that need them all.
+    void finish() {
+        for (const auto& callback : d_.finish_) callback(ctx_);
+    }
+
+  private:
+    uint32_t parent_callpath_of(uint32_t callpath) const {
+        const trace::CallNode& node = m_.calltree[callpath - 1];
+        return node.parent == kNone ? 0 : node.parent + 1;
+    }
+
+    // A send's message is at random among the messages: fetched `kAhead` sends early.
+    static constexpr size_t kAhead = 8;
+
+    void prefetch_message_ahead(const std::vector<std::pair<uint32_t, uint32_t>>& sends,
+                                size_t next) const {
+        if (next + kAhead >= sends.size() || sends[next + kAhead].second == kNone) return;
+        const uint32_t id = sends[next + kAhead].second;
+        __builtin_prefetch(&m_.messages[id]);
+        __builtin_prefetch(&m_.message_calls[id]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&m_.message_calls[id]) + 64);
+    }
+
+    // A call as patterns see it.
+    CallInfo call_info(uint32_t loc, const trace::CallSummary& summary) const {
+        CallInfo call;
+        call.location = loc;
+        if (summary.callpath == kNone) return call; // outside any region: root call path
+        call.region = summary.region;
+        call.callpath = summary.callpath + 1;
+        call.parent_callpath = parent_callpath_of(call.callpath);
+        call.enter = summary.enter;
+        call.leave = summary.leave;
+        return call;
+    }
+
+    // The region instance that event `event` of `loc` belongs to (an Enter: its own).
+    CallInfo call_around(uint32_t loc, uint32_t event) const {
+        return call_info(loc, trace::call_around(trace_, m_, loc, event));
+    }
+
+    void leave(uint32_t loc, uint32_t i) {
+        const uint32_t enter = m_.frames[loc][i].frame;
+        if (enter == kNone) return; // an unbalanced leave, reported by the matching
+        CallInfo call = call_around(loc, enter);
+        const Time duration = call.leave - call.enter;
+        const Time nested = child_time_.empty() ? 0 : child_time_.back();
+        if (!child_time_.empty()) child_time_.pop_back();
+        if (!child_time_.empty()) child_time_.back() += duration;
+        call.exclusive = duration > nested ? duration - nested : 0;
+        for (const auto& callback : d_.regions_) callback(ctx_, call);
+    }
+
+    // Everything about the other end was gathered while matching.
+    // `receiving`: for the receiver's replay (else the sender's).
+    MessageInstance message(uint32_t id, bool receiving) const {
+        const trace::MessageMatch& mm = m_.messages[id];
+        const trace::MessageCalls& calls = m_.message_calls[id];
+        MessageInstance msg;
+        msg.send_call = call_info(mm.send.location, calls.send_call);
+        msg.recv_call = call_info(mm.recv.location, calls.recv_call);
+        msg.recv_post = calls.recv_post;
+        msg.send_event = calls.send_time;
+        msg.recv_event = calls.recv_time;
+        msg.send_record = mm.send.event;
+        msg.recv_record = mm.recv.event;
+        // Tag and communicator are the same at both ends; the size is this end's.
+        const trace::EventRef& mine = receiving ? mm.recv : mm.send;
+        const Event& record = trace_.locations[mine.location].events[mine.event];
+        msg.tag = record.c;
+        msg.comm = record.b;
+        msg.bytes = record.bytes;
+        msg.id = id;
+        return msg;
+    }
+
+    void collective(uint32_t loc, uint32_t id) {
+        const trace::CollectiveMatch& c = m_.collectives[id];
+        const std::shared_ptr<const PendingInstance> pending =
+            instances_.use(id, c.members.size(), [&] { return build_instance(c); });
+        if (pending->incomplete) {
+            ctx_.warn("collectives with members missing were left out of the analysis");
+            return;
+        }
+        size_t mine = 0;
+        while (mine < c.members.size() && c.members[mine].location != loc) ++mine;
+        if (mine == c.members.size()) return; // this location's part was ignored (matching)
+        for (const auto& callback : d_.collectives_) callback(ctx_, pending->instance, mine);
+    }
+
+    // A member's part of a collective spans its MpiCollectiveBegin and MpiCollectiveEnd
+    // records, where the trace has them (Scalasca times collective wait states by those
+    // records, not by the call's enter and leave); call path and region are the call's.
+    CallInfo collective_call(const trace::EventRef& member) const {
+        CallInfo call = call_around(member.location, member.event);
+        const auto& events = trace_.locations[member.location].events;
+        const uint32_t enter = m_.frames[member.location][member.event].frame;
+        if (enter == kNone) return call;
+        for (uint32_t i = member.event; i-- > enter + 1;)
+            if (events[i].kind == EventKind::MpiCollectiveBegin) {
+                call.enter = events[i].time;
+                call.leave = events[member.event].time;
+                break;
+            }
+        return call;
+    }
+
+    PendingInstance build_instance(const trace::CollectiveMatch& c) const {
+        PendingInstance pending;
+        CollectiveInstance& instance = pending.instance;
+        instance.op = c.op;
+        instance.comm = c.comm;
+        instance.members.reserve(c.members.size());
+        for (const trace::EventRef& member : c.members) {
+            if (member.location == kNone) {
+                pending.incomplete = true;
+                return pending;
+            }
+            if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
+                instance.root = static_cast<int>(instance.members.size());
+            instance.members.push_back(collective_call(member));
+        }
+        instance.latest_enter = 0;
+        instance.earliest_leave = std::numeric_limits<Time>::max();
+        for (const CallInfo& member : instance.members) {
+            instance.latest_enter = std::max(instance.latest_enter, member.enter);
+            instance.earliest_leave = std::min(instance.earliest_leave, member.leave);
+        }
+        return pending;
+    }
+
+    const trace::Trace& trace_;
+    const trace::Matching& m_;
+    const Dispatcher& d_;
+    Context& ctx_;
+    SharedCollectives& instances_;
+    std::vector<Time> child_time_; // per open region instance: time in nested instances
+};
+
+// ---------------------------------------------------------------- analyze
+
+namespace {
+
+// Progress lines for long runs: every 10% of the events.
+class Progress {
+  public:
+    Progress(std::ostream* out, uint64_t total) : out_(out), total_(total), next_(total / 10) {}
+    void update(uint64_t done) {
+        if (!out_ || total_ < 1000000 || done < next_) return;
+        *out_ << "topolens: analyzed " << done << " of " << total_ << " events ("
+              << (100 * done / total_) << "%)\n";
+        next_ = done + total_ / 10;
+    }
+
+  private:
+    std::ostream* out_;
+    uint64_t total_, next_;
+};
+
+// One thread of the replay: its own patterns (the originals for the first), dispatcher and
+// context. Each takes the next location not yet replayed.
+struct Worker {
+    std::vector<std::unique_ptr<Pattern>> clones; // empty for the first worker
+    Dispatcher dispatcher;
+    std::unique_ptr<Context> context;
+    std::exception_ptr error;
+    uint32_t error_location = 0; // where `error` happened
+};
+
+// The workers' warnings in location order (then as found), as a serial replay gives them.
+void merge_warnings(const std::vector<std::unique_ptr<Worker>>& workers, Context& into) {
+    std::vector<std::pair<uint32_t, const std::string*>> all;
+    for (const auto& worker : workers) {
+        const Context& c = *worker->context;
+        for (size_t k = 0; k < c.warnings().size(); ++k)
+            all.push_back({c.warning_locations()[k], &c.warnings()[k]});
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [location, message] : all) into.warn(*message);
+}
+
+} // namespace
+
+AnalysisResult analyze(const trace::Trace& trace,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options) {
+    return analyze(trace, trace::match(trace, options.threads), patterns, options);
+}
+
+AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matching,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options) {
+    AnalysisResult result;
+    const unsigned threads = options.threads ? options.threads : trace::worker_threads();
+    fill_definitions(trace, matching, result.report);
+    use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
+    Context context(trace, matching, result.report);
+    for (const std::string& w : matching.warnings) context.warn(w);
+    for (const auto& pattern : patterns) pattern->define_metrics(result.report);
+
+    // A pattern that cannot be cloned keeps the replay in one thread.
+    const auto nloc = static_cast<uint32_t>(trace.locations.size());
+    const size_t wanted = std::clamp<size_t>(nloc, 1, threads);
+    bool clonable = true;
+    std::vector<std::unique_ptr<Worker>> workers;
+    while (clonable && workers.size() < wanted) {
+        auto worker = std::make_unique<Worker>();
+        if (!workers.empty())
+            for (const auto& pattern : patterns) {
+                worker->clones.push_back(pattern->clone());
+                clonable = clonable && worker->clones.back();
+            }
+        if (clonable) workers.push_back(std::move(worker));
+    }
+    std::mutex report_lock;
+    for (auto& worker : workers) {
+        const auto& own = worker->clones.empty() ? patterns : worker->clones;
+        for (const auto& pattern : own) pattern->subscribe(worker->dispatcher);
+        worker->context = std::make_unique<Context>(trace, matching, result.report);
+        if (workers.size() > 1) worker->context->share_report(&report_lock);
+    }
+
+    SharedCollectives collectives(matching.collectives.size());
+    uint64_t total = 0;
+    for (const auto& l : trace.locations) total += l.events.size();
+    std::atomic<uint64_t> done{0};
+    std::atomic<uint32_t> next{0};
+    Progress progress(options.progress, total);
+    // Each phase runs over every location, the locations shared out to the workers (each
+    // takes the next one not yet done): first the rounds of preparation, then the replay.
+    // `report_progress`: a replay in one thread reports from it.
+    constexpr size_t kReplay = std::numeric_limits<size_t>::max();
+    auto run = [&](Worker& w, size_t round, bool report_progress) {
+        const bool preparing = round != kReplay;
+        uint32_t loc = 0;
+        try {
+            Replay replay(trace, matching, w.dispatcher, *w.context, collectives);
+            while ((loc = next++) < nloc) {
+                if (preparing) {
+                    replay.prepare(round, loc);
+                    continue;
+                }
+                w.context->begin_location(loc);
+                replay.location(loc);
+                w.context->end_location();
+                done += trace.locations[loc].events.size();
+                if (report_progress) progress.update(done);
+            }
+        } catch (...) {
+            w.error = std::current_exception();
+            w.error_location = loc;
+            next = nloc; // the others stop too
+        }
+    };
+    auto phase = [&](size_t round) {
+        const bool preparing = round != kReplay;
+        next = 0;
+        if (workers.size() == 1) {
+            run(*workers.front(), round, true);
+            return;
+        }
+        std::vector<std::jthread> pool; // joined when left, also when starting one throws
+        std::atomic<size_t> finished{0};
+        for (auto& worker : workers)
+            pool.emplace_back([&, w = worker.get()] {
+                run(*w, round, false);
+                ++finished;
+            });
+        while (finished < workers.size()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(preparing ? 1 : 20));
+            if (!preparing) progress.update(done);
+        }
+        for (std::jthread& t : pool) t.join();
+    };
+    auto failed_yet = [&] {
+        return std::any_of(workers.begin(), workers.end(), [](const auto& w) { return w->error; });
+    };
+    size_t rounds = 0;
+    for (const auto& worker : workers)
+        rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
+    for (size_t round = 0; round < rounds && !failed_yet(); ++round) phase(round);
+    if (!failed_yet()) phase(kReplay);
+    // The error of the lowest location, as a replay in one thread would meet it first.
+    const Worker* failed = nullptr;
+    for (const auto& worker : workers)
+        if (worker->error && (!failed || worker->error_location < failed->error_location))
+            failed = worker.get();
+    if (failed) std::rethrow_exception(failed->error);
+    merge_warnings(workers, context);
+    for (auto& worker : workers)
+        for (size_t p = 0; p < worker->clones.size(); ++p) patterns[p]->merge(*worker->clones[p]);
+    // After every location: results that need them all.
+    Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
+    make_metrics_exclusive(result.report);
+    result.warnings = context.warnings();
+    result.events = total;
+    return result;
+}
+
+} // namespace topolens::analysis

@@ -1,0 +1,246 @@
+// The analysis engine: replays each location's events in order and hands patterns what
+// they need — region enters/leaves with call paths, matched messages, matched collective
+// instances — in the spirit of KOJAK's EXPERT and Scalasca's replay. Patterns may publish
+// instances of their own (a late-sender instance) that other patterns refine (wavefront
+// directions, wrong order).
+//
+// Everything a pattern sees about another location travels with a matched message or
+// collective (the send call's enter time, the members' enter/leave times), so the same
+// pattern code can later run in an MPI-parallel replay, one analyzer rank per group of
+// locations.
+#pragma once
+
+#include "analyzer/engine/grid.h"
+#include "analyzer/engine/mpi_calls.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_grid.h"
+#include "trace/matching.h"
+#include "trace/model.h"
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <typeindex>
+#include <unordered_map>
+#include <vector>
+
+namespace topolens::analysis {
+
+using trace::Time;
+
+// One MPI call on one location, as a pattern sees it.
+struct CallInfo {
+    uint32_t location = 0;
+    uint32_t callpath = 0; // report call path id
+    uint32_t parent_callpath = trace::kNone;
+    uint32_t region = 0; // trace (and report) region id
+    Time enter = 0;
+    Time leave = 0;
+    Time exclusive = 0; // leave - enter minus the time in directly nested region instances
+};
+
+// A matched point-to-point message, seen from the receiver (on_receive) and from the
+// sender (on_send). Times are global ticks.
+struct MessageInstance {
+    CallInfo send_call; // the call that sent (MPI_Send, MPI_Isend, MPI_Sendrecv, ...)
+    CallInfo recv_call; // the call that completed the receive (MPI_Recv, MPI_Wait*, ...)
+    // In on_send only: the call that completed the send (the sending call itself for
+    // blocking sends, the MPI_Wait* of an MPI_Isend); region trace::kNone if none did.
+    CallInfo send_complete;
+    Time recv_post = 0;  // enter of the call that posted the receive (Recv, or Irecv)
+    Time send_event = 0; // time of the MpiSend/MpiIsend record
+    Time recv_event = 0; // time of the MpiRecv/MpiIrecv record
+    uint32_t tag = 0;
+    uint32_t comm = 0;
+    uint64_t bytes = 0;                  // as this end recorded it (the receive's in on_receive)
+    uint32_t id = trace::kNone;          // index into Matching::messages
+    uint32_t send_record = trace::kNone; // index of the MpiSend/MpiIsend on the sender
+    uint32_t recv_record = trace::kNone; // index of the MpiRecv/MpiIrecv on the receiver
+};
+
+// One collective operation: every member's call, in communicator rank order.
+struct CollectiveInstance {
+    trace::CollectiveOp op = trace::CollectiveOp::Other;
+    uint32_t comm = 0;
+    int root = -1; // index into members, -1 for rootless operations
+    std::vector<CallInfo> members;
+    // Over all members, computed once per instance (every member's replay needs them).
+    Time latest_enter = 0;
+    Time earliest_leave = 0;
+};
+
+// Severity bookkeeping and shared facts for patterns during one analysis.
+class Context {
+  public:
+    Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report);
+    const trace::Trace& trace() const { return trace_; }
+    const trace::Matching& matching() const { return matching_; }
+    // What kind of MPI call each region is.
+    const MpiCallKinds& mpi_kinds() const { return *kinds_; }
+    // The location that does the MPI of world rank `rank` (its process's first location),
+    // or trace::kNone.
+    uint32_t location_of_rank(uint32_t rank) const {
+        return rank < location_of_rank_.size() ? location_of_rank_[rank] : trace::kNone;
+    }
+    double seconds(Time ticks) const { return static_cast<double>(ticks) / resolution_; }
+    // Inclusive severity of `metric` (its value before children are subtracted).
+    void add(int metric, uint32_t callpath, uint32_t location, double value) {
+        if (location == current_ && value != 0.0) {
+            const size_t slot = static_cast<size_t>(metric) * callpaths_ + callpath;
+            if (local_[slot] == 0.0) touched_.push_back(slot);
+            local_[slot] += value;
+        } else if (value != 0.0) {
+            add_to_report(metric, callpath, location, value);
+        }
+    }
+    // Once per message (per location while replaying one).
+    void warn(const std::string& message);
+    const std::vector<std::string>& warnings() const { return warnings_; }
+    // Parallel to warnings(): the location being replayed when each was given (or kNone).
+    const std::vector<uint32_t>& warning_locations() const { return warning_locations_; }
+    // In a parallel replay every worker has its own context; they add to the one report
+    // under `lock`.
+    void share_report(std::mutex* lock) { report_lock_ = lock; }
+    report::Report& report() { return report_; }
+    // The process grid the analysis explains wait states with (see analyzer/engine/grid.h), or
+    // nullptr; coords are indexed by location.
+    const report::CartTopology* grid() const { return report::analysis_grid(report_); }
+
+    // The engine replays one location at a time; its severities are summed in a dense
+    // buffer and moved into the report when the location is done.
+    void begin_location(uint32_t location);
+    void end_location();
+
+  private:
+    void add_to_report(int metric, uint32_t callpath, uint32_t location, double value);
+
+    const trace::Trace& trace_;
+    const trace::Matching& matching_;
+    std::shared_ptr<const MpiCallKinds> kinds_;
+    const std::vector<uint32_t>& location_of_rank_;
+    report::Report& report_;
+    double resolution_;
+    uint32_t current_ = trace::kNone;
+    size_t callpaths_ = 0;
+    std::vector<double> local_;   // [metric * callpaths + callpath]
+    std::vector<size_t> touched_; // slots of local_ that hold a value
+    std::vector<std::string> warnings_;
+    std::vector<uint32_t> warning_locations_;
+    std::unordered_map<std::string, int> warned_;
+    std::mutex* report_lock_ = nullptr;
+};
+
+class Dispatcher;
+
+// A pattern: declares its metrics, then subscribes to what it needs.
+class Pattern {
+  public:
+    virtual ~Pattern() = default;
+    virtual std::string name() const = 0;
+    // Adds the pattern's metrics to the report (parents by unique name must exist: patterns
+    // are registered parents first).
+    virtual void define_metrics(report::Report& report) = 0;
+    virtual void subscribe(Dispatcher& dispatcher) = 0;
+    // For a parallel replay (groups of locations in threads): a fresh instance for another
+    // worker, made after define_metrics (so it shares the metric ids) and before the
+    // replay. nullptr, the default, keeps the replay serial.
+    virtual std::unique_ptr<Pattern> clone() const { return nullptr; }
+    // After the workers: takes over what `worker` (a clone of this pattern) gathered for
+    // on_finish, before on_finish runs. Nothing by default (per-location state only).
+    virtual void merge(Pattern& /*worker*/) {}
+};
+
+// Who gets what during the replay. Callbacks run in event order per location.
+class Dispatcher {
+  public:
+    using EnterLeave = std::function<void(Context&, const CallInfo&)>;
+    using Message = std::function<void(Context&, const MessageInstance&)>;
+    using Collective = std::function<void(Context&, const CollectiveInstance&, size_t member)>;
+    using LocationDone = std::function<void(Context&, uint32_t location, Time first, Time last)>;
+    using LocationBegin = std::function<void(Context&, uint32_t location)>;
+    using Finish = std::function<void(Context&)>;
+
+    // Every region instance when it is left (region enter/leave and call path known).
+    void on_region(EnterLeave callback) { regions_.push_back(std::move(callback)); }
+    // On the receiver's replay, once per matched message.
+    void on_receive(Message callback) { receives_.push_back(std::move(callback)); }
+    // On the sender's replay, once per matched message.
+    void on_send(Message callback) { sends_.push_back(std::move(callback)); }
+    // On each member's replay, when its part of the instance ends.
+    void on_collective(Collective callback) { collectives_.push_back(std::move(callback)); }
+    // Before any replay, once per location in preparation round `round` (0, 1, ...; every
+    // location finishes a round before the next begins; locations in parallel): facts about
+    // a location's own events that other locations need. They must be kept per message (in
+    // Matching's numbering), as an MPI-parallel replay would send them along the messages
+    // (or back, in a backward replay); the other end reads them in a later round or replay.
+    void on_prepare(size_t round, LocationBegin callback) {
+        if (prepare_.size() <= round) prepare_.resize(round + 1);
+        prepare_[round].push_back(std::move(callback));
+    }
+    size_t preparation_rounds() const { return prepare_.size(); }
+    // Before a location's first event: a pattern may look ahead over the location's own
+    // events (analysis is post-mortem) to prepare per-location state.
+    void on_location_begin(LocationBegin callback) { begin_.push_back(std::move(callback)); }
+    // After a location's last event.
+    void on_location_done(LocationDone callback) { done_.push_back(std::move(callback)); }
+    // After every location, before the report's values are made exclusive: for results
+    // that need all locations (the codelet audit).
+    void on_finish(Finish callback) { finish_.push_back(std::move(callback)); }
+
+    // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
+    template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
+        auto& list = custom_[std::type_index(typeid(T))];
+        list.push_back(
+            [callback](Context& c, const void* p) { callback(c, *static_cast<const T*>(p)); });
+    }
+    template <typename T> void publish(Context& context, const T& instance) const {
+        auto found = custom_.find(std::type_index(typeid(T)));
+        if (found == custom_.end()) return;
+        for (const auto& callback : found->second) callback(context, &instance);
+    }
+
+  private:
+    friend class Replay;
+    std::vector<EnterLeave> regions_;
+    std::vector<Message> receives_, sends_;
+    std::vector<Collective> collectives_;
+    std::vector<LocationDone> done_;
+    std::vector<std::vector<LocationBegin>> prepare_; // by round
+    std::vector<LocationBegin> begin_;
+    std::vector<Finish> finish_;
+    std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
+        custom_;
+};
+
+struct AnalysisOptions {
+    std::ostream* progress = nullptr; // progress lines for long runs, if set
+    // `--cart`: used when the trace records no topology that covers every process.
+    std::optional<CartDeclaration> declared_grid;
+    // Threads matching and replaying locations (0: trace::worker_threads()). The replay
+    // stays in one thread if a pattern cannot be cloned. Results do not depend on the number.
+    unsigned threads = 0;
+};
+
+struct AnalysisResult {
+    report::Report report;
+    std::vector<std::string> warnings;
+    uint64_t events = 0;
+};
+
+// Runs `patterns` over `trace`. The report holds the trace's definitions (regions, call
+// tree, locations, topologies), the grid used (attributes topolens.grid, topolens.grid_source,
+// topolens.grid_explanation; a declared or inferred grid is the first topology) and the
+// patterns' severities, exclusive in both trees. Throws GridError for a declaration that
+// does not fit the trace.
+AnalysisResult analyze(const trace::Trace& trace,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options = {});
+
+// The same with the trace's matching at hand (trace::read_and_match).
+AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matching,
+                       const std::vector<std::unique_ptr<Pattern>>& patterns,
+                       const AnalysisOptions& options = {});
+
+} // namespace topolens::analysis

@@ -1,0 +1,129 @@
+// The codelet audit (DESIGN.md "Codelet audit", after Benkert 2011): did the autotuner pick
+// the right codelet, what did its search cost, and were its measurements trustworthy?
+// Computed from CodeletMeasurements alone, so it runs the same on a fresh trace and on a
+// stored report. How each number is defined is written next to it below and in README.
+#pragma once
+
+#include "patterns/audit/codelet_measurements.h"
+
+#include <array>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topolens::patterns {
+
+struct AuditParameters {
+    double b = 3.0;     // heuristic: outliers are t > b * min t
+    double nomax = 0.2; // n_o^max as a fraction of the measurements
+    double nu = 5.0;    // Student-t degrees of freedom
+};
+
+// The five estimates, raw mean first, then the four robust methods of DESIGN.md.
+enum Method : std::size_t { Raw, Heuristic, Iqr, Cluster, StudentT };
+inline constexpr std::size_t kMethods = 5;
+inline constexpr std::array<Method, 4> kRobustMethods = {Heuristic, Iqr, Cluster, StudentT};
+const char* method_key(Method m);  // "raw", "heuristic", "iqr", "cluster", "student_t"
+const char* method_name(Method m); // "raw mean", "heuristic", "IQR", "cluster", "Student-t"
+
+struct OutlierAt {
+    uint32_t location = 0;
+    uint32_t number = 0; // measurement m
+    double start = 0, time = 0, wait = 0;
+    // At least half of the time above the process's median measurement was spent waiting
+    // for other processes: this process did not cause the outlier, it waited for one that
+    // did (e.g. a neighbour in a halo exchange).
+    bool propagated = false;
+    // Above the process's median: a perturbed measurement. Two-sided filters (IQR, cluster,
+    // Student-t) also drop measurements that are unusually fast; those are not perturbations.
+    bool slow = true;
+    // Slow at once on most (more than half) of the processes, not by waiting: a disturbance of
+    // the whole run, e.g. by the operating system, that no single process caused.
+    bool global = false;
+    // Caused by this process: slow, neither propagated nor global.
+    bool caused() const { return slow && !propagated && !global; }
+};
+
+struct BoxPlot {
+    double min = 0, q1 = 0, median = 0, q3 = 0, max = 0, whisker_lo = 0, whisker_hi = 0;
+    std::vector<std::size_t> outliers; // indices into samples beyond the whiskers
+};
+
+struct CodeletAudit {
+    int64_t index = -1;
+    std::string name;
+    std::size_t processes = 0;    // locations that measured it
+    std::size_t measurements = 0; // per process (the largest count if they differ)
+    // Per measurement m, the max over processes of t(c, p, m): what the operation took.
+    std::vector<double> samples;
+    BoxPlot box;
+    std::array<double, kMethods> estimate{};               // mu(c) = max over processes, per method
+    std::array<int, kMethods> rank{};                      // 1 = fastest by that method
+    double consensus = 0;                                  // median of the four robust estimates
+    std::array<std::vector<OutlierAt>, kMethods> outliers; // Raw: always empty
+    // 10th-90th percentile over measurements m of max_p t(c,p,m), leaving out what each
+    // process's heuristic filtered (DESIGN.md: the range of the filtered measurements).
+    double range_lo = 0, range_hi = 0;
+    std::vector<int64_t> overlaps; // codelets whose ranges overlap this one's (may swap ranks)
+    double instability = 0;
+    std::string stability;
+    bool winner_set = false; // the fastest by consensus, or overlapping it
+    // By location (size = number of locations); nullopt where it was not measured.
+    std::vector<std::optional<double>> per_process_mean;
+    std::array<std::vector<std::optional<double>>, kMethods> per_process_estimate;
+    // The heuristic's estimate of each process's own time, duration minus wait: where the
+    // time went when processes wait for each other inside the operation (without a barrier
+    // before each measurement, one slow process makes its neighbours' measurements slow too).
+    std::vector<std::optional<double>> per_process_own;
+};
+
+struct ProductionCheck {
+    uint64_t executions = 0;
+    double mean = 0;            // max over processes of the per-process mean duration
+    double search_estimate = 0; // the codelet's consensus search estimate
+    double ratio = 0;           // mean / search_estimate
+    bool flagged = false;       // production is markedly slower than the search predicted
+};
+
+enum class Verdict { Confirmed, Questionable, Wrong, Undecided };
+const char* verdict_name(Verdict v); // "confirmed", ...
+
+struct OperationAudit {
+    std::string name;
+    std::vector<CodeletAudit> codelets;           // by index, the measured ones
+    std::map<int64_t, std::string> codelet_names; // every codelet the trace defines
+    std::optional<int64_t> tuner_winner;
+    std::array<std::optional<int64_t>, kMethods> method_winner;
+    int agreeing_methods = 0;    // robust methods whose winner is the tuner's
+    std::optional<int64_t> best; // the audit's winner: lowest consensus estimate
+    double penalty_percent = 0;  // tuner's codelet vs best, consensus estimates
+    double search_seconds = 0;   // sum over codelets and measurements of the samples
+    double search_cost_seconds = 0;
+    double search_share = 0, search_cost_share = 0; // of the run
+    std::optional<ProductionCheck> production;
+    Verdict verdict = Verdict::Undecided;
+    std::string reason;
+    std::vector<std::string> diagnostics;
+
+    const CodeletAudit* codelet(int64_t index) const;
+    std::string codelet_label(int64_t index) const; // "3 (sendrecv-pairwise)"
+};
+
+struct Audit {
+    AuditParameters parameters;
+    double run_seconds = 0;
+    std::vector<OperationAudit> operations;
+};
+
+// `ranks[location]` = the location's MPI rank, used in diagnostics. Throws
+// std::invalid_argument for parameters out of range (b < 1, nomax outside [0, 1], nu <= 0).
+Audit audit(const CodeletMeasurements& input, const AuditParameters& parameters,
+            const std::vector<uint32_t>& ranks);
+
+// Thresholds of the verdict (README, "Codelet audit").
+inline constexpr double kPenaltyTolerancePercent = 5.0;
+inline constexpr double kProductionRatioFlag = 1.25;
+
+} // namespace topolens::patterns

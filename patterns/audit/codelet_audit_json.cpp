@@ -1,0 +1,148 @@
+#include "patterns/audit/codelet_audit_json.h"
+
+#include "analyzer/report/json.h"
+
+namespace topolens::patterns {
+
+namespace {
+
+// {"raw": ..., "heuristic": ..., ...}: one value per method.
+template <typename T>
+void by_method(json::Writer& w, const char* key, const std::array<T, kMethods>& values) {
+    w.key(key).begin_object();
+    for (std::size_t m = 0; m < kMethods; ++m) w.key(method_key(Method(m))).value(values[m]);
+    w.end_object();
+}
+
+void codelet_ref(json::Writer& w, const OperationAudit& op, const std::optional<int64_t>& index) {
+    if (!index) {
+        w.null();
+        return;
+    }
+    auto name = op.codelet_names.find(*index);
+    w.begin_object().key("index").value(*index);
+    w.key("name");
+    if (name != op.codelet_names.end())
+        w.value(name->second);
+    else
+        w.null();
+    w.end_object();
+}
+
+void outliers(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>& ranks) {
+    w.begin_object();
+    for (Method m : kRobustMethods) {
+        w.key(method_key(m)).begin_object();
+        w.key("count").value(c.outliers[m].size());
+        w.key("at").begin_array();
+        for (const OutlierAt& o : c.outliers[m]) {
+            w.begin_inline_object();
+            w.key("location").value(o.location);
+            w.key("rank").value(o.location < ranks.size() ? ranks[o.location] : o.location);
+            w.key("measurement").value(o.number);
+            w.key("start").value(o.start);
+            w.key("time").value(o.time);
+            w.key("wait").value(o.wait);
+            w.key("propagated").value(o.propagated);
+            w.key("slow").value(o.slow);
+            w.key("global").value(o.global);
+            w.end_object();
+        }
+        w.end_array().end_object();
+    }
+    w.end_object();
+}
+
+void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>& ranks) {
+    w.begin_object();
+    w.key("index").value(c.index);
+    w.key("name").value(c.name);
+    w.key("processes").value(c.processes);
+    w.key("measurements").value(c.measurements);
+    w.key("samples").numbers(c.samples);
+    w.key("box").begin_object();
+    w.key("min").value(c.box.min).key("q1").value(c.box.q1).key("median").value(c.box.median);
+    w.key("q3").value(c.box.q3).key("max").value(c.box.max);
+    w.key("whisker_lo").value(c.box.whisker_lo).key("whisker_hi").value(c.box.whisker_hi);
+    w.end_object();
+    w.key("box_outliers").begin_array();
+    for (std::size_t k : c.box.outliers) w.value(k);
+    w.end_array();
+    by_method(w, "estimates", c.estimate);
+    w.key("consensus").value(c.consensus);
+    by_method(w, "ranks", c.rank);
+    w.key("outliers");
+    outliers(w, c, ranks);
+    w.key("range").numbers(std::vector<double>{c.range_lo, c.range_hi});
+    w.key("overlaps").begin_array();
+    for (int64_t d : c.overlaps) w.value(d);
+    w.end_array();
+    w.key("instability").value(c.instability);
+    w.key("stability").value(c.stability);
+    w.key("winner_set").value(c.winner_set);
+    w.key("per_process_mean").numbers(c.per_process_mean);
+    w.key("per_process_own").numbers(c.per_process_own);
+    w.key("per_process_estimate").begin_object();
+    for (Method m : kRobustMethods) w.key(method_key(m)).numbers(c.per_process_estimate[m]);
+    w.end_object();
+    w.end_object();
+}
+
+void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint32_t>& ranks) {
+    w.begin_object();
+    w.key("name").value(op.name);
+    w.key("verdict").value(verdict_name(op.verdict));
+    w.key("reason").value(op.reason);
+    w.key("tuner_winner");
+    codelet_ref(w, op, op.tuner_winner);
+    by_method(w, "method_winners", op.method_winner);
+    w.key("agreeing_methods").value(op.agreeing_methods);
+    w.key("best").value(op.best); // an index (AUDIT_FORMAT.md), null without measurements
+    w.key("penalty_percent").value(op.penalty_percent);
+    w.key("search_seconds").value(op.search_seconds);
+    w.key("search_cost_seconds").value(op.search_cost_seconds);
+    w.key("search_share").value(op.search_share);
+    w.key("search_cost_share").value(op.search_cost_share);
+    w.key("production");
+    if (op.production) {
+        const ProductionCheck& p = *op.production;
+        w.begin_object();
+        w.key("executions").value(p.executions);
+        w.key("mean").value(p.mean);
+        w.key("search_estimate").value(p.search_estimate);
+        w.key("ratio").value(p.ratio);
+        w.key("flagged").value(p.flagged);
+        w.end_object();
+    } else {
+        w.null();
+    }
+    w.key("diagnostics").begin_array();
+    for (const std::string& d : op.diagnostics) w.value(d);
+    w.end_array();
+    w.key("codelets").begin_array();
+    for (const CodeletAudit& c : op.codelets) codelet(w, c, ranks);
+    w.end_array();
+    w.end_object();
+}
+
+} // namespace
+
+std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks) {
+    json::Writer w;
+    w.begin_object();
+    w.key("format").value("topolens-audit");
+    w.key("version").value(1);
+    w.key("parameters").begin_object();
+    w.key("b").value(audit.parameters.b);
+    w.key("nomax").value(audit.parameters.nomax);
+    w.key("nu").value(audit.parameters.nu);
+    w.end_object();
+    w.key("run_seconds").value(audit.run_seconds);
+    w.key("operations").begin_array();
+    for (const OperationAudit& op : audit.operations) operation(w, op, ranks);
+    w.end_array();
+    w.end_object();
+    return w.text() + "\n";
+}
+
+} // namespace topolens::patterns
