@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The architecture's dependency rules, checked on every #include "..." of the sources:
+# each folder may include only the folders listed for it (its own always). Dependencies
+# point one way:
+#   measure -> trace (encodings only)        trace -> nothing
+#   analyzer/report -> nothing                analyzer/engine -> report, trace
+#   patterns -> engine, report, trace, audit  patterns/audit -> report
+#   analyzer/cli -> everything but gui and measure
+#   gui -> report, audit, and the engine only through patterns/analyze_file.h
+# Usage: tests/check_includes.sh [SOURCE_DIR]    (default: the repository)
+# Prints one line per forbidden include (file:line: folder may not include path) and
+# exits 1 if there is any.
+set -euo pipefail
+
+root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+cd "$root"
+
+# folder|allowed include prefixes (space-separated); the longest folder that matches a file
+# applies. "*" allows everything.
+rules=(
+    "measure|measure/ trace/tuned_encoding.h"
+    "trace|trace/"
+    "analyzer/report|analyzer/report/"
+    "analyzer/engine|analyzer/engine/ analyzer/report/ trace/"
+    "analyzer/cli|analyzer/ patterns/ trace/"
+    "patterns|patterns/ analyzer/engine/ analyzer/report/ trace/"
+    "patterns/audit|patterns/audit/ analyzer/report/"
+    "gui|gui/ analyzer/report/ patterns/audit/ patterns/analyze_file.h"
+    "samples|samples/"
+    "tests|*"
+    "gui/tests|*"
+)
+
+rule_of() { # file -> "folder|allowed" of the longest matching folder
+    local file=$1 best="" best_rule="" r folder
+    for r in "${rules[@]}"; do
+        folder=${r%%|*}
+        if [[ $file == "$folder"/* && ${#folder} -gt ${#best} ]]; then
+            best=$folder
+            best_rule=$r
+        fi
+    done
+    echo "$best_rule"
+}
+
+status=0
+while IFS= read -r file; do
+    rule=$(rule_of "$file")
+    [ -n "$rule" ] || continue
+    folder=${rule%%|*}
+    allowed=${rule#*|}
+    [ "$allowed" = "*" ] && continue
+    while IFS=: read -r line path; do
+        # Without a folder: a header beside the file; relative paths from the file's folder.
+        [[ $path == */* ]] || continue
+        if [[ $path == ./* || $path == ../* ]]; then
+            path=$(realpath -m --relative-to=. "$(dirname "$file")/$path")
+        fi
+        ok=0
+        for prefix in $allowed; do
+            [[ $path == "$prefix"* ]] && ok=1 && break
+        done
+        if [ $ok = 0 ]; then
+            echo "$file:$line: $folder may not include \"$path\""
+            status=1
+        fi
+    done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" |
+        sed -E 's/^([0-9]+):[^"]*"([^"]*)".*/\1:\2/')
+done < <(find measure trace analyzer patterns gui samples tests -type f \
+    \( -name '*.h' -o -name '*.cpp' -o -name '*.c' -o -name '*.cc' \) 2>/dev/null | sort)
+
+if [ $status = 0 ]; then
+    echo "include rules: every #include follows the folders' dependency rules"
+fi
+exit $status
