@@ -40,42 +40,6 @@ std::string_view event_kind_name(EventKind kind) {
     return "Other";
 }
 
-std::string_view paradigm_name(Paradigm paradigm) {
-    switch (paradigm) {
-    case Paradigm::Unknown:
-        return "unknown";
-    case Paradigm::User:
-        return "user";
-    case Paradigm::Mpi:
-        return "MPI";
-    case Paradigm::Other:
-        return "other";
-    }
-    return "unknown";
-}
-
-std::string_view region_role_name(RegionRole role) {
-    switch (role) {
-    case RegionRole::Function:
-        return "function";
-    case RegionRole::PointToPoint:
-        return "point2point";
-    case RegionRole::CollOneToAll:
-        return "coll_one2all";
-    case RegionRole::CollAllToOne:
-        return "coll_all2one";
-    case RegionRole::CollAllToAll:
-        return "coll_all2all";
-    case RegionRole::Barrier:
-        return "barrier";
-    case RegionRole::CollOther:
-        return "coll_other";
-    case RegionRole::Other:
-        return "other";
-    }
-    return "other";
-}
-
 std::string_view collective_op_name(CollectiveOp op) {
     switch (op) {
     case CollectiveOp::Barrier:
@@ -116,18 +80,6 @@ std::string_view collective_op_name(CollectiveOp op) {
         return "other";
     }
     return "other";
-}
-
-std::string_view parameter_type_name(ParameterType type) {
-    switch (type) {
-    case ParameterType::String:
-        return "string";
-    case ParameterType::Int:
-        return "int64";
-    case ParameterType::UnsignedInt:
-        return "uint64";
-    }
-    return "string";
 }
 
 } // namespace topolens::trace
