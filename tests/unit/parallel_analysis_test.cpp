@@ -257,9 +257,16 @@ TEST(Parallel, ReadingInThreadsReportsTheFirstDamageInLocationOrder) {
     // Two damaged files: the one of the lower location is named, by any number of threads.
     truncate("3.evt");
     truncate("10.evt");
-    const std::string serial = read_error(anchor, 1);
+    // The cause in parentheses is OTF2's, and its wording for a cut file varies from run to
+    // run (it parses buffer bytes the file never filled): the file and how far it was read
+    // are ours to keep the same.
+    const auto without_otf2_cause = [](const std::string& error) {
+        return error.substr(0, error.find(" ("));
+    };
+    const std::string serial = without_otf2_cause(read_error(anchor, 1));
     ASSERT_EQ(serial.rfind((events / "3.evt").string() + ":", 0), 0u) << serial;
-    for (unsigned threads : kThreadCounts) EXPECT_EQ(read_error(anchor, threads), serial);
+    for (unsigned threads : kThreadCounts)
+        EXPECT_EQ(without_otf2_cause(read_error(anchor, threads)), serial);
     // A missing file is found before any events are read, so it comes first.
     fs::remove(events / "10.evt");
     EXPECT_EQ(read_error(anchor, 1), (events / "10.evt").string() + ": event file is missing");
@@ -379,6 +386,24 @@ TEST(Parallel, ReplayInThreadsMergesCodeletResultsAndWarnings) {
     }
 }
 
+TEST(Parallel, PatternsKeepNoStateFromOneAnalysisToTheNext) {
+    // One set of patterns analyzes several traces in turn, in one thread and in several
+    // (the GUI opens trace after trace): each report is the one fresh patterns give.
+    const trace::Trace tuned = tuned_ring_with_defects();
+    const trace::Synthetic mixed = mixed_trace();
+    const auto reused = patterns::all_patterns();
+    for (unsigned threads : {1u, 3u}) {
+        SCOPED_TRACE(threads);
+        analysis::AnalysisOptions options;
+        options.threads = threads;
+        for (const trace::Trace* t : {&tuned, &mixed.builder.trace(), &tuned}) {
+            const auto fresh = patterns::all_patterns();
+            expect_same_report(analysis::analyze(*t, fresh, options),
+                               analysis::analyze(*t, reused, options));
+        }
+    }
+}
+
 namespace {
 
 // Keeps state across locations and cannot be cloned: the replay must stay in one thread
@@ -388,6 +413,8 @@ struct LocationOrder : analysis::Pattern {
     std::atomic<int> threads_inside{0};
     bool overlapped = false;
     std::string name() const override { return "location order"; }
+    std::unique_ptr<analysis::Pattern> clone() const override { return nullptr; }
+    void merge(analysis::Pattern&) override {}
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         d.on_location_begin([this](analysis::Context&, uint32_t loc) {
@@ -426,6 +453,7 @@ struct WarnsPerLocation : analysis::Pattern {
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<WarnsPerLocation>(*this);
     }
+    void merge(analysis::Pattern&) override {}
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         d.on_location_begin([](analysis::Context& c, uint32_t loc) {
@@ -460,6 +488,7 @@ struct FailsAtFiveAndNine : analysis::Pattern {
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<FailsAtFiveAndNine>(*this);
     }
+    void merge(analysis::Pattern&) override {}
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         d.on_location_begin([](analysis::Context&, uint32_t loc) {
