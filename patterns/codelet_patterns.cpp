@@ -7,11 +7,11 @@
 // At the end of the replay the same pattern gathers the codelet audit's input — every
 // search-phase measurement with the time it spent in wait states — and stores it and the
 // audit with default parameters in the report (patterns/audit/AUDIT_FORMAT.md).
-#include "analyzer/engine/metric_tree.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_audit_json.h"
 #include "patterns/audit/codelet_estimators.h"
 #include "patterns/audit/codelet_measurements.h"
+#include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"
@@ -65,20 +65,15 @@ class CodeletPatterns : public analysis::Pattern {
         run_ = std::max(run_, other.run_);
     }
 
+    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
+        return catalogue_metrics(r, name());
+    }
+    // Without codelets (no autotuner in this run) the report has neither metric.
     void define_metrics(report::Report& r) override {
-        bool any = false;
-        for (const report::Region& region : r.regions)
-            any = any || region.canonical_name.rfind(kCodeletPrefix, 0) == 0;
-        if (!any) return; // no autotuner in this run
-        codelet_time_ = analysis::define_metric(
-            r, "", metric::kCodeletTime, "Codelet time",
-            "Time spent executing the codelets of tuned operations (ADCL-style autotuners), "
-            "at each codelet's call path: what each implementation cost each process.");
-        outlier_time_ = analysis::define_metric(
-            r, metric::kCodeletTime, metric::kCodeletOutlierTime, "Codelet outlier time",
-            "The part of Codelet time spent in search-phase executions that ADCL's "
-            "heuristic flags as outliers: longer than 3 times the fastest execution of the "
-            "same codelet on the same process. Such measurements can mislead the tuner.");
+        codelet_time_ = outlier_time_ = -1;
+        if (!r.find_metric(metric::kCodeletTime)) return;
+        codelet_time_ = metric_id(r, metric::kCodeletTime);
+        outlier_time_ = metric_id(r, metric::kCodeletOutlierTime);
     }
 
     void subscribe(analysis::Dispatcher& d) override {
@@ -217,6 +212,12 @@ class CodeletPatterns : public analysis::Pattern {
 };
 
 } // namespace
+
+bool has_codelets(const report::Report& report) {
+    for (const report::Region& region : report.regions)
+        if (region.canonical_name.rfind(kCodeletPrefix, 0) == 0) return true;
+    return false;
+}
 
 std::unique_ptr<analysis::Pattern> codelet_patterns() {
     return std::make_unique<CodeletPatterns>();

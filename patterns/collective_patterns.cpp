@@ -10,7 +10,7 @@
 // operations, the root for 1-to-N, every member for the root of N-to-1 — and, for MPI_Init
 // and MPI_Finalize (which topolens' measurement ends with a barrier, and Scalasca treats as
 // synchronizing), any process left before the last entered.
-#include "analyzer/engine/metric_tree.h"
+#include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"
@@ -67,38 +67,18 @@ class CollectivePatterns : public analysis::Pattern {
         return std::make_unique<CollectivePatterns>(*this);
     }
 
+    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
+        return catalogue_metrics(r, name());
+    }
     void define_metrics(report::Report& r) override {
-        using analysis::define_metric;
-        barrier_wait_ = define_metric(
-            r, metric::kSynchronization, metric::kBarrierWait, "Wait at Barrier",
-            "Time in MPI_Barrier before the last process arrived: max over processes of "
-            "their entry, minus this process's entry.");
-        barrier_completion_ = define_metric(
-            r, metric::kSynchronization, metric::kBarrierCompletion, "Barrier Completion",
-            "Time in MPI_Barrier after the first process had already left it.");
-        wait_nxn_ =
-            define_metric(r, metric::kCollective, metric::kWaitNxN, "Wait at NxN",
-                          "Time in an all-to-all collective (Allreduce, Alltoall, Allgather, "
-                          "Reduce_scatter...) before the last process entered it.");
-        nxn_completion_ = define_metric(
-            r, metric::kCollective, metric::kNxNCompletion, "NxN Completion",
-            "Time in an all-to-all collective after the first process had already left it.");
-        late_broadcast_ = define_metric(
-            r, metric::kCollective, metric::kLateBroadcast, "Late Broadcast",
-            "Time a non-root process of MPI_Bcast or MPI_Scatter(v) waited because the root "
-            "entered later: e(root) - e(process).");
-        early_reduce_ = define_metric(
-            r, metric::kCollective, metric::kEarlyReduce, "Early Reduce",
-            "Time the root of MPI_Reduce or MPI_Gather(v) waited because it entered before "
-            "the other processes: the latest entry of the others minus the root's.");
-        violations_ = *r.find_metric(metric::kClockViolations);
-        collective_violations_ = define_metric(
-            r, metric::kClockViolations, metric::kClockViolationsCollective, "Collective",
-            "Processes that left a collective operation before a process whose data it needs "
-            "entered it (Barrier, all-to-all: any member; 1-to-N: the root; N-to-1, for the "
-            "root: any member), or left MPI_Init or MPI_Finalize before the last process "
-            "entered it.",
-            "occ");
+        barrier_wait_ = metric_id(r, metric::kBarrierWait);
+        barrier_completion_ = metric_id(r, metric::kBarrierCompletion);
+        wait_nxn_ = metric_id(r, metric::kWaitNxN);
+        nxn_completion_ = metric_id(r, metric::kNxNCompletion);
+        late_broadcast_ = metric_id(r, metric::kLateBroadcast);
+        early_reduce_ = metric_id(r, metric::kEarlyReduce);
+        violations_ = metric_id(r, metric::kClockViolations);
+        collective_violations_ = metric_id(r, metric::kClockViolationsCollective);
         ends_ = std::make_shared<InitAndFinalize>();
     }
 

@@ -1,5 +1,6 @@
-// Unique names of the metrics the patterns define (CUBE's uniq_name; Scalasca's where one
-// exists). Display names and descriptions live with each pattern.
+// Unique names of the metrics (CUBE's uniq_name; Scalasca's where one exists), for the
+// metric catalogue's rows (patterns/metric_catalogue.cpp, which holds everything else about
+// a metric) and for the patterns and tests that look a metric up.
 #pragma once
 
 namespace topolens::patterns::metric {
@@ -24,6 +25,8 @@ inline constexpr const char* kWaitNxN = "mpi_wait_nxn";
 inline constexpr const char* kNxNCompletion = "mpi_nxn_completion";
 inline constexpr const char* kLateBroadcast = "mpi_latebroadcast";
 inline constexpr const char* kEarlyReduce = "mpi_earlyreduce";
+// A templated row: one metric per corner of the process grid ("mpi_wavefront_ne_top").
+inline constexpr const char* kWavefront = "mpi_wavefront_<corner>";
 inline constexpr const char* kClockViolations = "clock_violations";
 inline constexpr const char* kClockViolationsP2P = "clock_violations_p2p";
 inline constexpr const char* kClockViolationsCollective = "clock_violations_coll";

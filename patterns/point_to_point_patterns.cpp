@@ -1,8 +1,8 @@
 // Point-to-point wait states as Scalasca 2.6 defines them: Late Sender with its Wrong Order
 // part (from the same source, from different sources), Late Receiver, and clock-condition
 // violations (a receive that completes before its send began).
-#include "analyzer/engine/metric_tree.h"
 #include "patterns/late_sender.h"
+#include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"
@@ -28,45 +28,17 @@ class PointToPointPatterns : public analysis::Pattern {
         return std::make_unique<PointToPointPatterns>(*this);
     }
 
+    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
+        return catalogue_metrics(r, name());
+    }
     void define_metrics(report::Report& r) override {
-        using analysis::define_metric;
-        late_sender_ = define_metric(
-            r, metric::kPointToPoint, metric::kLateSender, "Late Sender",
-            "Time a receiving call (MPI_Recv, MPI_Sendrecv, or the MPI_Wait* completing a "
-            "nonblocking receive; not MPI_Test*) spent waiting because the matching send "
-            "started later: e(send) - e(recv), at most the receiving call's duration. A call "
-            "completing several receives counts its longest wait once.");
-        wrong_order_ = define_metric(
-            r, metric::kLateSender, metric::kLateSenderWrongOrder, "LS, Wrong Order",
-            "Late Sender time of a receive that a later receive of the same process shows was "
-            "made in the wrong order: the later one takes a message that was sent earlier "
-            "(Scalasca's rule, looking back over the last 100 Late Sender instances).");
-        wrong_order_same_ = define_metric(
-            r, metric::kLateSenderWrongOrder, metric::kWrongOrderSameSource,
-            "Wrong Order, same source",
-            "LS, Wrong Order where the earlier-sent message came from the same process as the "
-            "late one: receive in the order the messages are sent (or use MPI_ANY_TAG).");
-        wrong_order_different_ = define_metric(
-            r, metric::kLateSenderWrongOrder, metric::kWrongOrderDifferentSources,
-            "Wrong Order, different sources",
-            "LS, Wrong Order where the earlier-sent message came from another process: "
-            "receive from the processes in the order they send (or use MPI_ANY_SOURCE).");
-        late_receiver_ = define_metric(
-            r, metric::kPointToPoint, metric::kLateReceiver, "Late Receiver",
-            "Time a standard or synchronous send (MPI_Send, MPI_Ssend, or the MPI_Wait* "
-            "completing an MPI_Isend) spent waiting because the matching receive was posted "
-            "later: e(recv) - e(send), only if the send was still in its call when the receive "
-            "was posted (a buffered message did not wait).");
-        violations_ = define_metric(
-            r, "", metric::kClockViolations, "Clock condition violations",
-            "Events whose order contradicts what MPI guarantees (a receive completed before its "
-            "send began, a process left a synchronizing collective before another entered "
-            "it): the clocks of the processes disagree, and times derived from them are "
-            "unreliable.",
-            "occ");
-        p2p_violations_ = define_metric(r, metric::kClockViolations, metric::kClockViolationsP2P,
-                                        "Point-to-point",
-                                        "Receives that completed before their send began.", "occ");
+        late_sender_ = metric_id(r, metric::kLateSender);
+        wrong_order_ = metric_id(r, metric::kLateSenderWrongOrder);
+        wrong_order_same_ = metric_id(r, metric::kWrongOrderSameSource);
+        wrong_order_different_ = metric_id(r, metric::kWrongOrderDifferentSources);
+        late_receiver_ = metric_id(r, metric::kLateReceiver);
+        violations_ = metric_id(r, metric::kClockViolations);
+        p2p_violations_ = metric_id(r, metric::kClockViolationsP2P);
     }
 
     void subscribe(analysis::Dispatcher& d) override {

@@ -1,4 +1,6 @@
-// Every pattern topolens knows, in the order their metrics nest (parents first).
+// Every pattern topolens knows, in the order their metrics nest (parents first): the order of
+// their families in the metric catalogue (patterns/metric_catalogue.h), which is the order
+// the engine defines their metrics in.
 #pragma once
 
 #include "analyzer/engine/engine.h"

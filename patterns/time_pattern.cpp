@@ -1,7 +1,7 @@
 // Time, Visits and where MPI time goes (Init/Exit, Synchronization, Point-to-point,
 // Collective): the categories every wait-state metric is a part of.
-#include "analyzer/engine/metric_tree.h"
 #include "analyzer/engine/mpi_calls.h"
+#include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 
@@ -23,34 +23,19 @@ class TimePattern : public analysis::Pattern {
         return std::make_unique<TimePattern>(*this);
     }
 
+    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
+        return catalogue_metrics(r, name());
+    }
     void define_metrics(report::Report& r) override {
-        using analysis::define_metric;
-        time_ = define_metric(r, "", metric::kTime, "Time",
-                              "Wall-clock time each process spent in recorded regions (MPI "
-                              "calls and instrumented functions), by call path, as Scalasca "
-                              "counts it.");
-        outside_ = define_metric(
-            r, "", metric::kOutsideRegions, "Outside regions",
-            "Wall-clock time of each process between its first and last recorded event that no "
-            "recorded region covers (e.g. the application's own code between MPI calls when "
-            "only MPI is traced), at the root call path. Not part of Time, as in Scalasca; "
-            "Time + Outside regions is each process's whole recorded run.");
-        visits_ = define_metric(r, "", metric::kVisits, "Visits",
-                                "How often each call path was entered.", "occ");
-        mpi_ = define_metric(r, metric::kTime, metric::kMpi, "MPI", "Time spent inside MPI calls.");
-        init_exit_ = define_metric(r, metric::kMpi, metric::kInitExit, "Init/Exit",
-                                   "Time in MPI_Init, MPI_Init_thread and MPI_Finalize.");
-        synchronization_ = define_metric(r, metric::kMpi, metric::kSynchronization,
-                                         "Synchronization", "Time in MPI_Barrier.");
-        communication_ = define_metric(r, metric::kMpi, metric::kCommunication, "Communication",
-                                       "Time in MPI calls that move data: point-to-point and "
-                                       "collective operations.");
-        point_to_point_ =
-            define_metric(r, metric::kCommunication, metric::kPointToPoint, "Point-to-point",
-                          "Time in point-to-point calls: sends, receives, waits "
-                          "and tests of requests, probes.");
-        collective_ = define_metric(r, metric::kCommunication, metric::kCollective, "Collective",
-                                    "Time in collective operations other than MPI_Barrier.");
+        time_ = metric_id(r, metric::kTime);
+        outside_ = metric_id(r, metric::kOutsideRegions);
+        visits_ = metric_id(r, metric::kVisits);
+        mpi_ = metric_id(r, metric::kMpi);
+        init_exit_ = metric_id(r, metric::kInitExit);
+        synchronization_ = metric_id(r, metric::kSynchronization);
+        communication_ = metric_id(r, metric::kCommunication);
+        point_to_point_ = metric_id(r, metric::kPointToPoint);
+        collective_ = metric_id(r, metric::kCollective);
     }
 
     void subscribe(analysis::Dispatcher& d) override {

@@ -34,8 +34,8 @@
 //     came in between. The Late Sender time of its receives that is not Wrong Order becomes
 //     "Wavefront from <corner>", the corner opposite to the direction of travel (+x comes
 //     from the west, -y from the north, +z from the bottom).
-#include "analyzer/engine/metric_tree.h"
 #include "patterns/late_sender.h"
+#include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 
@@ -64,10 +64,14 @@ std::string corner_name(const Travel& travel) {
     return name;
 }
 
-std::string unique_name(const std::string& corner) {
-    std::string name = "mpi_wavefront_";
-    for (char ch : corner) name += ch == '-' ? '_' : static_cast<char>(std::tolower(ch));
-    return name;
+// The axes of the report's analysis grid of size > 1; none without a grid of 1 to 3 axes.
+std::vector<size_t> grid_axes(const report::Report& r) {
+    std::vector<size_t> axes;
+    const report::CartTopology* grid = report::analysis_grid(r);
+    if (!grid || grid->sizes.empty() || grid->sizes.size() > kMaxAxes) return axes;
+    for (size_t a = 0; a < grid->sizes.size(); ++a)
+        if (grid->sizes[a] > 1) axes.push_back(a);
+    return axes;
 }
 
 enum class Shape : uint8_t { None, Origin, Relay, End };
@@ -100,29 +104,17 @@ class WavefrontPatterns : public analysis::Pattern {
         return std::make_unique<WavefrontPatterns>(*this);
     }
 
+    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
+        return catalogue_metrics(r, name());
+    }
     void define_metrics(report::Report& r) override {
-        axes_.clear();
+        axes_ = grid_axes(r);
         metric_of_corner_.clear();
-        const report::CartTopology* grid = report::analysis_grid(r);
-        if (!grid || grid->sizes.empty() || grid->sizes.size() > kMaxAxes) return;
-        for (size_t a = 0; a < grid->sizes.size(); ++a)
-            if (grid->sizes[a] > 1) axes_.push_back(a);
-        if (axes_.empty()) return;
-        // Every corner of the grid, in the order of the axes' signs (+ first).
-        const size_t corners = size_t{1} << axes_.size();
-        for (size_t k = 0; k < corners; ++k) {
-            Travel travel{};
-            for (size_t i = 0; i < axes_.size(); ++i) travel[axes_[i]] = (k >> i & 1) ? -1 : +1;
-            const std::string corner = corner_name(travel);
-            metric_of_corner_.push_back(analysis::define_metric(
-                r, metric::kLateSender, unique_name(corner), "Wavefront from " + corner,
-                "Late Sender time (not Wrong Order) where a pipelined wave coming from the " +
-                    corner +
-                    " corner of the process grid (re)fills the pipeline: the first receives "
-                    "of a process in a new wave. The corner reached last waits most, the "
-                    "origin none. Only where messages show a wave travelling: halo "
-                    "exchanges and transposes never count."));
-        }
+        const MetricEntry& wavefront = *find_catalogue_entry(metric::kWavefront);
+        for (const std::string& corner : wavefront_corners(r))
+            metric_of_corner_.push_back(
+                metric_id(r, metric_definition(wavefront, corner).unique_name));
+        if (metric_of_corner_.empty()) return;
         evidence_ = std::make_shared<SharedEvidence>();
     }
 
@@ -410,6 +402,20 @@ class WavefrontPatterns : public analysis::Pattern {
 };
 
 } // namespace
+
+std::vector<std::string> wavefront_corners(const report::Report& report) {
+    const std::vector<size_t> axes = grid_axes(report);
+    std::vector<std::string> corners;
+    if (axes.empty()) return corners;
+    // Every corner of the grid, in the order of the axes' signs (+ first): corner k travels
+    // - along axis axes[i] where bit i of k is set (WavefrontPatterns::corner_index).
+    for (size_t k = 0; k < (size_t{1} << axes.size()); ++k) {
+        Travel travel{};
+        for (size_t i = 0; i < axes.size(); ++i) travel[axes[i]] = (k >> i & 1) ? -1 : +1;
+        corners.push_back(corner_name(travel));
+    }
+    return corners;
+}
 
 std::unique_ptr<analysis::Pattern> wavefront_patterns() {
     return std::make_unique<WavefrontPatterns>();

@@ -474,6 +474,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
     Context context(trace, matching, result.report);
     for (const std::string& w : matching.warnings) context.warn(w);
+    // The metrics, from the metric catalogue, parents first; then the patterns look up ids.
+    for (const auto& pattern : patterns)
+        for (const MetricDefinition& metric : pattern->metrics(result.report))
+            define_metric(result.report, metric);
     for (const auto& pattern : patterns) pattern->define_metrics(result.report);
 
     // A pattern that cannot be cloned keeps the replay in one thread.

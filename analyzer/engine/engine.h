@@ -11,6 +11,7 @@
 #pragma once
 
 #include "analyzer/engine/grid.h"
+#include "analyzer/engine/metric_tree.h"
 #include "analyzer/engine/mpi_calls.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_grid.h"
@@ -139,8 +140,15 @@ class Pattern {
   public:
     virtual ~Pattern() = default;
     virtual std::string name() const = 0;
-    // Adds the pattern's metrics to the report (parents by unique name must exist: patterns
-    // are registered parents first).
+    // The metrics it adds to that `report` has (its grid, its regions): its rows of the
+    // metric catalogue (patterns/metric_catalogue.h). Before the replay the engine defines
+    // every pattern's, in the order of the patterns and of their lists: parents first.
+    virtual std::vector<MetricDefinition> metrics(const report::Report& /*report*/) const {
+        return {};
+    }
+    // Then, once per analysis: looks up the ids of the metrics it adds to (by unique name,
+    // patterns::metric_id) and sets up what the analysis needs. A pattern outside the
+    // catalogue (a test's) may define a metric of its own here, below the catalogue's.
     virtual void define_metrics(report::Report& report) = 0;
     virtual void subscribe(Dispatcher& dispatcher) = 0;
     // For a parallel replay (groups of locations in threads): a fresh instance for another

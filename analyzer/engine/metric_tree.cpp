@@ -10,31 +10,29 @@ constexpr const char* kDocumentationMirror = TOPOLENS_DOC_MIRROR;
 
 } // namespace
 
-std::string metric_url(const std::string& unique_name) {
-    // The wavefront metrics share one row of README's metric table.
-    const std::string anchor =
-        unique_name.rfind("mpi_wavefront_", 0) == 0 ? "mpi_wavefront" : unique_name;
-    return "@mirror@README.md#metric-" + anchor;
+int define_metric(report::Report& report, const MetricDefinition& definition) {
+    report::Metric metric;
+    metric.unique_name = definition.unique_name;
+    metric.display_name = definition.display_name;
+    metric.description = definition.description;
+    metric.unit = definition.unit;
+    metric.url = definition.url;
+    // The url's "@mirror@" resolves against the report's mirrors, as in Scalasca's reports.
+    if (report.mirrors.empty()) report.mirrors.push_back(kDocumentationMirror);
+    if (!definition.parent.empty()) {
+        const auto found = report.find_metric(definition.parent);
+        if (!found)
+            throw std::logic_error("metric " + definition.unique_name + ": parent " +
+                                   definition.parent + " undefined");
+        metric.parent = *found;
+    }
+    return report.add_metric(std::move(metric));
 }
 
 int define_metric(report::Report& report, const std::string& parent, const std::string& unique,
                   const std::string& display, const std::string& description,
                   const std::string& unit) {
-    report::Metric metric;
-    metric.unique_name = unique;
-    metric.display_name = display;
-    metric.description = description;
-    metric.unit = unit;
-    metric.url = metric_url(unique);
-    // The url's "@mirror@" resolves against the report's mirrors, as in Scalasca's reports.
-    if (report.mirrors.empty()) report.mirrors.push_back(kDocumentationMirror);
-    if (!parent.empty()) {
-        const auto found = report.find_metric(parent);
-        if (!found)
-            throw std::logic_error("metric " + unique + ": parent " + parent + " undefined");
-        metric.parent = *found;
-    }
-    return report.add_metric(std::move(metric));
+    return define_metric(report, MetricDefinition{unique, parent, display, unit, description, ""});
 }
 
 void make_metrics_exclusive(report::Report& report) {

@@ -7,15 +7,25 @@
 
 namespace topolens::analysis {
 
-// The description of a metric: "@mirror@README.md#metric-<unique name>", the anchor of its
-// row in README's metric table ("metric-mpi_wavefront" for every Wavefront from X), in the
-// "@mirror@" form Scalasca's reports use ("@mirror@scalasca_patterns.html#mpi_latesender").
-std::string metric_url(const std::string& unique_name);
+// One metric as a report gets it: a row of the metric catalogue (patterns/metric_catalogue.h)
+// for one report. `url` is "@mirror@README.md#metric-<anchor>", in the "@mirror@" form
+// Scalasca's reports use ("@mirror@scalasca_patterns.html#mpi_latesender").
+struct MetricDefinition {
+    std::string unique_name;
+    std::string parent; // unique name; "" for a root
+    std::string display_name;
+    std::string unit = "sec";
+    std::string description;
+    std::string url;
+};
 
-// Adds a metric below the one with unique name `parent` ("" for a root), with its url, and
-// the documentation mirror (where README.md lives: the source tree unless configured with
-// -DTOPOLENS_DOC_MIRROR=https://.../) to the report if it has none; returns its id.
-// Throws std::logic_error if the parent does not exist (patterns registered out of order).
+// Adds a metric below its parent, and the documentation mirror (where README.md lives: the
+// source tree unless configured with -DTOPOLENS_DOC_MIRROR=https://.../) to the report if it
+// has none; returns its id. Throws std::logic_error if the parent does not exist (parents are
+// defined first: ids grow from parent to child).
+int define_metric(report::Report& report, const MetricDefinition& metric);
+
+// The same for a metric outside the catalogue (a test's), without url.
 int define_metric(report::Report& report, const std::string& parent, const std::string& unique,
                   const std::string& display, const std::string& description,
                   const std::string& unit = "sec");

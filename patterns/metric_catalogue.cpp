@@ -1,0 +1,532 @@
+#include "patterns/metric_catalogue.h"
+
+#include "patterns/metric_names.h"
+
+#include <cctype>
+#include <sstream>
+#include <stdexcept>
+
+namespace topolens::patterns {
+
+namespace {
+
+constexpr std::string_view kCorner = "<corner>";
+constexpr size_t kTextWidth = 80; // of `topolens help metrics`
+
+// One row per metric, in tree order (parents first): the order the metrics are defined in.
+// `description` is written into every report: changing it changes the reports' bytes.
+// `documentation` is README's row (regenerate it with `topolens help metrics --markdown`).
+// clang-format off
+constexpr MetricEntry kCatalogue[] = {
+    // time (time_pattern.cpp)
+    {
+        .unique_name = metric::kTime,
+        .parent = "",
+        .display_name = "Time",
+        .unit = "sec",
+        .description = "Wall-clock time each process spent in recorded regions (MPI "
+                       "calls and instrumented functions), by call path, as Scalasca "
+                       "counts it.",
+        .hint = "Start here: expand Time along the call tree to see where each process spends "
+                "its run, and along the metric tree to see how much of it is MPI.",
+        .documentation =
+            R"(wall-clock time each process spent in recorded regions (MPI calls, instrumented functions), by call path — as Scalasca counts it)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kOutsideRegions,
+        .parent = "",
+        .display_name = "Outside regions",
+        .unit = "sec",
+        .description =
+            "Wall-clock time of each process between its first and last recorded event that no "
+            "recorded region covers (e.g. the application's own code between MPI calls when "
+            "only MPI is traced), at the root call path. Not part of Time, as in Scalasca; "
+            "Time + Outside regions is each process's whole recorded run.",
+        .hint = "The application's own code between MPI calls: instrument its functions (user "
+                "API) to see where that time goes.",
+        .documentation =
+            R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers (the application's own code between MPI calls when only MPI is traced), at the root call path `program`. Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kVisits,
+        .parent = "",
+        .display_name = "Visits",
+        .unit = "occ",
+        .description = "How often each call path was entered.",
+        .hint = "Many visits of a short call cost overhead each: aggregate messages or calls.",
+        .documentation =
+            R"(how often each call path was entered (occurrences; the artificial root `program` has none))",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kMpi,
+        .parent = metric::kTime,
+        .display_name = "MPI",
+        .unit = "sec",
+        .description = "Time spent inside MPI calls.",
+        .hint = "A large share of Time: its wait states (below) tell what is waited for before "
+                "the communication itself needs tuning.",
+        .documentation = R"(time inside MPI calls)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kInitExit,
+        .parent = metric::kMpi,
+        .display_name = "Init/Exit",
+        .unit = "sec",
+        .description = "Time in MPI_Init, MPI_Init_thread and MPI_Finalize.",
+        .hint = "Large at MPI_Finalize: processes end at different times (imbalance at the "
+                "end); at MPI_Init: slow start-up.",
+        .documentation = R"(`MPI_Init`, `MPI_Init_thread`, `MPI_Finalize`)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kSynchronization,
+        .parent = metric::kMpi,
+        .display_name = "Synchronization",
+        .unit = "sec",
+        .description = "Time in MPI_Barrier.",
+        .hint = "Check that every MPI_Barrier is needed: data dependencies rarely need one.",
+        .documentation = R"(`MPI_Barrier`)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kCommunication,
+        .parent = metric::kMpi,
+        .display_name = "Communication",
+        .unit = "sec",
+        .description = "Time in MPI calls that move data: point-to-point and "
+                       "collective operations.",
+        .hint = "Expand it: the wait states below tell waiting from moving data.",
+        .documentation = R"(point-to-point and collective calls)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kPointToPoint,
+        .parent = metric::kCommunication,
+        .display_name = "Point-to-point",
+        .unit = "sec",
+        .description = "Time in point-to-point calls: sends, receives, waits "
+                       "and tests of requests, probes.",
+        .hint = "What Late Sender and Late Receiver leave is moving data: fewer, larger "
+                "messages or overlap with computation (nonblocking calls).",
+        .documentation = R"(sends, receives, waits, tests, probes)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kCollective,
+        .parent = metric::kCommunication,
+        .display_name = "Collective",
+        .unit = "sec",
+        .description = "Time in collective operations other than MPI_Barrier.",
+        .hint = "What the wait states below leave is the operations' own cost: fewer or "
+                "smaller collectives, or nonblocking ones overlapped with computation.",
+        .documentation = R"(collective operations other than `MPI_Barrier`)",
+        .family = "time",
+    },
+    // point-to-point (point_to_point_patterns.cpp)
+    {
+        .unique_name = metric::kLateSender,
+        .parent = metric::kPointToPoint,
+        .display_name = "Late Sender",
+        .unit = "sec",
+        .description =
+            "Time a receiving call (MPI_Recv, MPI_Sendrecv, or the MPI_Wait* completing a "
+            "nonblocking receive; not MPI_Test*) spent waiting because the matching send "
+            "started later: e(send) - e(recv), at most the receiving call's duration. A call "
+            "completing several receives counts its longest wait once.",
+        .hint = "The senders are late: balance the work before the sends, or post the receive "
+                "early (MPI_Irecv) and compute until its data is needed.",
+        .documentation =
+            R"(a receiving call — `MPI_Recv`, `MPI_Sendrecv`, or the `MPI_Wait*` completing a nonblocking receive; never `MPI_Test*` — entered before the matching send: `min(e(send), l(recv)) − e(recv)`, where `e(send)` is the enter of the call holding the send record (`MPI_Isend`'s own). `MPI_Waitall` and `MPI_Waitsome` count once per call, the receive that waited longest (the first of equal ones).)",
+        .family = "point-to-point",
+    },
+    {
+        .unique_name = metric::kLateSenderWrongOrder,
+        .parent = metric::kLateSender,
+        .display_name = "LS, Wrong Order",
+        .unit = "sec",
+        .description =
+            "Late Sender time of a receive that a later receive of the same process shows was "
+            "made in the wrong order: the later one takes a message that was sent earlier "
+            "(Scalasca's rule, looking back over the last 100 Late Sender instances).",
+        .hint = "Messages are received in another order than they were sent: see the two "
+                "parts below.",
+        .documentation =
+            R"(a Late Sender instance that a *later* receive of the same process shows to be in the wrong order: that receive takes a message whose send record is earlier than the instance's. As in Scalasca, the instances looked back on are the last 100 not yet found wrong order; for a Waitall, only receives after it. Wrong Order takes its share of Late Sender first; the wavefront sub-metrics split the rest. Its own value is always zero: it splits into the two below.)",
+        .family = "point-to-point",
+    },
+    {
+        .unique_name = metric::kWrongOrderSameSource,
+        .parent = metric::kLateSenderWrongOrder,
+        .display_name = "Wrong Order, same source",
+        .unit = "sec",
+        .description =
+            "LS, Wrong Order where the earlier-sent message came from the same process as the "
+            "late one: receive in the order the messages are sent (or use MPI_ANY_TAG).",
+        .hint = "Receive a process's messages in the order it sends them, or match them with "
+                "MPI_ANY_TAG.",
+        .documentation =
+            R"(the earlier-sent message came from the same process as the late one (receive in sending order, or use `MPI_ANY_TAG`))",
+        .family = "point-to-point",
+    },
+    {
+        .unique_name = metric::kWrongOrderDifferentSources,
+        .parent = metric::kLateSenderWrongOrder,
+        .display_name = "Wrong Order, different sources",
+        .unit = "sec",
+        .description =
+            "LS, Wrong Order where the earlier-sent message came from another process: "
+            "receive from the processes in the order they send (or use MPI_ANY_SOURCE).",
+        .hint = "Receive from the processes in the order they send, or post every receive and "
+                "complete them with MPI_Waitany (or MPI_ANY_SOURCE).",
+        .documentation =
+            R"(it came from another process (receive in the order the processes send, or post both and `MPI_Waitall`/`MPI_ANY_SOURCE`))",
+        .family = "point-to-point",
+    },
+    {
+        .unique_name = metric::kLateReceiver,
+        .parent = metric::kPointToPoint,
+        .display_name = "Late Receiver",
+        .unit = "sec",
+        .description =
+            "Time a standard or synchronous send (MPI_Send, MPI_Ssend, or the MPI_Wait* "
+            "completing an MPI_Isend) spent waiting because the matching receive was posted "
+            "later: e(recv) - e(send), only if the send was still in its call when the receive "
+            "was posted (a buffered message did not wait).",
+        .hint = "The receivers post late: post the receives earlier (MPI_Irecv before the "
+                "computation), or send without waiting (MPI_Isend, buffered sends).",
+        .documentation =
+            R"(a standard or synchronous send — `MPI_Send`, `MPI_Ssend`, or the `MPI_Wait`/`MPI_Waitany` completing an `MPI_Isend` — still in its call when the matching receive was posted: `e(post) − e(send call)` if `l(send call) > e(post)`, else 0 (the message was buffered: no wait), where `e(post)` is the enter of `MPI_Recv` or `MPI_Irecv`. `MPI_Waitall`/`MPI_Waitsome` count their longest send wait once, and not at all when the same call also waited as Late Sender. `MPI_Bsend`, `MPI_Rsend`, `MPI_Sendrecv` and sends completed by `MPI_Test*` never count.)",
+        .family = "point-to-point",
+    },
+    {
+        .unique_name = metric::kClockViolations,
+        .parent = "",
+        .display_name = "Clock condition violations",
+        .unit = "occ",
+        .description =
+            "Events whose order contradicts what MPI guarantees (a receive completed before "
+            "its send began, a process left a synchronizing collective before another "
+            "entered it): the clocks of the processes disagree, and times derived from them "
+            "are unreliable.",
+        .hint = "Wait states near violations are unreliable: trace again with synchronized "
+                "clocks, or a shorter run (less drift).",
+        .documentation =
+            R"(events whose order contradicts what MPI guarantees (occurrences): the clocks disagree and times around them are unreliable. Split into the two below, counted as Scalasca counts them)",
+        .family = "point-to-point",
+    },
+    {
+        .unique_name = metric::kClockViolationsP2P,
+        .parent = metric::kClockViolations,
+        .display_name = "Point-to-point",
+        .unit = "occ",
+        .description = "Receives that completed before their send began.",
+        .hint = "The clocks of sender and receiver disagree: see Clock condition violations.",
+        .documentation = R"(receives that completed before their send began)",
+        .family = "point-to-point",
+    },
+    // collective (collective_patterns.cpp)
+    {
+        .unique_name = metric::kBarrierWait,
+        .parent = metric::kSynchronization,
+        .display_name = "Wait at Barrier",
+        .unit = "sec",
+        .description =
+            "Time in MPI_Barrier before the last process arrived: max over processes "
+            "of their entry, minus this process's entry.",
+        .hint =
+            "Imbalance before the barrier: balance the work before it, or drop the barrier.",
+        .documentation = R"(`max_q e_q − e_p`: waiting for the last process to arrive)",
+        .family = "collective",
+    },
+    {
+        .unique_name = metric::kBarrierCompletion,
+        .parent = metric::kSynchronization,
+        .display_name = "Barrier Completion",
+        .unit = "sec",
+        .description = "Time in MPI_Barrier after the first process had already left it.",
+        .hint = "The barrier's own cost once everyone arrived: large values point to a slow "
+                "or congested network.",
+        .documentation = R"(`l_p − min_q l_q`: time after the first process could leave)",
+        .family = "collective",
+    },
+    {
+        .unique_name = metric::kWaitNxN,
+        .parent = metric::kCollective,
+        .display_name = "Wait at NxN",
+        .unit = "sec",
+        .description = "Time in an all-to-all collective (Allreduce, Alltoall, Allgather, "
+                       "Reduce_scatter...) before the last process entered it.",
+        .hint = "Imbalance before the all-to-all operation: balance the work before it.",
+        .documentation =
+            R"(all-to-all operations (Allreduce, Alltoall(v/w), Allgather(v), Reduce_scatter(_block)): `max_q e_q − e_p`. For every collective wait state, `e` and `l` are the times of the operation's `MpiCollectiveBegin` and `MpiCollectiveEnd` records (as Scalasca times them), not the call's enter and leave)",
+        .family = "collective",
+    },
+    {
+        .unique_name = metric::kNxNCompletion,
+        .parent = metric::kCollective,
+        .display_name = "NxN Completion",
+        .unit = "sec",
+        .description =
+            "Time in an all-to-all collective after the first process had already left it.",
+        .hint = "The operation's own cost once everyone arrived: smaller or fewer operations, "
+                "or a faster network.",
+        .documentation = R"(`l_p − min_q l_q`, at most what the wait left of the call)",
+        .family = "collective",
+    },
+    {
+        .unique_name = metric::kLateBroadcast,
+        .parent = metric::kCollective,
+        .display_name = "Late Broadcast",
+        .unit = "sec",
+        .description = "Time a non-root process of MPI_Bcast or MPI_Scatter(v) waited because "
+                       "the root entered later: e(root) - e(process).",
+        .hint = "The root is late: balance its work before the broadcast, or choose a root "
+                "with less to do.",
+        .documentation = R"(1-to-N (Bcast, Scatter(v)), non-root `p`: `e_root − e_p`)",
+        .family = "collective",
+    },
+    {
+        .unique_name = metric::kEarlyReduce,
+        .parent = metric::kCollective,
+        .display_name = "Early Reduce",
+        .unit = "sec",
+        .description = "Time the root of MPI_Reduce or MPI_Gather(v) waited because it entered "
+                       "before the other processes: the latest entry of the others minus the "
+                       "root's.",
+        .hint = "The root waits for the others: give it more work before the reduction, or "
+                "use a nonblocking one.",
+        .documentation = R"(N-to-1 (Reduce, Gather(v)), the root: `max_{q≠root} e_q − e_root`)",
+        .family = "collective",
+    },
+    {
+        .unique_name = metric::kClockViolationsCollective,
+        .parent = metric::kClockViolations,
+        .display_name = "Collective",
+        .unit = "occ",
+        .description =
+            "Processes that left a collective operation before a process whose data it needs "
+            "entered it (Barrier, all-to-all: any member; 1-to-N: the root; N-to-1, for the "
+            "root: any member), or left MPI_Init or MPI_Finalize before the last process "
+            "entered it.",
+        .hint = "The clocks of the members disagree: see Clock condition violations.",
+        .documentation =
+            R"(a process left a collective operation before a process whose data the operation needs entered it — Barrier and all-to-all operations: any member; 1-to-N (Bcast, Scatter): the root; N-to-1 (Reduce, Gather), for the root: any member (the non-roots of N-to-1 and the root of 1-to-N may leave early) — or left `MPI_Init` or `MPI_Finalize` before the last process entered it (see below))",
+        .family = "collective",
+    },
+    // wavefront (wavefront_patterns.cpp)
+    {
+        .unique_name = metric::kWavefront,
+        .parent = metric::kLateSender,
+        .display_name = "Wavefront from <corner>",
+        .unit = "sec",
+        .description =
+            "Late Sender time (not Wrong Order) where a pipelined wave coming from the "
+            "<corner> corner of the process grid (re)fills the pipeline: the first "
+            "receives of a process in a new wave. The corner reached last waits most, "
+            "the origin none. Only where messages show a wave travelling: halo "
+            "exchanges and transposes never count.",
+        .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
+                "stages), or start sweeps from several corners at once.",
+        .documentation =
+            R"(Late Sender time (not Wrong Order) where a pipelined wave refills the pipeline on the process grid, by the corner the wave comes from (see "Wait states on the process grid"); only where the messages show a wave travelling)",
+        .family = "wavefront",
+        .presence = Presence::PerGridCorner,
+    },
+    // codelets (codelet_patterns.cpp)
+    {
+        .unique_name = metric::kCodeletTime,
+        .parent = "",
+        .display_name = "Codelet time",
+        .unit = "sec",
+        .description =
+            "Time spent executing the codelets of tuned operations (ADCL-style autotuners), "
+            "at each codelet's call path: what each implementation cost each process.",
+        .hint = "Compare the codelets of an operation: the tuner should settle on the "
+                "cheapest (`topolens audit` checks its decision).",
+        .documentation =
+            R"(time executing the codelets of tuned operations (autotuned runs), at each codelet's call path `operation/codelet`)",
+        .family = "codelets",
+        .presence = Presence::WithCodelets,
+    },
+    {
+        .unique_name = metric::kCodeletOutlierTime,
+        .parent = metric::kCodeletTime,
+        .display_name = "Codelet outlier time",
+        .unit = "sec",
+        .description =
+            "The part of Codelet time spent in search-phase executions that ADCL's "
+            "heuristic flags as outliers: longer than 3 times the fastest execution of the "
+            "same codelet on the same process. Such measurements can mislead the tuner.",
+        .hint = "Outliers can mislead the tuner: `topolens audit` tells whether its decision "
+                "held, and which waits caused them.",
+        .documentation =
+            R"(the part of it in search-phase executions that ADCL's heuristic flags as outliers (longer than 3× the fastest execution of that codelet on that process))",
+        .family = "codelets",
+        .presence = Presence::WithCodelets,
+    },
+};
+// clang-format on
+
+// `text` with every "<corner>" replaced by `corner`.
+std::string expand(std::string_view text, std::string_view corner) {
+    std::string out;
+    for (size_t at = 0;;) {
+        const size_t found = text.find(kCorner, at);
+        out.append(text.substr(at, found - at));
+        if (found == std::string_view::npos) return out;
+        out.append(corner);
+        at = found + kCorner.size();
+    }
+}
+
+// A corner in a unique name: "NE-top" -> "ne_top".
+std::string corner_in_name(std::string_view corner) {
+    std::string name;
+    for (char ch : corner) name += ch == '-' ? '_' : static_cast<char>(std::tolower(ch));
+    return name;
+}
+
+// The anchor of a row in README: the unique name ("mpi_wavefront" for the templated one).
+std::string anchor(const MetricEntry& entry) {
+    return std::string(entry.unique_name.substr(0, entry.unique_name.find("_<corner>")));
+}
+
+std::string display_name(std::string_view unique_name) {
+    const MetricEntry* entry = find_catalogue_entry(unique_name);
+    return entry ? std::string(entry->display_name) : std::string(unique_name);
+}
+
+// The rows in depth-first order: each followed by its children's subtrees.
+void depth_first(std::string_view parent, int depth,
+                 std::vector<std::pair<const MetricEntry*, int>>& out) {
+    for (const MetricEntry& entry : kCatalogue)
+        if (entry.parent == parent) {
+            out.push_back({&entry, depth});
+            depth_first(entry.unique_name, depth + 1, out);
+        }
+}
+
+std::vector<std::pair<const MetricEntry*, int>> depth_first() {
+    std::vector<std::pair<const MetricEntry*, int>> rows;
+    depth_first("", 0, rows);
+    return rows;
+}
+
+// `text` broken into lines of at most `width` characters, each starting with `indent`.
+void wrap(std::ostream& out, std::string_view text, const std::string& indent, size_t width) {
+    size_t column = 0; // 0: at the start of a line
+    while (!text.empty()) {
+        const size_t space = text.find(' ');
+        const std::string_view word = text.substr(0, space);
+        text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+        if (column > 0 && column + 1 + word.size() > width) {
+            out << "\n";
+            column = 0;
+        }
+        if (column == 0) {
+            out << indent << word;
+            column = indent.size() + word.size();
+        } else {
+            out << ' ' << word;
+            column += 1 + word.size();
+        }
+    }
+    out << "\n";
+}
+
+} // namespace
+
+std::span<const MetricEntry> metric_catalogue() {
+    return kCatalogue;
+}
+
+const MetricEntry* find_catalogue_entry(std::string_view unique_name) {
+    for (const MetricEntry& entry : kCatalogue)
+        if (entry.unique_name == unique_name) return &entry;
+    return nullptr;
+}
+
+std::string metric_url(const MetricEntry& entry) {
+    return "@mirror@README.md#metric-" + anchor(entry);
+}
+
+analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::string_view corner) {
+    analysis::MetricDefinition d;
+    d.unique_name = expand(entry.unique_name, corner_in_name(corner));
+    d.parent = entry.parent;
+    d.display_name = expand(entry.display_name, corner);
+    d.unit = entry.unit;
+    d.description = expand(entry.description, corner);
+    d.url = metric_url(entry);
+    return d;
+}
+
+std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& report,
+                                                          std::string_view family) {
+    std::vector<analysis::MetricDefinition> metrics;
+    for (const MetricEntry& entry : kCatalogue) {
+        if (entry.family != family) continue;
+        switch (entry.presence) {
+        case Presence::Always:
+            metrics.push_back(metric_definition(entry));
+            break;
+        case Presence::PerGridCorner:
+            for (const std::string& corner : wavefront_corners(report))
+                metrics.push_back(metric_definition(entry, corner));
+            break;
+        case Presence::WithCodelets:
+            if (has_codelets(report)) metrics.push_back(metric_definition(entry));
+            break;
+        }
+    }
+    return metrics;
+}
+
+int metric_id(const report::Report& report, std::string_view unique_name) {
+    const auto found = report.find_metric(std::string(unique_name));
+    if (!found) throw std::logic_error("metric " + std::string(unique_name) + " undefined");
+    return *found;
+}
+
+std::string metric_table_markdown() {
+    std::ostringstream out;
+    out << "| metric (unique name) | under | meaning |\n|---|---|---|\n";
+    for (const auto& [entry, depth] : depth_first()) {
+        const bool templated = entry->presence == Presence::PerGridCorner;
+        // A templated row shows its display name with "X" and an example unique name.
+        const std::string name = "`" + expand(entry->unique_name, corner_in_name("SW")) + "`";
+        out << "| <a id=\"metric-" << anchor(*entry) << "\"></a>"
+            << expand(entry->display_name, "X") << " (" << name
+            << (templated ? ", ...) | " : ") | ");
+        if (!entry->parent.empty()) out << display_name(entry->parent) << " ";
+        out << "| " << entry->documentation << " |\n";
+    }
+    return out.str();
+}
+
+std::string metric_table_text() {
+    std::ostringstream out;
+    wrap(out,
+         "Every metric of a topolens report, below its parent: display name (unique name, "
+         "unit, parent), the description the report carries, and what to do about it.",
+         "", kTextWidth);
+    for (const auto& [entry, depth] : depth_first()) {
+        const std::string indent(2 * static_cast<size_t>(depth), ' ');
+        out << "\n"
+            << indent << entry->display_name << "  (" << entry->unique_name << ", " << entry->unit;
+        if (!entry->parent.empty()) out << ", under " << entry->parent;
+        if (entry->presence == Presence::PerGridCorner)
+            out << "; one per corner of the process grid";
+        if (entry->presence == Presence::WithCodelets) out << "; autotuned runs only";
+        out << ")\n";
+        wrap(out, entry->description, indent + "    ", kTextWidth);
+        wrap(out, "What to do: " + std::string(entry->hint), indent + "    ", kTextWidth);
+    }
+    return out.str();
+}
+
+} // namespace topolens::patterns

@@ -1,0 +1,85 @@
+// The metric catalogue: every metric topolens defines, with all that is said about it, in
+// one table (patterns/metric_catalogue.cpp), as Scalasca keeps a metric in one block of its
+// pattern file. From it come the report's metric tree (the engine defines each pattern's
+// rows, Pattern::metrics), the metric urls, `topolens help metrics` and README's metric table
+// (`topolens help metrics --markdown`; tests/unit/metric_catalogue_test.cpp fails when README
+// differs).
+//
+// The table is in tree order, parents before children, and that is the order the metrics
+// are defined in: a metric's id is its place among the rows a report has. A pattern adds to
+// its metrics by id, looked up by unique name once before the replay (metric_id).
+#pragma once
+
+#include "analyzer/engine/metric_tree.h"
+#include "analyzer/report/report.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topolens::patterns {
+
+// Which reports have a metric.
+enum class Presence : uint8_t {
+    Always,
+    // One metric per corner of the analysis grid a wave can come from (wavefront_corners):
+    // a templated row, "<corner>" in its unique name, display name and description.
+    PerGridCorner,
+    // Only when the trace has codelet regions (an autotuned run).
+    WithCodelets,
+};
+
+struct MetricEntry {
+    std::string_view unique_name;   // CUBE's uniq_name, Scalasca's where it has the metric
+    std::string_view parent;        // the parent's unique name; "" for a root
+    std::string_view display_name;  // CUBE's disp_name
+    std::string_view unit;          // "sec" or "occ"
+    std::string_view description;   // CUBE's descr, as written into the report
+    std::string_view hint;          // what to do about it (`topolens help metrics` only)
+    std::string_view documentation; // README's "meaning" column of the metric's row
+    std::string_view family;        // the pattern that adds to it (Pattern::name())
+    Presence presence = Presence::Always;
+};
+
+// Every row, in tree order.
+std::span<const MetricEntry> metric_catalogue();
+
+// The row of a unique name (a templated row's own, "mpi_wavefront_<corner>"), or nullptr.
+const MetricEntry* find_catalogue_entry(std::string_view unique_name);
+
+// The metric's url: "@mirror@README.md#metric-<anchor>", the anchor of its README row,
+// "metric-<unique name>" ("metric-mpi_wavefront" for every Wavefront from <corner>), in the
+// "@mirror@" form of Scalasca's reports ("@mirror@scalasca_patterns.html#mpi_latesender").
+std::string metric_url(const MetricEntry& entry);
+
+// A row as the report gets it; a templated row for one corner ("SW", "NE-top").
+analysis::MetricDefinition metric_definition(const MetricEntry& entry,
+                                             std::string_view corner = {});
+
+// The metrics of `family` that `report` has (its grid, its regions), in catalogue order:
+// what Pattern::metrics gives the engine.
+std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& report,
+                                                          std::string_view family);
+
+// The corners of the report's analysis grid a wave can come from, in the order of the
+// axes' signs (+ first): "SW", "SE", "NW", "NE" on a 2D grid; none without a grid of one
+// to three axes of size > 1 (defined in patterns/wavefront_patterns.cpp).
+std::vector<std::string> wavefront_corners(const report::Report& report);
+
+// Whether the report's regions hold codelets: an autotuned run (defined in
+// patterns/codelet_patterns.cpp).
+bool has_codelets(const report::Report& report);
+
+// The id of a defined metric; throws std::logic_error if the report has none of that name.
+int metric_id(const report::Report& report, std::string_view unique_name);
+
+// README's metric table: header and one row per metric, depth first (each metric followed
+// by its subtree), a templated row once.
+std::string metric_table_markdown();
+
+// The catalogue for a terminal: the tree, and per metric its unit, description and hint.
+std::string metric_table_text();
+
+} // namespace topolens::patterns
