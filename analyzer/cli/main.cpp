@@ -30,6 +30,7 @@ const Command kCommands[] = {
 void usage(std::ostream& out) {
     out << "usage: topolens <command> [arguments]\n"
            "       topolens help [command]\n"
+           "       topolens help metrics [--markdown]\n"
            "       topolens --version\n\n"
            "commands:\n";
     for (const Command& c : kCommands)
@@ -57,6 +58,8 @@ int main(int argc, char** argv) {
     }
     if (first == "help" || first == "--help" || first == "-h") {
         if (argc > 2) {
+            if (std::string(argv[2]) == "metrics")
+                return metrics_main(std::vector<std::string>(argv + 3, argv + argc));
             if (const Command* c = find(argv[2])) {
                 c->usage(std::cout);
                 return kExitOk;

@@ -10,6 +10,7 @@ add_executable(topolens_analysis_tests
   scalasca_rules_test.cpp
   scalasca_oracle_test.cpp
   cube_values_test.cpp
+  metric_catalogue_test.cpp
   cube_view.cpp
   test_util.cpp
 )

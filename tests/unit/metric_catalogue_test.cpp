@@ -1,0 +1,223 @@
+// The metric catalogue (patterns/metric_catalogue.h): tree order, the metrics a report gets
+// from it and their ids, the urls, `topolens help metrics`, and README's metric table, which
+// must be the catalogue's (`topolens help metrics --markdown` prints it).
+#include "analyzer/engine/engine.h"
+#include "patterns/metric_catalogue.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+#include "test_util.h"
+#include "trace/synthetic.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace topolens;
+using test::read_file;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// README's metric table, header to last row.
+std::string readme_metric_table() {
+    const std::string readme =
+        read_file(fs::path(__FILE__).parent_path().parent_path().parent_path() / "README.md");
+    const std::string header = "| metric (unique name) | under | meaning |\n";
+    const size_t begin = readme.find(header);
+    if (begin == std::string::npos) return "README.md has no metric table";
+    const size_t end = readme.find("\n\n", begin);
+    return readme.substr(begin, end == std::string::npos ? end : end + 1 - begin);
+}
+
+std::vector<std::string> names(const std::vector<analysis::MetricDefinition>& metrics) {
+    std::vector<std::string> out;
+    for (const auto& m : metrics) out.push_back(m.unique_name);
+    return out;
+}
+
+std::vector<std::string> names(const report::Report& r) {
+    std::vector<std::string> out;
+    for (const auto& m : r.metrics) out.push_back(m.unique_name);
+    return out;
+}
+
+// The metrics of a report on a 2D grid, in id order (as before the catalogue).
+const std::vector<std::string> kOnA2DGrid = {
+    "time",
+    "outside_regions",
+    "visits",
+    "mpi",
+    "mpi_init_exit",
+    "mpi_synchronization",
+    "mpi_communication",
+    "mpi_point2point",
+    "mpi_collective",
+    "mpi_latesender",
+    "mpi_latesender_wo",
+    "mpi_lswo_same",
+    "mpi_lswo_different",
+    "mpi_latereceiver",
+    "clock_violations",
+    "clock_violations_p2p",
+    "mpi_barrier_wait",
+    "mpi_barrier_completion",
+    "mpi_wait_nxn",
+    "mpi_nxn_completion",
+    "mpi_latebroadcast",
+    "mpi_earlyreduce",
+    "clock_violations_coll",
+    "mpi_wavefront_sw",
+    "mpi_wavefront_se",
+    "mpi_wavefront_nw",
+    "mpi_wavefront_ne",
+};
+
+analysis::AnalysisResult wavefront_2d() {
+    trace::SynthOptions options;
+    options.grid = {3, 2};
+    options.pattern = trace::SynthPattern::Wavefront;
+    options.iterations = 1;
+    options.blocks = 2;
+    const trace::Synthetic s = trace::synthesize(options);
+    return analysis::analyze(s.builder.trace(), patterns::all_patterns());
+}
+
+} // namespace
+
+TEST(MetricCatalogue, IsInTreeOrderWithUniqueNamesAndEveryFieldFilled) {
+    std::set<std::string_view> seen;
+    std::set<std::string> families;
+    for (const auto& pattern : patterns::all_patterns()) families.insert(pattern->name());
+    for (const patterns::MetricEntry& e : patterns::metric_catalogue()) {
+        SCOPED_TRACE(std::string(e.unique_name));
+        EXPECT_TRUE(e.parent.empty() || seen.count(e.parent)) << "parent " << e.parent;
+        EXPECT_TRUE(seen.insert(e.unique_name).second) << "twice";
+        EXPECT_FALSE(e.display_name.empty());
+        EXPECT_TRUE(e.unit == "sec" || e.unit == "occ") << e.unit;
+        EXPECT_FALSE(e.description.empty());
+        EXPECT_FALSE(e.hint.empty());
+        EXPECT_FALSE(e.documentation.empty());
+        EXPECT_TRUE(families.count(std::string(e.family))) << "no pattern " << e.family;
+        EXPECT_EQ(patterns::find_catalogue_entry(e.unique_name), &e);
+        const bool templated = e.unique_name.find("<corner>") != std::string_view::npos;
+        EXPECT_EQ(templated, e.presence == patterns::Presence::PerGridCorner);
+    }
+    EXPECT_EQ(patterns::metric_catalogue().size(), 26u);
+    EXPECT_EQ(patterns::find_catalogue_entry("mpi_wavefront_sw"), nullptr);
+}
+
+TEST(MetricCatalogue, UrlsPointToTheirReadmeRows) {
+    const auto url = [](const char* name) {
+        return patterns::metric_url(*patterns::find_catalogue_entry(name));
+    };
+    EXPECT_EQ(url(patterns::metric::kLateSender), "@mirror@README.md#metric-mpi_latesender");
+    EXPECT_EQ(url(patterns::metric::kWavefront), "@mirror@README.md#metric-mpi_wavefront");
+    EXPECT_EQ(url(patterns::metric::kTime), "@mirror@README.md#metric-time");
+    const std::string readme = readme_metric_table();
+    for (const patterns::MetricEntry& e : patterns::metric_catalogue()) {
+        const std::string anchor =
+            patterns::metric_url(e).substr(std::string("@mirror@README.md#").size());
+        EXPECT_NE(readme.find("<a id=\"" + anchor + "\"></a>"), std::string::npos) << anchor;
+    }
+}
+
+TEST(MetricCatalogue, TheTemplatedWavefrontRowExpandsPerCorner) {
+    const auto d = patterns::metric_definition(
+        *patterns::find_catalogue_entry(patterns::metric::kWavefront), "NE-top");
+    EXPECT_EQ(d.unique_name, "mpi_wavefront_ne_top");
+    EXPECT_EQ(d.parent, "mpi_latesender");
+    EXPECT_EQ(d.display_name, "Wavefront from NE-top");
+    EXPECT_EQ(d.unit, "sec");
+    EXPECT_EQ(d.url, "@mirror@README.md#metric-mpi_wavefront");
+    EXPECT_EQ(d.description.rfind("Late Sender time (not Wrong Order) where a pipelined wave "
+                                  "coming from the NE-top corner of the process grid",
+                                  0),
+              0u);
+    EXPECT_EQ(d.description.find("<corner>"), std::string::npos);
+}
+
+// The engine defines the patterns' rows in the registry's order: the catalogue's order, so
+// ids are what they were before the catalogue.
+TEST(MetricCatalogue, AReportsMetricsAreTheCataloguesInItsOrder) {
+    const analysis::AnalysisResult a = wavefront_2d();
+    EXPECT_EQ(names(a.report), kOnA2DGrid);
+    for (const report::Metric& m : a.report.metrics) {
+        const std::string name = m.unique_name.rfind("mpi_wavefront_", 0) == 0
+                                     ? patterns::metric::kWavefront
+                                     : m.unique_name;
+        const patterns::MetricEntry* e = patterns::find_catalogue_entry(name);
+        ASSERT_NE(e, nullptr) << m.unique_name;
+        EXPECT_EQ(m.unit, e->unit);
+        EXPECT_EQ(m.url, patterns::metric_url(*e));
+        if (e->presence == patterns::Presence::Always) {
+            EXPECT_EQ(m.display_name, e->display_name);
+            EXPECT_EQ(m.description, e->description);
+        }
+        const int parent = m.parent;
+        EXPECT_EQ(parent < 0 ? std::string() : a.report.metrics[parent].unique_name, e->parent);
+    }
+
+    // With codelets too: every row of the catalogue, in its order, each from the pattern of
+    // its family.
+    report::Report r = a.report;
+    report::Region codelet;
+    codelet.canonical_name = "topolens.codelet:halo:0:isend";
+    r.regions.push_back(codelet);
+    std::vector<std::string> all;
+    for (const auto& pattern : patterns::all_patterns())
+        for (const auto& d : pattern->metrics(r)) {
+            all.push_back(d.unique_name);
+            const patterns::MetricEntry* e = patterns::find_catalogue_entry(
+                d.unique_name.rfind("mpi_wavefront_", 0) == 0 ? patterns::metric::kWavefront
+                                                              : d.unique_name);
+            ASSERT_NE(e, nullptr) << d.unique_name;
+            EXPECT_EQ(e->family, pattern->name()) << d.unique_name;
+        }
+    std::vector<std::string> expected = kOnA2DGrid;
+    expected.push_back("codelet_time");
+    expected.push_back("codelet_outlier_time");
+    EXPECT_EQ(all, expected);
+}
+
+TEST(MetricCatalogue, WithoutGridOrCodeletsThoseRowsAreLeftOut) {
+    report::Report r;
+    std::vector<std::string> all;
+    for (const auto& pattern : patterns::all_patterns())
+        for (const std::string& name : names(pattern->metrics(r))) all.push_back(name);
+    const std::vector<std::string> expected(kOnA2DGrid.begin(), kOnA2DGrid.end() - 4);
+    EXPECT_EQ(all, expected);
+    EXPECT_TRUE(patterns::wavefront_corners(r).empty());
+    EXPECT_FALSE(patterns::has_codelets(r));
+}
+
+TEST(MetricCatalogue, ReadmesMetricTableIsTheCatalogues) {
+    // On failure: `topolens help metrics --markdown` prints the table README must have.
+    EXPECT_EQ(readme_metric_table(), patterns::metric_table_markdown());
+}
+
+TEST(MetricCatalogue, HelpMetricsPrintsTheCatalogue) {
+    const test::CommandResult md =
+        test::run_command({TOPOLENS_BIN, "help", "metrics", "--markdown"});
+    EXPECT_EQ(md.exit_code, 0);
+    EXPECT_EQ(md.out, readme_metric_table());
+
+    const test::CommandResult text = test::run_command({TOPOLENS_BIN, "help", "metrics"});
+    EXPECT_EQ(text.exit_code, 0);
+    EXPECT_EQ(text.out, patterns::metric_table_text());
+    for (const patterns::MetricEntry& e : patterns::metric_catalogue()) {
+        EXPECT_NE(text.out.find(std::string(e.display_name) + "  (" + std::string(e.unique_name)),
+                  std::string::npos)
+            << e.unique_name;
+        EXPECT_NE(text.out.find(std::string(e.hint.substr(0, 20))), std::string::npos)
+            << e.unique_name;
+    }
+    EXPECT_NE(text.out.find("\n  MPI  (mpi, sec, under time)\n"), std::string::npos);
+
+    const test::CommandResult bad = test::run_command({TOPOLENS_BIN, "help", "metrics", "--x"});
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("usage: topolens help metrics"), std::string::npos);
+}
