@@ -107,12 +107,11 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
 }
 
 void CodeletView::set_report(const report::Report* report) {
-    report_ = report;
     audit_.reset();
     std::string problem;
-    if (report_) {
+    if (report) {
         try {
-            audit_ = read_audit(*report_);
+            audit_ = read_audit(*report);
         } catch (const std::exception& e) {
             problem = e.what();
         }

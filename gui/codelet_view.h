@@ -59,7 +59,6 @@ class CodeletView : public QWidget {
     void codelet_box_clicked(int position);
     void codelet_combo_changed(int position);
 
-    const report::Report* report_ = nullptr;
     std::optional<Audit> audit_;
     int operation_ = -1;
     int codelet_ = -1; // position in the operation's codelets
