@@ -1,14 +1,17 @@
 // The C user API of include/topolens.h: user regions, Cartesian topologies, autotuners.
-// Encoding in the trace: measure/TRACE_FORMAT.md.
+// Encoding in the trace: measure/TRACE_FORMAT.md, spelled in trace/tuned_encoding.h.
 #include "topolens.h"
 
 #include "recorder.h"
 #include "recorder_state.h"
+#include "trace/tuned_encoding.h"
 
 #include <cstring>
 #include <string>
+#include <string_view>
 
 using namespace topolens::measure;
+namespace encoding = topolens::trace;
 
 namespace {
 
@@ -34,8 +37,7 @@ uint32_t codelet_region(TunedOperation& op, int index, const char* name) {
         return found->second;
     RegionDefinition region;
     region.name = name && *name ? name : "codelet " + std::to_string(index);
-    region.canonical_name =
-        "topolens.codelet:" + op.name + ":" + std::to_string(index) + ":" + region.name;
+    region.canonical_name = encoding::codelet_canonical_name(op.name, index, region.name);
     region.description = "codelet " + std::to_string(index) + " of tuned operation " + op.name;
     const uint32_t id = state().definitions.region(region);
     op.codelet_regions[index] = id;
@@ -149,15 +151,15 @@ int topolens_tuned_op_define(const char* name) {
     op.name = name;
     RegionDefinition region;
     region.name = name;
-    region.canonical_name = std::string("topolens.tuned:") + name;
+    region.canonical_name = encoding::tuned_op_canonical_name(name);
     region.description = std::string("tuned operation ") + name;
     op.region = s.definitions.region(region);
     op.codelet_parameter =
-        s.definitions.parameter(std::string("topolens.codelet:") + name, OTF2_PARAMETER_TYPE_INT64);
+        s.definitions.parameter(encoding::codelet_parameter_name(name), OTF2_PARAMETER_TYPE_INT64);
     op.phase_parameter =
-        s.definitions.parameter(std::string("topolens.phase:") + name, OTF2_PARAMETER_TYPE_STRING);
-    op.decision_parameter = s.definitions.parameter(std::string("topolens.decision:") + name,
-                                                    OTF2_PARAMETER_TYPE_INT64);
+        s.definitions.parameter(encoding::phase_parameter_name(name), OTF2_PARAMETER_TYPE_STRING);
+    op.decision_parameter =
+        s.definitions.parameter(encoding::decision_parameter_name(name), OTF2_PARAMETER_TYPE_INT64);
     s.tuned.push_back(std::move(op));
     return static_cast<int>(s.tuned.size());
 }
@@ -176,19 +178,19 @@ int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
     if (!can_record()) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
-    const char* word = nullptr;
+    std::string_view word;
     switch (phase) {
     case TOPOLENS_PHASE_SEARCH:
-        word = "search";
+        word = encoding::tuning_phase_name(encoding::TuningPhase::Search);
         break;
     case TOPOLENS_PHASE_DECISION:
-        word = "decision";
+        word = encoding::tuning_phase_name(encoding::TuningPhase::Decision);
         break;
     case TOPOLENS_PHASE_PRODUCTION:
-        word = "production";
+        word = encoding::tuning_phase_name(encoding::TuningPhase::Production);
         break;
     }
-    if (!word) {
+    if (word.empty()) {
         warn_once("topolens_tuned_phase: unknown phase " + std::to_string(static_cast<int>(phase)));
         return -1;
     }

@@ -1,32 +1,23 @@
-// Autotuner activity reconstructed from a trace alone (encoding: measure/TRACE_FORMAT.md,
-// "Tuned operations and codelets"): per tuned operation its codelets, and per location the
-// codelet switches, phase changes, the decision and every execution.
+// Autotuner activity reconstructed from a trace alone (encoding: trace/tuned_encoding.h,
+// measure/TRACE_FORMAT.md "Tuned operations and codelets"): per tuned operation its
+// codelets, and per location the codelet switches, phase changes, the decision and every
+// execution with its phase. The one reconstruction: `topolens info`, the codelet metrics and
+// the codelet audit all read executions and phases from here.
 #pragma once
 
 #include "trace/model.h"
+#include "trace/tuned_encoding.h"
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace topolens::trace {
-
-enum class TuningPhase : uint8_t { Search, Decision, Production, Unknown };
-
-std::string_view tuning_phase_name(TuningPhase phase); // "search", ..., "unknown"
-// "search" | "decision" | "production" -> phase; anything else -> Unknown.
-TuningPhase parse_tuning_phase(std::string_view text);
-
-// Names of the OTF2 items of operation `op` (regions' canonical names, parameters).
-std::string tuned_op_canonical_name(std::string_view op); // topolens.tuned:OP
-std::string codelet_canonical_name(std::string_view op, int64_t index,
-                                   std::string_view codelet); // topolens.codelet:OP:i:C
-std::string codelet_parameter_name(std::string_view op);      // topolens.codelet:OP
-std::string phase_parameter_name(std::string_view op);        // topolens.phase:OP
-std::string decision_parameter_name(std::string_view op);     // topolens.decision:OP
 
 struct CodeletSwitch {
     Time time = 0;
@@ -50,6 +41,8 @@ struct CodeletExecution {
     TuningPhase phase = TuningPhase::Search; // last phase recorded before it began
     Time start = 0;
     Time end = 0;
+    Ref codelet_region = kNone; // that codelet's instance: its region and when it was
+    Time codelet_start = 0;     // entered (kNone and 0 if none)
 };
 
 struct TunedLocation {
@@ -76,5 +69,33 @@ struct TunedOperation {
 // All tuned operations of the trace, by name. Missing pieces (no switch, no phase, no
 // decision) stay empty; nothing here is an error.
 std::vector<TunedOperation> reconstruct_tuned_operations(const Trace& trace);
+
+// The same reconstruction one location at a time, for a replay that visits locations in
+// threads: what each region and parameter means is found once, from the definitions.
+class TunedReconstruction {
+  public:
+    explicit TunedReconstruction(const Definitions& defs);
+
+    // Every execution on `location`, as reconstruct_tuned_operations gives it: operation by
+    // operation (by name), each in the order reconstruct_tuned_operations lists them.
+    std::vector<CodeletExecution> executions(const Trace& trace, uint32_t location) const;
+
+  private:
+    // One location's part of every operation (parallel to operations_).
+    struct LocationPart {
+        std::vector<TunedLocation> tuned;
+        std::vector<std::vector<CodeletExecution>> executions;
+        std::vector<uint64_t> unfinished;
+    };
+    LocationPart replay(const Trace& trace, uint32_t location) const;
+    void on_parameter(const Definitions& defs, const Event& e, LocationPart& part) const;
+
+    std::vector<TunedOperation> operations_; // by name; definitions only (no locations)
+    std::unordered_map<Ref, std::size_t> op_of_region_;
+    std::unordered_map<Ref, std::pair<std::size_t, int64_t>> codelet_of_region_;
+    std::unordered_map<Ref, std::pair<std::size_t, TunedParameterRole>> parameter_role_;
+
+    friend std::vector<TunedOperation> reconstruct_tuned_operations(const Trace& trace);
+};
 
 } // namespace topolens::trace
