@@ -21,7 +21,9 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <string_view>
+#include <utility>
 
 namespace topolens::patterns {
 
@@ -31,30 +33,16 @@ using analysis::CallInfo;
 using analysis::Context;
 using trace::TuningPhase;
 
-constexpr std::string_view kCodeletPrefix = "topolens.codelet:";
-constexpr std::string_view kPhasePrefix = "topolens.phase:";
-constexpr std::string_view kTunedPrefix = "topolens.tuned:";
-
-// "topolens.codelet:OP:i:C" -> OP (operation names may contain ':', codelet names too, but
-// the index between them is a number).
-std::string operation_of_codelet(std::string_view canonical) {
-    canonical.remove_prefix(kCodeletPrefix.size());
-    for (size_t colon = canonical.find(':'); colon != std::string_view::npos;
-         colon = canonical.find(':', colon + 1)) {
-        const size_t next = canonical.find(':', colon + 1);
-        const std::string_view index = canonical.substr(colon + 1, next - colon - 1);
-        if (next != std::string_view::npos && !index.empty() &&
-            index.find_first_not_of("0123456789") == std::string_view::npos)
-            return std::string(canonical.substr(0, colon));
-    }
-    return std::string(canonical);
-}
+using trace::kCodeletPrefix; // the encoding: trace/tuned_encoding.h
+using trace::kTunedPrefix;
 
 class CodeletPatterns : public analysis::Pattern {
   public:
     std::string name() const override { return "codelets"; }
     std::unique_ptr<analysis::Pattern> clone() const override {
-        return std::make_unique<CodeletPatterns>(*this);
+        auto copy = std::make_unique<CodeletPatterns>(*this);
+        copy->tuned_.reset(); // found again from the trace the copy replays
+        return copy;
     }
     // The waits per execution and the run's extent are what the audit needs of every
     // location.
@@ -104,33 +92,29 @@ class CodeletPatterns : public analysis::Pattern {
         bool search;
     };
 
-    // The phase of each tuned operation over time, from this location's own phase records.
+    // This location's executions of tuned operations, as the audit and `topolens info` see
+    // them (trace/tuned.h): the phase of each execution's codelet instance.
     void begin(Context& c, uint32_t loc) {
         const trace::Trace& t = c.trace();
         executions_.clear();
-        phases_.clear();
+        phase_of_codelet_.clear();
         waits_.clear();
-        for (const trace::Event& e : t.locations[loc].events) {
-            if (e.kind != trace::EventKind::ParameterString || e.a >= t.defs.parameters.size() ||
-                e.b >= t.defs.strings.size())
-                continue;
-            const std::string& parameter = t.defs.parameters[e.a].name;
-            if (parameter.rfind(kPhasePrefix, 0) != 0) continue;
-            phases_[parameter.substr(kPhasePrefix.size())].push_back(
-                {e.time, trace::parse_tuning_phase(t.defs.strings[e.b])});
-        }
+        if (!tuned_) tuned_ = std::make_shared<const trace::TunedReconstruction>(t.defs);
+        for (const trace::CodeletExecution& x : tuned_->executions(t, loc))
+            if (x.codelet >= 0)
+                phase_of_codelet_.emplace(std::pair(x.codelet_region, x.codelet_start), x.phase);
     }
 
     void region(Context& c, const CallInfo& call) {
         const trace::Region& region = c.trace().defs.regions[call.region];
         if (region.canonical_name.rfind(kTunedPrefix, 0) == 0) execution_done(call);
         if (region.canonical_name.rfind(kCodeletPrefix, 0) != 0) return;
-        // Executions before any phase record count as search, as the trace format says.
-        TuningPhase phase = TuningPhase::Search;
-        for (const auto& change : phases_[operation_of_codelet(region.canonical_name)])
-            if (change.first <= call.enter) phase = change.second;
-        executions_[call.region].push_back(
-            {call.callpath, call.leave - call.enter, phase == TuningPhase::Search});
+        // A codelet instance that is no execution's codelet (not directly inside its
+        // operation) is time in the codelet but no search-phase measurement.
+        auto found = phase_of_codelet_.find({call.region, call.enter});
+        const bool search =
+            found != phase_of_codelet_.end() && found->second == TuningPhase::Search;
+        executions_[call.region].push_back({call.callpath, call.leave - call.enter, search});
     }
 
     void done(Context& c, uint32_t loc) {
@@ -208,7 +192,9 @@ class CodeletPatterns : public analysis::Pattern {
     std::map<std::pair<uint32_t, analysis::Time>, analysis::Time> execution_wait_;
     analysis::Time first_event_ = std::numeric_limits<analysis::Time>::max(), run_ = 0;
     std::map<uint32_t, std::vector<Execution>> executions_; // by codelet region
-    std::map<std::string, std::vector<std::pair<analysis::Time, TuningPhase>>> phases_;
+    // This location's execution phases by codelet instance (region, enter time).
+    std::map<std::pair<trace::Ref, analysis::Time>, TuningPhase> phase_of_codelet_;
+    std::shared_ptr<const trace::TunedReconstruction> tuned_; // of the trace replayed
 };
 
 } // namespace

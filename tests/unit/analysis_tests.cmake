@@ -5,6 +5,7 @@ add_executable(topolens_analysis_tests
   analyze_command_test.cpp
   wavefront_patterns_test.cpp
   codelet_patterns_test.cpp
+  tuned_phases_test.cpp
   audit_command_test.cpp
   parallel_analysis_test.cpp
   scalasca_rules_test.cpp
