@@ -1,12 +1,8 @@
 #include "gui/report_loading.h"
 
 #include "analyzer/report/cube4.h"
-#include "analyzer/engine/engine.h"
-#include "patterns/registry.h"
-#include "trace/matching.h"
-#include "trace/reader.h"
+#include "patterns/analyze_file.h"
 
-#include <filesystem>
 #include <ostream>
 #include <streambuf>
 
@@ -40,9 +36,7 @@ class LineBuffer : public std::streambuf {
 } // namespace
 
 bool is_trace_path(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) return true;
-    return std::filesystem::path(path).extension() == ".otf2";
+    return patterns::is_trace_path(path);
 }
 
 report::Report load_report_or_trace(const std::string& path,
@@ -51,13 +45,11 @@ report::Report load_report_or_trace(const std::string& path,
     LineBuffer buffer(progress);
     std::ostream progress_stream(&buffer);
     progress_stream << "reading trace " << path << "\n";
-    const auto [trace, matching] = trace::read_and_match(path, 0, &progress_stream);
     analysis::AnalysisOptions options;
     options.progress = &progress_stream;
-    const auto patterns = patterns::all_patterns();
-    analysis::AnalysisResult result = analysis::analyze(trace, matching, patterns, options);
-    progress_stream << "analyzed " << result.events << " events\n";
-    return std::move(result.report);
+    patterns::FileAnalysis file = patterns::analyze_file(path, options);
+    progress_stream << "analyzed " << file.result.events << " events\n";
+    return std::move(file.result.report);
 }
 
 } // namespace topolens::gui
