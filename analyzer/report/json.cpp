@@ -44,9 +44,16 @@ void Writer::before_value() {
         return;
     }
     if (has_value_.empty()) return;
-    if (has_value_.back()) out_ += inline_depth_ ? ", " : ",";
+    const bool spaced = inline_depth_ && line_break_ < 0 && has_value_.size() != packed_depth_;
+    if (has_value_.back()) out_ += spaced ? ", " : ",";
     has_value_.back() = true;
-    if (!inline_depth_) newline();
+    if (line_break_ >= 0) {
+        out_ += '\n';
+        out_.append(static_cast<std::size_t>(line_break_), ' ');
+        line_break_ = -1;
+    } else if (!inline_depth_) {
+        newline();
+    }
 }
 
 Writer& Writer::begin_object() {
@@ -66,6 +73,7 @@ Writer& Writer::begin_inline_object() {
 }
 
 void Writer::close(char bracket) {
+    if (has_value_.size() == packed_depth_) packed_depth_ = 0;
     const bool any = has_value_.back();
     has_value_.pop_back();
     if (inline_depth_)
@@ -85,6 +93,20 @@ Writer& Writer::begin_array() {
     out_ += '[';
     has_value_.push_back(false);
     if (inline_depth_) ++inline_depth_;
+    return *this;
+}
+
+Writer& Writer::begin_packed_array() {
+    before_value();
+    out_ += '[';
+    has_value_.push_back(false);
+    ++inline_depth_;
+    packed_depth_ = has_value_.size();
+    return *this;
+}
+
+Writer& Writer::line_break(int indent) {
+    line_break_ = indent;
     return *this;
 }
 

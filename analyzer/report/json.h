@@ -26,7 +26,12 @@ class Writer {
     Writer& begin_inline_object();
     Writer& end_object();
     Writer& begin_array();
+    // An array of plain values on one line without spaces after its commas: [4,4].
+    Writer& begin_packed_array();
     Writer& end_array();
+    // Inside an inline object or array: the next key or value starts a new line, indented by
+    // `indent` spaces (after the comma that separates it from the one before).
+    Writer& line_break(int indent);
     Writer& key(const std::string& name);
     Writer& value(double v);
     Writer& value(long long v);
@@ -55,7 +60,9 @@ class Writer {
     // One entry per open container: true once it holds a value.
     std::vector<bool> has_value_;
     bool after_key_ = false;
-    int inline_depth_ = 0; // > 0 inside an inline object: no line breaks
+    int inline_depth_ = 0;         // > 0 inside an inline object: no line breaks
+    std::size_t packed_depth_ = 0; // the open packed array's depth, 0 without one
+    int line_break_ = -1;          // the next value's indentation after line_break, else -1
 };
 
 } // namespace topolens::json
