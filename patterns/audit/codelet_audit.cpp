@@ -460,6 +460,36 @@ std::string OperationAudit::codelet_label(int64_t index) const {
     return std::to_string(index) + (name != codelet_names.end() ? " (" + name->second + ")" : "");
 }
 
+namespace {
+
+// The location where `per` is largest.
+std::optional<std::size_t> largest_at(const std::vector<std::optional<double>>& per) {
+    std::optional<std::size_t> worst;
+    for (std::size_t l = 0; l < per.size(); ++l)
+        if (per[l] && (!worst || *per[l] > *per[*worst])) worst = l;
+    return worst;
+}
+
+} // namespace
+
+std::optional<SlowestProcess> slowest_process(const CodeletAudit& c) {
+    const auto by_estimate = largest_at(c.per_process_estimate[Heuristic]);
+    if (!by_estimate) return std::nullopt;
+    SlowestProcess slowest{*by_estimate, std::nullopt};
+    const auto by_own = largest_at(c.per_process_own);
+    if (by_own && *by_own != *by_estimate && c.per_process_own[*by_estimate] &&
+        *c.per_process_own[*by_own] > kOwnTimeMargin * *c.per_process_own[*by_estimate])
+        slowest.own = by_own;
+    return slowest;
+}
+
+int consensus_rank(const OperationAudit& op, const CodeletAudit& c) {
+    int rank = 1;
+    for (const CodeletAudit& d : op.codelets)
+        if (d.consensus < c.consensus) ++rank;
+    return rank;
+}
+
 Audit audit(const CodeletMeasurements& input, const AuditParameters& parameters,
             const std::vector<uint32_t>& ranks) {
     if (!(parameters.b >= 1) || !std::isfinite(parameters.b))

@@ -122,6 +122,20 @@ struct Audit {
 Audit audit(const CodeletMeasurements& input, const AuditParameters& parameters,
             const std::vector<uint32_t>& ranks);
 
+// The location with the largest heuristic estimate of `c` (the one that decides mu(c)), and
+// `own`: another location whose own time (duration minus wait) is clearly larger, by more than
+// kOwnTimeMargin, than that one's: the cause the others waited for. nullopt when no location
+// has an estimate.
+struct SlowestProcess {
+    std::size_t location = 0;
+    std::optional<std::size_t> own;
+};
+inline constexpr double kOwnTimeMargin = 1.1;
+std::optional<SlowestProcess> slowest_process(const CodeletAudit& c);
+
+// 1 for the codelet of `op` with the lowest consensus estimate; ties share a rank.
+int consensus_rank(const OperationAudit& op, const CodeletAudit& c);
+
 // Thresholds of the verdict (README, "Codelet audit").
 inline constexpr double kPenaltyTolerancePercent = 5.0;
 inline constexpr double kProductionRatioFlag = 1.25;
