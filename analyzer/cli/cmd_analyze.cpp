@@ -1,13 +1,11 @@
 // topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC]: reads an OTF2 trace, runs every
 // pattern, writes the severity report as CUBE4.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 
-#include "analyzer/report/cube4.h"
-#include "analyzer/engine/engine.h"
 #include "analyzer/engine/grid.h"
-#include "patterns/registry.h"
-#include "trace/matching.h"
-#include "trace/reader.h"
+#include "analyzer/report/cube4.h"
+#include "patterns/analyze_file.h"
 
 #include <chrono>
 #include <filesystem>
@@ -58,42 +56,24 @@ int analyze_main(const std::vector<std::string>& args) {
     std::string trace_path, report_path;
     bool quiet = false;
     std::optional<analysis::CartDeclaration> cart;
-    for (size_t i = 0; i < args.size(); ++i) {
-        if ((args[i] == "-o" || args[i] == "--output") && i + 1 < args.size()) {
-            report_path = args[++i];
-        } else if (args[i] == "--cart" || args[i].rfind("--cart=", 0) == 0) {
-            if (args[i] == "--cart" && i + 1 >= args.size()) {
-                print_error("analyze: --cart needs a grid, e.g. --cart 8x8");
-                return kExitUsage;
-            }
-            const std::string spec = args[i] == "--cart" ? args[++i] : args[i].substr(7);
-            try {
-                cart = analysis::parse_cart_declaration(spec);
-            } catch (const analysis::GridError& e) {
-                print_error(std::string("analyze: ") + e.what());
-                return kExitUsage;
-            }
-        } else if (args[i] == "--quiet" || args[i] == "-q") {
-            quiet = true;
-        } else if (args[i] == "-h" || args[i] == "--help") {
-            analyze_usage(std::cout);
-            return kExitOk;
-        } else if (!args[i].empty() && args[i][0] == '-') {
-            print_error("analyze: unknown option '" + args[i] + "'");
-            analyze_usage(std::cerr);
-            return kExitUsage;
-        } else if (trace_path.empty()) {
-            trace_path = args[i];
-        } else {
-            print_error("analyze: more than one trace given ('" + trace_path + "', '" + args[i] +
-                        "')");
-            return kExitUsage;
+    const auto set_cart = [&](const std::string& spec) {
+        try {
+            cart = analysis::parse_cart_declaration(spec);
+        } catch (const analysis::GridError& e) {
+            throw UsageError{e.what(), false};
         }
-    }
-    if (trace_path.empty()) {
-        analyze_usage(std::cerr);
-        return kExitUsage;
-    }
+    };
+    if (const auto exit =
+            OptionParser()
+                .help()
+                .option({"-o", "--output"}, [&](const std::string& v) { report_path = v; })
+                .option({"--cart"}, set_cart, {true, "--cart needs a grid, e.g. --cart 8x8", false})
+                .flag({"--quiet", "-q"}, [&] { quiet = true; })
+                .positional(OptionParser::single(trace_path, "trace", false))
+                .run(args, "analyze: ", analyze_usage, [&] {
+                    if (trace_path.empty()) throw UsageError{};
+                }))
+        return *exit;
     // Cube opens reports only by their .cubex name (it derives the file name from it).
     if (!report_path.empty() && std::filesystem::path(report_path).extension() != ".cubex") {
         print_error("analyze: -o " + report_path +
@@ -104,16 +84,14 @@ int analyze_main(const std::vector<std::string>& args) {
     try {
         const auto start = std::chrono::steady_clock::now();
         if (progress) *progress << "topolens: reading " << trace_path << "\n";
-        const auto [trace, matching] = trace::read_and_match(trace_path, 0, progress);
-        const double read_seconds = seconds_since(start);
-
         analysis::AnalysisOptions options;
         options.progress = progress;
         options.declared_grid = cart;
-        const auto patterns = patterns::all_patterns();
-        analysis::AnalysisResult result = analysis::analyze(trace, matching, patterns, options);
+        const patterns::FileAnalysis file = patterns::analyze_file(trace_path, options);
+        const analysis::AnalysisResult& result = file.result;
+        const double read_seconds = file.read_seconds;
 
-        if (report_path.empty()) report_path = default_report_path(trace.path);
+        if (report_path.empty()) report_path = default_report_path(file.anchor);
         report::write_cube4(result.report, report_path);
 
         for (size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)

@@ -2,20 +2,17 @@
 // autotuner decide well, what did its search cost, were its measurements trustworthy?
 // (DESIGN.md "Codelet audit"; definitions in patterns/audit/codelet_audit.h and README).
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
 #include "analyzer/report/cube4.h"
-#include "analyzer/engine/engine.h"
+#include "patterns/analyze_file.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_audit_json.h"
 #include "patterns/audit/codelet_measurements.h"
-#include "patterns/registry.h"
-#include "trace/matching.h"
-#include "trace/reader.h"
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
@@ -24,17 +21,12 @@
 namespace topolens::cli {
 namespace {
 
-namespace fs = std::filesystem;
 namespace pt = topolens::patterns;
 
 struct AuditOptions {
     std::string input;
     std::string format = "text";
     pt::AuditParameters parameters;
-};
-
-struct UsageError {
-    std::string message;
 };
 
 double parse_number(const std::string& option, const std::string& text) {
@@ -47,27 +39,16 @@ double parse_number(const std::string& option, const std::string& text) {
 
 AuditOptions parse(const std::vector<std::string>& args) {
     AuditOptions o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&]() -> const std::string& {
-            if (i + 1 >= args.size()) throw UsageError{a + " needs a value"};
-            return args[++i];
-        };
-        if (a == "--format")
-            o.format = value();
-        else if (a == "--b")
-            o.parameters.b = parse_number(a, value());
-        else if (a == "--nomax")
-            o.parameters.nomax = parse_number(a, value());
-        else if (a == "--nu")
-            o.parameters.nu = parse_number(a, value());
-        else if (!a.empty() && a[0] == '-')
-            throw UsageError{"unknown option '" + a + "'"};
-        else if (o.input.empty())
-            o.input = a;
-        else
-            throw UsageError{"more than one input given ('" + o.input + "', '" + a + "')"};
-    }
+    const auto number = [](const char* option, double& target) {
+        return [option, &target](const std::string& text) { target = parse_number(option, text); };
+    };
+    OptionParser()
+        .option({"--format"}, [&](const std::string& v) { o.format = v; })
+        .option({"--b"}, number("--b", o.parameters.b))
+        .option({"--nomax"}, number("--nomax", o.parameters.nomax))
+        .option({"--nu"}, number("--nu", o.parameters.nu))
+        .positional(OptionParser::single(o.input, "input", true))
+        .parse(args);
     if (o.input.empty()) throw UsageError{"a trace or a report is needed"};
     if (o.format != "text" && o.format != "json")
         throw UsageError{"--format must be text or json, not '" + o.format + "'"};
@@ -79,14 +60,9 @@ AuditOptions parse(const std::vector<std::string>& args) {
 }
 
 // A trace is an archive directory or its .otf2 anchor; anything else is read as a report.
-bool is_trace(const std::string& path) {
-    return fs::is_directory(path) || fs::path(path).extension() == ".otf2";
-}
-
 report::Report load(const std::string& path) {
-    if (!is_trace(path)) return report::read_cube4(path);
-    const auto [trace, matching] = trace::read_and_match(path);
-    return analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    if (!pt::is_trace_path(path)) return report::read_cube4(path);
+    return pt::analyze_file(path).result.report;
 }
 
 // One unit for all the times of an operation, chosen by the largest estimate, so that the
@@ -129,24 +105,13 @@ std::string index_text(const std::optional<int64_t>& i) {
     return i ? std::to_string(*i) : "-";
 }
 
-// The location where `per` is largest.
-std::optional<std::size_t> largest_at(const std::vector<std::optional<double>>& per) {
-    std::optional<std::size_t> worst;
-    for (std::size_t l = 0; l < per.size(); ++l)
-        if (per[l] && (!worst || *per[l] > *per[*worst])) worst = l;
-    return worst;
-}
-
-// The process with the largest estimate (the one that decides mu(c)), and, when another
-// process spent clearly more time of its own (10%), that one: the cause the others waited for.
+// The process with the largest estimate, and the one that caused the wait where the audit
+// finds one (pt::slowest_process).
 std::string slowest_rank(const pt::CodeletAudit& c, const std::vector<uint32_t>& ranks) {
-    const auto by_estimate = largest_at(c.per_process_estimate[pt::Heuristic]);
-    if (!by_estimate) return "-";
-    std::string text = std::to_string(ranks[*by_estimate]);
-    const auto by_own = largest_at(c.per_process_own);
-    if (by_own && *by_own != *by_estimate && c.per_process_own[*by_estimate] &&
-        *c.per_process_own[*by_own] > 1.1 * *c.per_process_own[*by_estimate])
-        text += " (own: " + std::to_string(ranks[*by_own]) + ")";
+    const auto slowest = pt::slowest_process(c);
+    if (!slowest) return "-";
+    std::string text = std::to_string(ranks[slowest->location]);
+    if (slowest->own) text += " (own: " + std::to_string(ranks[*slowest->own]) + ")";
     return text;
 }
 
@@ -248,16 +213,13 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
         std::string outliers;
         for (pt::Method m : pt::kRobustMethods)
             outliers += (outliers.empty() ? "" : "/") + std::to_string(c.outliers[m].size());
-        int consensus_rank = 1;
-        for (const pt::CodeletAudit& d : op.codelets)
-            if (d.consensus < c.consensus) ++consensus_rank;
         std::string mark = c.winner_set ? "winner set" : "";
         if (op.tuner_winner == c.index) mark += std::string(mark.empty() ? "" : ", ") + "chosen";
         table.row({std::to_string(c.index), c.name, std::to_string(c.processes),
                    std::to_string(c.measurements), time.number(c.estimate[pt::Raw]),
                    time.number(c.estimate[pt::Heuristic]), time.number(c.estimate[pt::Iqr]),
                    time.number(c.estimate[pt::Cluster]), time.number(c.estimate[pt::StudentT]),
-                   std::to_string(consensus_rank), outliers,
+                   std::to_string(pt::consensus_rank(op, c)), outliers,
                    time.number(c.range_lo) + "-" + time.number(c.range_hi),
                    fixed(c.instability, 2) + " " + c.stability, slowest_rank(c, ranks), mark});
     }
@@ -311,9 +273,7 @@ int audit_main(const std::vector<std::string>& args) {
     try {
         o = parse(args);
     } catch (const UsageError& e) {
-        print_error("audit: " + e.message);
-        audit_usage(std::cerr);
-        return kExitUsage;
+        return report_usage_error(e, "audit: ", audit_usage);
     }
     try {
         const report::Report report = load(o.input);

@@ -1,5 +1,6 @@
 // topolens info TRACE: what a trace holds, for a person deciding what to analyse.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
 #include "trace/names.h"
@@ -224,17 +225,19 @@ void info_usage(std::ostream& out) {
 }
 
 int info_main(const std::vector<std::string>& args) {
-    if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-        info_usage(std::cout);
-        return kExitOk;
-    }
-    if (args.size() != 1) {
-        print_error(args.empty() ? "info needs a trace" : "info takes exactly one trace");
-        info_usage(std::cerr);
-        return kExitUsage;
-    }
+    std::vector<std::string> traces;
+    if (const auto exit = OptionParser()
+                              .help()
+                              .positional([&](const std::string& a) { traces.push_back(a); })
+                              .run(args, "", info_usage, [&] {
+                                  if (traces.size() != 1)
+                                      throw UsageError{traces.empty()
+                                                           ? "info needs a trace"
+                                                           : "info takes exactly one trace"};
+                              }))
+        return *exit;
     try {
-        const tt::Trace trace = tt::read_trace(args[0]);
+        const tt::Trace trace = tt::read_trace(traces[0]);
         const tt::TraceSummary summary = tt::summarize(trace);
         std::ostringstream out;
         print_overview(out, trace, summary);

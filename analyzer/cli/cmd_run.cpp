@@ -1,6 +1,7 @@
 // topolens run: starts an MPI program under mpirun with libtopolens-measure preloaded and
 // says where the trace went.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
 #include <cerrno>
@@ -32,10 +33,6 @@ struct RunOptions {
     std::vector<std::string> program;        // after "--"
 };
 
-struct UsageError {
-    std::string message;
-};
-
 int parse_count(const std::string& text) {
     std::size_t used = 0;
     int n = 0;
@@ -51,33 +48,20 @@ int parse_count(const std::string& text) {
 
 RunOptions parse(const std::vector<std::string>& args) {
     RunOptions o;
-    std::size_t i = 0;
-    auto value = [&](const std::string& option) {
-        if (i + 1 >= args.size() || args[i + 1] == "--")
-            throw UsageError{option + " needs a value"};
-        return args[++i];
-    };
     bool separator = false;
-    for (; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--") {
+    const auto pass_through = [&](const std::string& a) { o.mpirun_options.push_back(a); };
+    OptionParser()
+        .option({"-np", "-n", "--np"}, [&](const std::string& v) { o.np = parse_count(v); })
+        .option({"--trace-dir"}, [&](const std::string& v) { o.trace_dir = v; }, {true, "", true})
+        .flag({"--dry-run"}, [&] { o.dry_run = true; })
+        .unknown(pass_through)
+        .positional(pass_through)
+        .separator([&](const std::vector<std::string>& program) {
             separator = true;
-            ++i;
-            break;
-        }
-        if (a == "-np" || a == "-n" || a == "--np")
-            o.np = parse_count(value(a));
-        else if (a == "--trace-dir")
-            o.trace_dir = value(a);
-        else if (a.rfind("--trace-dir=", 0) == 0)
-            o.trace_dir = a.substr(12);
-        else if (a == "--dry-run")
-            o.dry_run = true;
-        else
-            o.mpirun_options.push_back(a);
-    }
+            o.program = program;
+        })
+        .parse(args);
     if (!separator) throw UsageError{"run needs '--' before the program"};
-    o.program.assign(args.begin() + static_cast<long>(i), args.end());
     if (o.program.empty()) throw UsageError{"run needs a program after '--'"};
     if (o.trace_dir && o.trace_dir->empty()) throw UsageError{"--trace-dir needs a directory"};
     return o;
@@ -204,9 +188,7 @@ int run_main(const std::vector<std::string>& args) {
     try {
         options = parse(args);
     } catch (const UsageError& e) {
-        print_error(e.message);
-        run_usage(std::cerr);
-        return kExitUsage;
+        return report_usage_error(e, "", run_usage);
     }
     std::string report_file;
     try {

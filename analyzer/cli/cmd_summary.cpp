@@ -3,11 +3,12 @@
 // locations with their grid coordinates, mean per grid role), clock-condition violations and
 // the report's topolens attributes. In the spirit of Cube's cube_stat.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
+#include "analyzer/engine/grid.h"
 #include "analyzer/report/cube4.h"
 #include "analyzer/report/report_grid.h"
-#include "analyzer/engine/grid.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_measurements.h"
 
@@ -407,45 +408,21 @@ void summary_usage(std::ostream& out) {
 int summary_main(const std::vector<std::string>& args) {
     std::string path;
     std::size_t top = kDefaultTop;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "-h" || a == "--help") {
-            summary_usage(std::cout);
-            return kExitOk;
-        }
-        if (a == "--top" || a.rfind("--top=", 0) == 0) {
-            std::string value;
-            if (a == "--top") {
-                if (i + 1 >= args.size()) {
-                    print_error("summary: --top needs a number");
-                    return kExitUsage;
-                }
-                value = args[++i];
-            } else {
-                value = a.substr(6);
-            }
-            unsigned long long n = 0;
-            const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-            if (ec != std::errc() || ptr != value.data() + value.size() || n == 0) {
-                print_error("summary: --top needs a positive number, not '" + value + "'");
-                return kExitUsage;
-            }
-            top = static_cast<std::size_t>(n);
-        } else if (!a.empty() && a[0] == '-') {
-            print_error("summary: unknown option '" + a + "'");
-            summary_usage(std::cerr);
-            return kExitUsage;
-        } else if (path.empty()) {
-            path = a;
-        } else {
-            print_error("summary: more than one report given ('" + path + "', '" + a + "')");
-            return kExitUsage;
-        }
-    }
-    if (path.empty()) {
-        summary_usage(std::cerr);
-        return kExitUsage;
-    }
+    const auto set_top = [&](const std::string& value) {
+        unsigned long long n = 0;
+        const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+        if (ec != std::errc() || ptr != value.data() + value.size() || n == 0)
+            throw UsageError{"--top needs a positive number, not '" + value + "'", false};
+        top = static_cast<std::size_t>(n);
+    };
+    if (const auto exit = OptionParser()
+                              .help()
+                              .option({"--top"}, set_top, {true, "--top needs a number", false})
+                              .positional(OptionParser::single(path, "report", false))
+                              .run(args, "summary: ", summary_usage, [&] {
+                                  if (path.empty()) throw UsageError{};
+                              }))
+        return *exit;
     try {
         const rp::Report report = rp::read_cube4(path);
         std::vector<double> totals(report.metrics.size(), 0.0);

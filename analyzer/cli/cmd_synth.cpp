@@ -1,6 +1,7 @@
 // topolens synth -o DIR ...: a synthetic OTF2 trace with known wait states (trace/synthetic.h),
 // and the severities an analysis of it must report.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
 #include "trace/synthetic.h"
@@ -15,11 +16,6 @@ namespace topolens::cli {
 namespace {
 
 namespace tt = topolens::trace;
-
-// Thrown for bad usage: exit status 2 with the usage text.
-struct UsageError {
-    std::string message;
-};
 
 uint64_t parse_number(const std::string& option, const std::string& text, uint64_t min) {
     uint64_t v = 0;
@@ -242,64 +238,67 @@ int synth_main(const std::vector<std::string>& args) {
     std::string dir;
     bool variant_given = false;
     try {
-        for (std::size_t i = 0; i < args.size(); ++i) {
-            const std::string& a = args[i];
-            if (a == "--help" || a == "-h") {
-                synth_usage(std::cout);
-                return kExitOk;
-            }
-            if (i + 1 >= args.size()) {
-                if (a.rfind("-", 0) == 0) throw UsageError{a + " needs a value"};
-                throw UsageError{"unexpected argument '" + a + "'"};
-            }
-            const std::string& v = args[++i];
-            if (a == "-o" || a == "--output") {
-                if (v.empty()) throw UsageError{a + " needs a directory"};
+        // A whole number of at least `min` into `target`.
+        const auto count = [](const char* option, uint64_t min, auto& target) {
+            return [option, min, &target](const std::string& v) {
+                target = parse_number(option, v, min);
+            };
+        };
+        const auto output = [&](const char* option) {
+            return [option, &dir](const std::string& v) {
+                if (v.empty()) throw UsageError{std::string(option) + " needs a directory"};
                 dir = v;
-            } else if (a == "--ranks") {
-                const uint64_t n = parse_number(a, v, 1);
-                if (n > tt::kSynthMaxRanks)
-                    throw UsageError{"--ranks: at most " + std::to_string(tt::kSynthMaxRanks)};
-                o.ranks = static_cast<uint32_t>(n);
-            } else if (a == "--grid") {
-                o.grid = parse_grid(v);
-            } else if (a == "--pattern") {
-                const auto p = tt::parse_synth_pattern(v);
-                if (!p)
-                    throw UsageError{"--pattern: unknown pattern '" + v +
-                                     "' (wavefront, late-sender, collectives, mixed, halo, "
-                                     "pairwise, ssor)"};
-                o.pattern = *p;
-            } else if (a == "--variant") {
-                const auto variant = tt::parse_synth_variant(v);
-                if (!variant)
-                    throw UsageError{"--variant: unknown variant '" + v +
-                                     "' (sendrecv, nonblocking)"};
-                o.variant = *variant;
-                variant_given = true;
-            } else if (a == "--periodic") {
-                o.periodic = parse_periodic(v);
-            } else if (a == "--slow-rank") {
-                const uint64_t r = parse_number(a, v, 0);
-                if (r >= tt::kSynthMaxRanks)
-                    throw UsageError{"--slow-rank: at most " +
-                                     std::to_string(tt::kSynthMaxRanks - 1)};
-                o.slow_rank = static_cast<uint32_t>(r);
-            } else if (a == "--iterations") {
-                o.iterations = parse_number(a, v, 1);
-            } else if (a == "--blocks") {
-                o.blocks = parse_number(a, v, 1);
-            } else if (a == "--work-ticks") {
-                o.work_ticks = parse_number(a, v, 1);
-            } else if (a == "--delay-ticks") {
-                o.delay_ticks = parse_number(a, v, 0);
-            } else if (a == "--latency-ticks") {
-                o.latency_ticks = parse_number(a, v, 0);
-            } else if (a == "--seed") {
-                o.seed = parse_number(a, v, 0);
-            } else {
-                throw UsageError{"unknown option '" + a + "'"};
-            }
+            };
+        };
+        OptionParser parser;
+        parser.help()
+            .option({"-o"}, output("-o"))
+            .option({"--output"}, output("--output"))
+            .option({"--ranks"},
+                    [&](const std::string& v) {
+                        const uint64_t n = parse_number("--ranks", v, 1);
+                        if (n > tt::kSynthMaxRanks)
+                            throw UsageError{"--ranks: at most " +
+                                             std::to_string(tt::kSynthMaxRanks)};
+                        o.ranks = static_cast<uint32_t>(n);
+                    })
+            .option({"--grid"}, [&](const std::string& v) { o.grid = parse_grid(v); })
+            .option({"--pattern"},
+                    [&](const std::string& v) {
+                        const auto p = tt::parse_synth_pattern(v);
+                        if (!p)
+                            throw UsageError{"--pattern: unknown pattern '" + v +
+                                             "' (wavefront, late-sender, collectives, mixed, "
+                                             "halo, pairwise, ssor)"};
+                        o.pattern = *p;
+                    })
+            .option({"--variant"},
+                    [&](const std::string& v) {
+                        const auto variant = tt::parse_synth_variant(v);
+                        if (!variant)
+                            throw UsageError{"--variant: unknown variant '" + v +
+                                             "' (sendrecv, nonblocking)"};
+                        o.variant = *variant;
+                        variant_given = true;
+                    })
+            .option({"--periodic"}, [&](const std::string& v) { o.periodic = parse_periodic(v); })
+            .option({"--slow-rank"},
+                    [&](const std::string& v) {
+                        const uint64_t r = parse_number("--slow-rank", v, 0);
+                        if (r >= tt::kSynthMaxRanks)
+                            throw UsageError{"--slow-rank: at most " +
+                                             std::to_string(tt::kSynthMaxRanks - 1)};
+                        o.slow_rank = static_cast<uint32_t>(r);
+                    })
+            .option({"--iterations"}, count("--iterations", 1, o.iterations))
+            .option({"--blocks"}, count("--blocks", 1, o.blocks))
+            .option({"--work-ticks"}, count("--work-ticks", 1, o.work_ticks))
+            .option({"--delay-ticks"}, count("--delay-ticks", 0, o.delay_ticks))
+            .option({"--latency-ticks"}, count("--latency-ticks", 0, o.latency_ticks))
+            .option({"--seed"}, count("--seed", 0, o.seed));
+        if (parser.parse(args)) {
+            synth_usage(std::cout);
+            return kExitOk;
         }
         if (dir.empty()) throw UsageError{"synth needs an output directory (-o DIR)"};
         if (variant_given && !tt::synth_pattern_exchanges(o.pattern))
@@ -310,10 +309,9 @@ int synth_main(const std::vector<std::string>& args) {
             throw UsageError{e.what()};
         }
     } catch (const UsageError& e) {
-        print_error(e.message);
-        std::cerr << kSynopsis
-                  << "(topolens help synth: the options and the expected severities)\n";
-        return kExitUsage;
+        return report_usage_error(e, "", [](std::ostream& out) {
+            out << kSynopsis << "(topolens help synth: the options and the expected severities)\n";
+        });
     }
     try {
         tt::Synthetic s = tt::synthesize(o);

@@ -2,11 +2,12 @@
 // one metric's inclusive value per location, with rank, thread, host, grid coordinates and
 // grid role, for scripts, plots and other tools.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/options.h"
 
-#include "analyzer/report/cube4.h"
-#include "analyzer/report/report_grid.h"
 #include "analyzer/engine/grid.h"
+#include "analyzer/report/cube4.h"
 #include "analyzer/report/json.h"
+#include "analyzer/report/report_grid.h"
 
 #include <algorithm>
 #include <cctype>
@@ -190,15 +191,10 @@ std::string topology_source(const rp::Report& report, const rp::CartTopology* to
     return report.attributes.count(rp::kGridSourceAttribute) ? "recorded" : "unknown";
 }
 
-template <class T> std::string joined(const std::vector<T>& items, const std::string& separator) {
+std::string joined(const std::vector<uint32_t>& items, const std::string& separator) {
     std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i) out += separator;
-        if constexpr (std::is_same_v<T, bool>)
-            out += items[i] ? "true" : "false";
-        else
-            out += std::to_string(items[i]);
-    }
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? separator : "") + std::to_string(items[i]);
     return out;
 }
 
@@ -232,6 +228,85 @@ struct Options {
     bool has_callpath = false;
 };
 
+// An array of numbers or flags on one line: [4,4], [false,true].
+template <class T> void packed(json::Writer& w, const std::vector<T>& items) {
+    w.begin_packed_array();
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if constexpr (std::is_same_v<T, bool>)
+            w.value(static_cast<bool>(items[i]));
+        else
+            w.value(items[i]);
+    }
+    w.end_array();
+}
+
+// The JSON document of `values` (values_usage): one line of facts about the metric, the
+// topology and its roles, then one line per location.
+std::string values_json(const rp::Report& report, const Options& o, int metric,
+                        const std::vector<int>& callpaths, const rp::CartTopology* topology,
+                        const std::vector<double>& values, double total) {
+    const rp::Metric& m = report.metrics[metric];
+    json::Writer w;
+    w.begin_inline_object();
+    w.key("report").value(o.report).key("metric").value(m.unique_name);
+    w.key("metric_name").value(m.display_name).key("unit").value(m.unit);
+    w.key("callpath").value(o.has_callpath ? std::optional(o.callpath) : std::nullopt);
+    w.key("callpaths").begin_array();
+    for (int c : callpaths)
+        if (c != -1) w.value(report.callpath_name(c));
+    w.end_array();
+    w.line_break(1).key("topology");
+    if (topology) {
+        w.begin_object().key("name").value(topology->name).key("dims");
+        packed(w, topology->sizes);
+        w.key("periodic");
+        packed(w, topology->periodic);
+        w.end_object();
+        w.key("grid_source").value(topology_source(report, topology));
+        w.line_break(1).key("roles");
+        if (an::has_roles(*topology)) {
+            w.begin_array();
+            for (const an::RoleStatistics& r : an::role_statistics(report, values, *topology)) {
+                w.begin_object().key("role").value(std::string(an::grid_role_name(r.role)));
+                w.key("processes").value(r.processes).key("mean").value(r.mean);
+                w.key("vs_interior").value(r.vs_interior).key("vs_rest").value(r.vs_rest);
+                w.end_object();
+            }
+            w.end_array();
+        } else {
+            w.null(); // periodic in every dimension: no process has a role
+        }
+    } else {
+        w.null().key("grid_source").null().key("roles").null();
+    }
+    w.line_break(1).key("locations").begin_array();
+    for (std::size_t l = 0; l < values.size(); ++l) {
+        const rp::Location& loc = report.locations[l];
+        w.line_break(2).begin_object();
+        w.key("location").value(l).key("rank").value(loc.rank).key("thread").value(loc.thread);
+        w.key("host").value(loc.host).key("coords");
+        if (const auto* coords = coords_of(topology, l))
+            packed(w, *coords);
+        else
+            w.null();
+        if (topology) {
+            const auto role = role_of(topology, l);
+            w.key("role").value(role ? std::optional(std::string(an::grid_role_name(*role)))
+                                     : std::nullopt);
+            w.key("boundary");
+            if (const auto* usable = usable_coords(topology, l))
+                packed(w, an::boundary_sides(*topology, *usable));
+            else
+                w.null();
+        }
+        w.key("value").value(values[l]).end_object();
+    }
+    w.end_array();
+    w.line_break(1).key("total").value(total);
+    w.end_object();
+    return w.text() + "\n";
+}
+
 } // namespace
 
 void values_usage(std::ostream& out) {
@@ -258,54 +333,27 @@ void values_usage(std::ostream& out) {
 
 int values_main(const std::vector<std::string>& args) {
     Options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "-h" || a == "--help") {
-            values_usage(std::cout);
-            return kExitOk;
-        }
-        // "--name value" or "--name=value"
-        auto option = [&](const char* name, std::string& target) {
-            const std::string flag = name;
-            if (a == flag) {
-                if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
-                target = args[++i];
-                return true;
-            }
-            if (a.rfind(flag + "=", 0) == 0) {
-                target = a.substr(flag.size() + 1);
-                return true;
-            }
-            return false;
-        };
-        try {
-            if (option("--metric", o.metric) || option("--topology", o.topology) ||
-                option("--format", o.format))
-                continue;
-            if (option("--callpath", o.callpath)) {
-                o.has_callpath = true;
-                continue;
-            }
-        } catch (const std::invalid_argument& e) {
-            print_error(std::string("values: ") + e.what());
-            return kExitUsage;
-        }
-        if (!a.empty() && a[0] == '-') {
-            print_error("values: unknown option '" + a + "'");
-            values_usage(std::cerr);
-            return kExitUsage;
-        }
-        if (!o.report.empty()) {
-            print_error("values: more than one report given ('" + o.report + "', '" + a + "')");
-            return kExitUsage;
-        }
-        o.report = a;
-    }
-    if (o.report.empty() || o.metric.empty()) {
-        print_error(o.report.empty() ? "values: no report given" : "values: --metric is required");
-        values_usage(std::cerr);
-        return kExitUsage;
-    }
+    const auto set = [](std::string& target) {
+        return [&target](const std::string& v) { target = v; };
+    };
+    const auto set_callpath = [&](const std::string& v) {
+        o.callpath = v;
+        o.has_callpath = true;
+    };
+    const OptionValue value = {true, "", false}; // "--name value" or "--name=value"
+    if (const auto exit = OptionParser()
+                              .help()
+                              .option({"--metric"}, set(o.metric), value)
+                              .option({"--topology"}, set(o.topology), value)
+                              .option({"--format"}, set(o.format), value)
+                              .option({"--callpath"}, set_callpath, value)
+                              .positional(OptionParser::single(o.report, "report", false))
+                              .run(args, "values: ", values_usage, [&] {
+                                  if (o.report.empty() || o.metric.empty())
+                                      throw UsageError{o.report.empty() ? "no report given"
+                                                                        : "--metric is required"};
+                              }))
+        return *exit;
     if (o.format != "csv" && o.format != "json") {
         print_error("values: --format must be csv or json, not '" + o.format + "'");
         return kExitUsage;
@@ -336,70 +384,7 @@ int values_main(const std::vector<std::string>& args) {
                        (role ? std::string(an::grid_role_name(*role)) : "") + "\n";
             }
         } else {
-            const rp::Metric& m = report.metrics[metric];
-            std::vector<std::string> names;
-            for (int c : callpaths)
-                if (c != -1) names.push_back(json::string(report.callpath_name(c)));
-            out = "{\"report\": " + json::string(o.report) +
-                  ", \"metric\": " + json::string(m.unique_name) +
-                  ", \"metric_name\": " + json::string(m.display_name) +
-                  ", \"unit\": " + json::string(m.unit) +
-                  ", \"callpath\": " + (o.has_callpath ? json::string(o.callpath) : "null") +
-                  ", \"callpaths\": [" +
-                  [&] {
-                      std::string s;
-                      for (std::size_t i = 0; i < names.size(); ++i)
-                          s += (i ? ", " : "") + names[i];
-                      return s;
-                  }() +
-                  "]" + ",\n \"topology\": ";
-            if (topology) {
-                out += "{\"name\": " + json::string(topology->name) + ", \"dims\": [" +
-                       joined(topology->sizes, ",") + "], \"periodic\": [" +
-                       joined(topology->periodic, ",") + "]}";
-                out += ", \"grid_source\": " + json::string(topology_source(report, topology)) +
-                       ",\n \"roles\": ";
-                auto ratio = [](const std::optional<double>& r) {
-                    return r ? json::number(*r) : std::string("null");
-                };
-                if (an::has_roles(*topology)) {
-                    const auto stats = an::role_statistics(report, values, *topology);
-                    out += "[";
-                    for (std::size_t i = 0; i < stats.size(); ++i)
-                        out += std::string(i ? ", " : "") + "{\"role\": " +
-                               json::string(std::string(an::grid_role_name(stats[i].role))) +
-                               ", \"processes\": " + std::to_string(stats[i].processes) +
-                               ", \"mean\": " + json::number(stats[i].mean) +
-                               ", \"vs_interior\": " + ratio(stats[i].vs_interior) +
-                               ", \"vs_rest\": " + ratio(stats[i].vs_rest) + "}";
-                    out += "]";
-                } else {
-                    out += "null"; // periodic in every dimension: no process has a role
-                }
-            } else {
-                out += "null, \"grid_source\": null, \"roles\": null";
-            }
-            out += ",\n \"locations\": [";
-            for (std::size_t l = 0; l < values.size(); ++l) {
-                const rp::Location& loc = report.locations[l];
-                const auto* coords = coords_of(topology, l);
-                out += std::string(l ? "," : "") + "\n  {\"location\": " + std::to_string(l) +
-                       ", \"rank\": " + std::to_string(loc.rank) +
-                       ", \"thread\": " + std::to_string(loc.thread) +
-                       ", \"host\": " + json::string(loc.host) +
-                       ", \"coords\": " + (coords ? "[" + joined(*coords, ",") + "]" : "null");
-                if (topology) {
-                    const auto* usable = usable_coords(topology, l);
-                    const auto role = role_of(topology, l);
-                    out += ", \"role\": " +
-                           (role ? json::string(std::string(an::grid_role_name(*role))) : "null") +
-                           ", \"boundary\": " +
-                           (usable ? "[" + joined(an::boundary_sides(*topology, *usable), ",") + "]"
-                                   : "null");
-                }
-                out += ", \"value\": " + json::number(values[l]) + "}";
-            }
-            out += "],\n \"total\": " + json::number(total) + "}\n";
+            out = values_json(report, o, metric, callpaths, topology, values, total);
         }
         std::cout << out;
     } catch (const std::exception& e) {
