@@ -66,6 +66,8 @@ class CollectivePatterns : public analysis::Pattern {
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<CollectivePatterns>(*this);
     }
+    // Its state is per location (or shared by the clones): nothing to merge.
+    void merge(analysis::Pattern&) override {}
 
     std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
         return catalogue_metrics(r, name());

@@ -12,15 +12,14 @@ namespace topolens::patterns {
 
 enum class WrongOrder : uint8_t { None, SameSource, DifferentSources };
 
-// Published once per Late Sender instance, on the receiver's replay.
+// Offered to the refiners of Late Sender (Dispatcher::refine<LateSenderInstance>) once per
+// instance that is not Wrong Order, on the receiver's replay: Wrong Order takes its share of
+// Late Sender first, the refinements (wavefront directions) split the rest.
 struct LateSenderInstance {
     // The receive that waited; for a call completing several receives (MPI_Waitall), the
-    // one whose send started last.
+    // one that waited longest.
     analysis::MessageInstance message;
     analysis::Time wait = 0; // clamped to the receiving call, in ticks
-    // Wrong Order takes its share of Late Sender first; refinements (wavefront
-    // directions) split only the instances that are not.
-    WrongOrder wrong_order = WrongOrder::None;
 };
 
 // The Late Sender instances of one location, parallel to Matching::receives_of:

@@ -27,6 +27,8 @@ class PointToPointPatterns : public analysis::Pattern {
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<PointToPointPatterns>(*this);
     }
+    // Its state is per location: nothing to merge.
+    void merge(analysis::Pattern&) override {}
 
     std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
         return catalogue_metrics(r, name());
@@ -79,8 +81,10 @@ class PointToPointPatterns : public analysis::Pattern {
         const double seconds = c.seconds(verdict.wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
         dispatcher_->publish(c, WaitStateInstance{call, verdict.wait});
-        dispatcher_->publish(c, LateSenderInstance{m, verdict.wait, verdict.wrong_order});
-        if (verdict.wrong_order == WrongOrder::None) return;
+        if (verdict.wrong_order == WrongOrder::None) {
+            dispatcher_->offer(c, LateSenderInstance{m, verdict.wait});
+            return;
+        }
         c.add(wrong_order_, call.callpath, call.location, seconds);
         c.add(verdict.wrong_order == WrongOrder::SameSource ? wrong_order_same_
                                                             : wrong_order_different_,

@@ -22,6 +22,8 @@ class TimePattern : public analysis::Pattern {
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<TimePattern>(*this);
     }
+    // Its state is per location: nothing to merge.
+    void merge(analysis::Pattern&) override {}
 
     std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
         return catalogue_metrics(r, name());

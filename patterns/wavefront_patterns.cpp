@@ -103,6 +103,8 @@ class WavefrontPatterns : public analysis::Pattern {
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<WavefrontPatterns>(*this);
     }
+    // Its state is per location (or shared by the clones): nothing to merge.
+    void merge(analysis::Pattern&) override {}
 
     std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
         return catalogue_metrics(r, name());
@@ -123,8 +125,8 @@ class WavefrontPatterns : public analysis::Pattern {
         d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_partners(c, loc); });
         d.on_prepare(1, [this](Context& c, uint32_t loc) { tell_agreement(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { find_new_waves(c, loc); });
-        d.subscribe<LateSenderInstance>(
-            [this](Context& c, const LateSenderInstance& ls) { late_sender(c, ls); });
+        d.refine<LateSenderInstance>(
+            [this](Context& c, const LateSenderInstance& ls) { return late_sender(c, ls); });
     }
 
   private:
@@ -381,17 +383,18 @@ class WavefrontPatterns : public analysis::Pattern {
         return diff > 0 ? +1 : -1;
     }
 
-    void late_sender(Context& c, const LateSenderInstance& ls) {
-        if (ls.wrong_order != WrongOrder::None) return; // Wrong Order takes its share first
+    // Claims the instances of a wave: the receive's corner is known.
+    bool late_sender(Context& c, const LateSenderInstance& ls) {
         const uint32_t record = ls.message.recv_record;
         // Late-sender instances arrive in the order of their receive records.
         while (next_ < receives_.size() && receives_[next_].record < record) ++next_;
-        if (next_ == receives_.size() || receives_[next_].record != record) return;
+        if (next_ == receives_.size() || receives_[next_].record != record) return false;
         const int corner = receives_[next_].corner;
-        if (corner < 0) return;
+        if (corner < 0) return false;
         const analysis::CallInfo& call = ls.message.recv_call;
         c.add(metric_of_corner_[static_cast<size_t>(corner)], call.callpath, call.location,
               c.seconds(ls.wait));
+        return true;
     }
 
     std::vector<size_t> axes_;                 // the grid's axes of size > 1

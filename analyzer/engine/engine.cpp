@@ -65,6 +65,7 @@ void Context::warn(const std::string& message) {
 
 namespace {
 
+// CUBE's words for a region's paradigm and role (its region attributes), not the trace's.
 const char* paradigm_word(trace::Paradigm paradigm) {
     switch (paradigm) {
     case trace::Paradigm::Mpi:
@@ -246,7 +247,7 @@ class Replay {
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
                 if (next_receive < receives.size() && receives[next_receive].first == i) {
-                    const MessageInstance msg = message(receives[next_receive++].second, true);
+                    const MessageInstance msg = message(receives[next_receive++].second);
                     for (const auto& callback : d_.receives_) callback(ctx_, msg);
                 }
                 break;
@@ -257,7 +258,7 @@ class Replay {
                     const uint32_t completion = m_.send_completions[loc][next_send];
                     const uint32_t id = sends[next_send++].second;
                     if (id == kNone) break; // never received
-                    MessageInstance msg = message(id, false);
+                    MessageInstance msg = message(id);
                     if (completion != kNone) msg.send_complete = call_around(loc, completion);
                     for (const auto& callback : d_.sends_) callback(ctx_, msg);
                 }
@@ -329,8 +330,7 @@ class Replay {
     }
 
     // Everything about the other end was gathered while matching.
-    // `receiving`: for the receiver's replay (else the sender's).
-    MessageInstance message(uint32_t id, bool receiving) const {
+    MessageInstance message(uint32_t id) const {
         const trace::MessageMatch& mm = m_.messages[id];
         const trace::MessageCalls& calls = m_.message_calls[id];
         MessageInstance msg;
@@ -339,14 +339,7 @@ class Replay {
         msg.recv_post = calls.recv_post;
         msg.send_event = calls.send_time;
         msg.recv_event = calls.recv_time;
-        msg.send_record = mm.send.event;
         msg.recv_record = mm.recv.event;
-        // Tag and communicator are the same at both ends; the size is this end's.
-        const trace::EventRef& mine = receiving ? mm.recv : mm.send;
-        const Event& record = trace_.locations[mine.location].events[mine.event];
-        msg.tag = record.c;
-        msg.comm = record.b;
-        msg.bytes = record.bytes;
         msg.id = id;
         return msg;
     }
@@ -434,10 +427,12 @@ class Progress {
     uint64_t total_, next_;
 };
 
-// One thread of the replay: its own patterns (the originals for the first), dispatcher and
-// context. Each takes the next location not yet replayed.
+// One thread of the replay: its own patterns (the analysis's own for the first, clones of
+// them for the others), dispatcher and context. Each takes the next location not yet
+// replayed.
 struct Worker {
-    std::vector<std::unique_ptr<Pattern>> clones; // empty for the first worker
+    std::vector<Pattern*> patterns;
+    std::vector<std::unique_ptr<Pattern>> clones; // owned by the workers after the first
     Dispatcher dispatcher;
     std::unique_ptr<Context> context;
     std::exception_ptr error;
@@ -474,30 +469,38 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
     Context context(trace, matching, result.report);
     for (const std::string& w : matching.warnings) context.warn(w);
+    // The analysis works on its own instances, clones of the patterns given, which stay
+    // untouched: one set of patterns serves analysis after analysis. A serial-only pattern
+    // (clone() gives nullptr) is used itself and keeps the replay in one thread.
+    std::vector<std::unique_ptr<Pattern>> own;
+    auto first = std::make_unique<Worker>();
+    bool clonable = true;
+    for (const auto& pattern : patterns) {
+        own.push_back(pattern->clone());
+        clonable = clonable && own.back();
+        first->patterns.push_back(own.back() ? own.back().get() : pattern.get());
+    }
     // The metrics, from the metric catalogue, parents first; then the patterns look up ids.
     for (const auto& pattern : patterns)
         for (const MetricDefinition& metric : pattern->metrics(result.report))
             define_metric(result.report, metric);
-    for (const auto& pattern : patterns) pattern->define_metrics(result.report);
+    for (Pattern* pattern : first->patterns) pattern->define_metrics(result.report);
 
-    // A pattern that cannot be cloned keeps the replay in one thread.
     const auto nloc = static_cast<uint32_t>(trace.locations.size());
-    const size_t wanted = std::clamp<size_t>(nloc, 1, threads);
-    bool clonable = true;
+    const size_t wanted = clonable ? std::clamp<size_t>(nloc, 1, threads) : 1;
     std::vector<std::unique_ptr<Worker>> workers;
-    while (clonable && workers.size() < wanted) {
+    workers.push_back(std::move(first));
+    while (workers.size() < wanted) {
         auto worker = std::make_unique<Worker>();
-        if (!workers.empty())
-            for (const auto& pattern : patterns) {
-                worker->clones.push_back(pattern->clone());
-                clonable = clonable && worker->clones.back();
-            }
-        if (clonable) workers.push_back(std::move(worker));
+        for (Pattern* pattern : workers.front()->patterns) {
+            worker->clones.push_back(pattern->clone());
+            worker->patterns.push_back(worker->clones.back().get());
+        }
+        workers.push_back(std::move(worker));
     }
     std::mutex report_lock;
     for (auto& worker : workers) {
-        const auto& own = worker->clones.empty() ? patterns : worker->clones;
-        for (const auto& pattern : own) pattern->subscribe(worker->dispatcher);
+        for (Pattern* pattern : worker->patterns) pattern->subscribe(worker->dispatcher);
         worker->context = std::make_unique<Context>(trace, matching, result.report);
         if (workers.size() > 1) worker->context->share_report(&report_lock);
     }
@@ -569,8 +572,9 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             failed = worker.get();
     if (failed) std::rethrow_exception(failed->error);
     merge_warnings(workers, context);
-    for (auto& worker : workers)
-        for (size_t p = 0; p < worker->clones.size(); ++p) patterns[p]->merge(*worker->clones[p]);
+    for (size_t w = 1; w < workers.size(); ++w)
+        for (size_t p = 0; p < patterns.size(); ++p)
+            workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
     // After every location: results that need them all.
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);

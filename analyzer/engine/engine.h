@@ -1,8 +1,8 @@
 // The analysis engine: replays each location's events in order and hands patterns what
 // they need — region enters/leaves with call paths, matched messages, matched collective
 // instances — in the spirit of KOJAK's EXPERT and Scalasca's replay. Patterns may publish
-// instances of their own (a late-sender instance) that other patterns refine (wavefront
-// directions, wrong order).
+// instances of their own (every wait state, for the codelet metrics) and offer them to
+// sub-patterns that refine them (a Late Sender instance to the wavefront directions).
 //
 // Everything a pattern sees about another location travels with a matched message or
 // collective (the send call's enter time, the members' enter/leave times), so the same
@@ -53,11 +53,7 @@ struct MessageInstance {
     Time recv_post = 0;  // enter of the call that posted the receive (Recv, or Irecv)
     Time send_event = 0; // time of the MpiSend/MpiIsend record
     Time recv_event = 0; // time of the MpiRecv/MpiIrecv record
-    uint32_t tag = 0;
-    uint32_t comm = 0;
-    uint64_t bytes = 0;                  // as this end recorded it (the receive's in on_receive)
     uint32_t id = trace::kNone;          // index into Matching::messages
-    uint32_t send_record = trace::kNone; // index of the MpiSend/MpiIsend on the sender
     uint32_t recv_record = trace::kNone; // index of the MpiRecv/MpiIrecv on the receiver
 };
 
@@ -151,13 +147,16 @@ class Pattern {
     // catalogue (a test's) may define a metric of its own here, below the catalogue's.
     virtual void define_metrics(report::Report& report) = 0;
     virtual void subscribe(Dispatcher& dispatcher) = 0;
-    // For a parallel replay (groups of locations in threads): a fresh instance for another
-    // worker, made after define_metrics (so it shares the metric ids) and before the
-    // replay. nullptr, the default, keeps the replay serial.
-    virtual std::unique_ptr<Pattern> clone() const { return nullptr; }
+    // A fresh instance: what define_metrics set up (metric ids, objects the clones of one
+    // analysis share) but nothing gathered in a replay. Every analysis runs on clones of
+    // the patterns it is given (which stay untouched), and a parallel replay (groups of
+    // locations in threads) gives each further worker a clone of those. nullptr marks a
+    // serial-only pattern: it is used itself and keeps the replay in one thread.
+    virtual std::unique_ptr<Pattern> clone() const = 0;
     // After the workers: takes over what `worker` (a clone of this pattern) gathered for
-    // on_finish, before on_finish runs. Nothing by default (per-location state only).
-    virtual void merge(Pattern& /*worker*/) {}
+    // on_finish, before on_finish runs. A pattern whose state is per location only merges
+    // nothing, and says so.
+    virtual void merge(Pattern& worker) = 0;
 };
 
 // Who gets what during the replay. Callbacks run in event order per location.
@@ -209,6 +208,26 @@ class Dispatcher {
         for (const auto& callback : found->second) callback(context, &instance);
     }
 
+    // Refinement: sub-patterns that split an instance's severity among themselves (the
+    // Wavefront from X metrics split Late Sender). refine<T>(refiner) asks to see the
+    // instances offered as T; refiners are asked in the order they subscribed (the
+    // registry's order) and the first that returns true claims the instance: it added the
+    // instance's severity to its own metric, and the later refiners do not see it. The
+    // offering pattern keeps what nobody claimed (its exclusive value).
+    template <typename T> void refine(std::function<bool(Context&, const T&)> refiner) {
+        auto& list = refiners_[std::type_index(typeid(T))];
+        list.push_back(
+            [refiner](Context& c, const void* p) { return refiner(c, *static_cast<const T*>(p)); });
+    }
+    // Offers `instance` to the refiners of T; true if one claimed it.
+    template <typename T> bool offer(Context& context, const T& instance) const {
+        auto found = refiners_.find(std::type_index(typeid(T)));
+        if (found == refiners_.end()) return false;
+        for (const auto& refiner : found->second)
+            if (refiner(context, &instance)) return true;
+        return false;
+    }
+
   private:
     friend class Replay;
     std::vector<EnterLeave> regions_;
@@ -220,6 +239,8 @@ class Dispatcher {
     std::vector<Finish> finish_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;
+    std::unordered_map<std::type_index, std::vector<std::function<bool(Context&, const void*)>>>
+        refiners_;
 };
 
 struct AnalysisOptions {

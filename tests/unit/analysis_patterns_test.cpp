@@ -346,23 +346,27 @@ TEST(LateSender, WaitanyCompletingOneOfTwoReceives) {
 
 namespace {
 
-// A pattern refining Late Sender the way the wavefront patterns do: it subscribes to the
-// instances Late Sender publishes and keeps the part where the sender is rank 2.
+// A pattern refining Late Sender the way the wavefront patterns do: it is offered the
+// instances Late Sender does not keep as Wrong Order and claims those where the sender is
+// rank 2. Serial only: the test reads what it saw.
 struct FromRankTwo : analysis::Pattern {
     int refined = -1;
     std::vector<analysis::Time> waits;
     std::string name() const override { return "from rank 2"; }
+    std::unique_ptr<analysis::Pattern> clone() const override { return nullptr; }
+    void merge(analysis::Pattern&) override {}
     void define_metrics(report::Report& r) override {
         refined = analysis::define_metric(r, metric::kLateSender, "test_from_rank_2",
                                           "Late Sender from rank 2", "test refinement");
     }
     void subscribe(analysis::Dispatcher& d) override {
-        d.subscribe<patterns::LateSenderInstance>(
+        d.refine<patterns::LateSenderInstance>(
             [this](analysis::Context& c, const patterns::LateSenderInstance& ls) {
                 waits.push_back(ls.wait);
-                if (ls.message.send_call.location == 2)
-                    c.add(refined, ls.message.recv_call.callpath, ls.message.recv_call.location,
-                          c.seconds(ls.wait));
+                if (ls.message.send_call.location != 2) return false;
+                c.add(refined, ls.message.recv_call.callpath, ls.message.recv_call.location,
+                      c.seconds(ls.wait));
+                return true;
             });
     }
 };
