@@ -50,10 +50,10 @@ struct MessageInstance {
     // In on_send only: the call that completed the send (the sending call itself for
     // blocking sends, the MPI_Wait* of an MPI_Isend); region trace::kNone if none did.
     CallInfo send_complete;
-    Time recv_post = 0;  // enter of the call that posted the receive (Recv, or Irecv)
-    Time send_event = 0; // time of the MpiSend/MpiIsend record
-    Time recv_event = 0; // time of the MpiRecv/MpiIrecv record
-    uint32_t id = trace::kNone;          // index into Matching::messages
+    Time recv_post = 0;         // enter of the call that posted the receive (Recv, or Irecv)
+    Time send_event = 0;        // time of the MpiSend/MpiIsend record
+    Time recv_event = 0;        // time of the MpiRecv/MpiIrecv record
+    uint32_t id = trace::kNone; // index into Matching::messages
     uint32_t recv_record = trace::kNone; // index of the MpiRecv/MpiIrecv on the receiver
 };
 
