@@ -1,6 +1,6 @@
-// Every pattern topolens knows, in the order their metrics nest (parents first): the order of
-// their families in the metric catalogue (patterns/metric_catalogue.h), which is the order
-// the engine defines their metrics in.
+// Every pattern topolens knows. The engine defines their metrics in the metric catalogue's
+// tree order (patterns/metric_catalogue.h), whatever the order here; the order here is the
+// order refiners are offered an instance (Dispatcher::refine) and callbacks run.
 #pragma once
 
 #include "analyzer/engine/engine.h"
