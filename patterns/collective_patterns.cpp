@@ -120,17 +120,17 @@ class CollectivePatterns : public analysis::Pattern {
         const auto& events = t.locations[loc].events;
         auto init_finalize = [&](const trace::Event& e) {
             return (e.kind == trace::EventKind::Enter || e.kind == trace::EventKind::Leave) &&
-                   c.mpi_kinds().of(e.a) == analysis::MpiCallKind::InitFinalize;
+                   c.mpi_kinds().of(e.region()) == analysis::MpiCallKind::InitFinalize;
         };
         for (uint32_t i = 0; i < events.size(); ++i)
             if (events[i].kind == trace::EventKind::Enter && init_finalize(events[i])) {
-                if (!is_finalize(t, events[i].a))
+                if (!is_finalize(t, events[i].region()))
                     ends.init[loc] = trace::call_around(t, c.matching(), loc, i);
                 break;
             }
         for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
             if (init_finalize(events[i])) {
-                if (is_finalize(t, events[i].a))
+                if (is_finalize(t, events[i].region()))
                     ends.finalize[loc] = trace::call_around(t, c.matching(), loc, i);
                 break;
             }

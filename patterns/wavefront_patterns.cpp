@@ -369,7 +369,7 @@ class WavefrontPatterns : public analysis::Pattern {
 
     // The location at the other end of send or receive record `e`.
     static uint32_t partner_location(const Context& c, const trace::Event& e, uint32_t loc) {
-        const uint32_t rank = trace::world_rank(c.trace(), e.b, e.a, loc);
+        const uint32_t rank = trace::world_rank(c.trace(), e.comm(), e.peer(), loc);
         return rank == kNone ? kNone : c.location_of_rank(rank);
     }
 

@@ -188,40 +188,28 @@ void TraceBuilder::add_request(Loc loc, uint64_t request) {
 
 void TraceBuilder::enter(Loc loc, Time t, Ref region) {
     if (region >= trace_.defs.regions.size()) throw std::invalid_argument("undefined region");
-    add(loc, EventKind::Enter, t).a = region;
+    add(loc, EventKind::Enter, t).set_region(region);
 }
 
 void TraceBuilder::leave(Loc loc, Time t, Ref region) {
     if (region >= trace_.defs.regions.size()) throw std::invalid_argument("undefined region");
-    add(loc, EventKind::Leave, t).a = region;
+    add(loc, EventKind::Leave, t).set_region(region);
 }
 
 void TraceBuilder::send(Loc loc, Time t, uint32_t dest, Ref comm, uint32_t tag, uint64_t bytes) {
     check_rank(comm, dest, "destination");
-    Event& e = add(loc, EventKind::MpiSend, t);
-    e.a = dest;
-    e.b = comm;
-    e.c = tag;
-    e.bytes = bytes;
+    add(loc, EventKind::MpiSend, t).set_message(dest, comm, tag, bytes);
 }
 
 void TraceBuilder::recv(Loc loc, Time t, uint32_t source, Ref comm, uint32_t tag, uint64_t bytes) {
     check_rank(comm, source, "source");
-    Event& e = add(loc, EventKind::MpiRecv, t);
-    e.a = source;
-    e.b = comm;
-    e.c = tag;
-    e.bytes = bytes;
+    add(loc, EventKind::MpiRecv, t).set_message(source, comm, tag, bytes);
 }
 
 void TraceBuilder::isend(Loc loc, Time t, uint32_t dest, Ref comm, uint32_t tag, uint64_t bytes,
                          uint64_t request) {
     check_rank(comm, dest, "destination");
-    Event& e = add(loc, EventKind::MpiIsend, t);
-    e.a = dest;
-    e.b = comm;
-    e.c = tag;
-    e.bytes = bytes;
+    add(loc, EventKind::MpiIsend, t).set_message(dest, comm, tag, bytes);
     add_request(loc, request);
 }
 
@@ -238,11 +226,7 @@ void TraceBuilder::irecv_request(Loc loc, Time t, uint64_t request) {
 void TraceBuilder::irecv(Loc loc, Time t, uint32_t source, Ref comm, uint32_t tag, uint64_t bytes,
                          uint64_t request) {
     check_rank(comm, source, "source");
-    Event& e = add(loc, EventKind::MpiIrecv, t);
-    e.a = source;
-    e.b = comm;
-    e.c = tag;
-    e.bytes = bytes;
+    add(loc, EventKind::MpiIrecv, t).set_message(source, comm, tag, bytes);
     add_request(loc, request);
 }
 
@@ -264,11 +248,7 @@ void TraceBuilder::collective_end(Loc loc, Time t, CollectiveOp op, Ref comm, ui
                                   uint64_t sent, uint64_t received) {
     check_comm(comm);
     if (root != kNone) check_rank(comm, root, "root");
-    Event& e = add(loc, EventKind::MpiCollectiveEnd, t);
-    e.a = root;
-    e.b = comm;
-    e.c = static_cast<uint32_t>(op);
-    e.bytes = sent;
+    add(loc, EventKind::MpiCollectiveEnd, t).set_collective(root, comm, op, sent);
     add_request(loc, received); // the model keeps received bytes beside the event
 }
 
@@ -276,17 +256,13 @@ void TraceBuilder::parameter_string(Loc loc, Time t, Ref parameter, const std::s
     if (parameter >= trace_.defs.parameters.size())
         throw std::invalid_argument("undefined parameter");
     const Ref s = string(value);
-    Event& e = add(loc, EventKind::ParameterString, t);
-    e.a = parameter;
-    e.b = s;
+    add(loc, EventKind::ParameterString, t).set_parameter_string(parameter, s);
 }
 
 void TraceBuilder::parameter_int(Loc loc, Time t, Ref parameter, int64_t value) {
     if (parameter >= trace_.defs.parameters.size())
         throw std::invalid_argument("undefined parameter");
-    Event& e = add(loc, EventKind::ParameterInt, t);
-    e.a = parameter;
-    e.value = value;
+    add(loc, EventKind::ParameterInt, t).set_parameter_int(parameter, value);
 }
 
 void TraceBuilder::buffer_flush(Loc loc, Time t, Time stop) {

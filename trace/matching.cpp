@@ -343,7 +343,7 @@ class MatcherImpl {
 
     void enter(LocationScan& out, Scratch& x, LocationFrames& f, uint32_t i, const Event& e) {
         const uint32_t parent = x.stack.empty() ? kNone : f[x.stack.back()].callpath;
-        f[i].callpath = child(x.children, out.nodes, parent, e.a);
+        f[i].callpath = child(x.children, out.nodes, parent, e.region());
         x.stack.push_back(i);
     }
 
@@ -351,10 +351,10 @@ class MatcherImpl {
                const std::vector<Event>& events, uint32_t i, const Event& e) {
         // Find the region being left; anything still open above it is closed here.
         auto open = std::find_if(x.stack.rbegin(), x.stack.rend(),
-                                 [&](uint32_t j) { return events[j].a == e.a; });
+                                 [&](uint32_t j) { return events[j].region() == e.region(); });
         if (open == x.stack.rend()) {
             out.warnings.add("unbalanced leave", where(trace_, loc, i) + ": leave of region " +
-                                                     std::to_string(e.a) +
+                                                     std::to_string(e.region()) +
                                                      " that is not open; ignored");
             return;
         }
@@ -376,7 +376,7 @@ class MatcherImpl {
         switch (e.kind) {
         case EventKind::MpiSend:
         case EventKind::MpiIsend: {
-            const uint32_t dest = world_rank(trace_, e.b, e.a, loc);
+            const uint32_t dest = world_rank(trace_, e.comm(), e.peer(), loc);
             if (dest == kNone || dest >= m_.location_of_rank.size() ||
                 m_.location_of_rank[dest] == kNone) {
                 out.warnings.add("bad peer",
@@ -388,7 +388,7 @@ class MatcherImpl {
             // A blocking send completes in its own call; an Isend where its request does.
             m_.send_completions[loc].push_back(e.kind == EventKind::MpiSend ? i : kNone);
             if (e.kind == EventKind::MpiIsend) x.isend_of_request[request] = slot;
-            out.queues.get(Channel{loc, m_.location_of_rank[dest], e.b, e.c})
+            out.queues.get(Channel{loc, m_.location_of_rank[dest], e.comm(), e.tag()})
                 .sends.push_back({{loc, i}, slot});
             return;
         }
@@ -431,12 +431,12 @@ class MatcherImpl {
             if (k + 8 < out.posted.size()) __builtin_prefetch(&events[out.posted[k + 8].event]);
             const PostedReceive& p = out.posted[k];
             const Event& e = events[p.event];
-            const uint32_t source = world_rank(trace_, e.b, e.a, loc);
+            const uint32_t source = world_rank(trace_, e.comm(), e.peer(), loc);
             const uint32_t source_loc =
                 source < m_.location_of_rank.size() ? m_.location_of_rank[source] : kNone;
             SendQueue* queue = nullptr;
             if (source_loc != kNone) {
-                const Channel channel{source_loc, loc, e.b, e.c};
+                const Channel channel{source_loc, loc, e.comm(), e.tag()};
                 queue = cache.get(channel, [&] { return scans_[source_loc].queues.find(channel); });
             }
             if (!queue || queue->next == queue->sends.size()) {
@@ -542,22 +542,22 @@ class MatcherImpl {
 
     // The k-th collective of a location on a communicator is the k-th of every member.
     void collective(uint32_t loc, uint32_t i, const Event& e) {
-        if (e.b >= trace_.defs.communicators.size()) return; // the reader rejects these
-        const Communicator& comm = trace_.defs.communicators[e.b];
-        const uint32_t rank = ranks_.rank_of(e.b, loc);
+        if (e.comm() >= trace_.defs.communicators.size()) return; // the reader rejects these
+        const Communicator& comm = trace_.defs.communicators[e.comm()];
+        const uint32_t rank = ranks_.rank_of(e.comm(), loc);
         if (rank == kNone) {
             warn_.add("collective outside communicator",
                       where(trace_, loc, i) + ": collective on a communicator it is not in");
             return;
         }
         uint32_t id;
-        const uint32_t k = sequence_[e.b]++;
+        const uint32_t k = sequence_[e.comm()]++;
         if (comm.is_self) { // every location has its own MPI_COMM_SELF
             id = static_cast<uint32_t>(m_.collectives.size());
             m_.collectives.push_back({});
             m_.collectives.back().members.resize(1);
         } else {
-            auto& list = instances_of_comm_[e.b];
+            auto& list = instances_of_comm_[e.comm()];
             if (k == list.size()) {
                 list.push_back(static_cast<uint32_t>(m_.collectives.size()));
                 m_.collectives.push_back({});
@@ -566,11 +566,12 @@ class MatcherImpl {
             id = list[k];
         }
         CollectiveMatch& c = m_.collectives[id];
-        const auto op = static_cast<CollectiveOp>(e.c);
-        const uint32_t root = e.a == kNone ? kNone : world_rank(trace_, e.b, e.a, loc);
+        const auto op = e.op();
+        const uint32_t root =
+            e.root() == kNone ? kNone : world_rank(trace_, e.comm(), e.root(), loc);
         if (c.comm == kNone) {
             c.op = op;
-            c.comm = e.b;
+            c.comm = e.comm();
             c.root = root;
         } else if (c.op != op || c.root != root) {
             warn_.add("collective mismatch",

@@ -140,7 +140,7 @@ inline CallSummary call_around(const Trace& trace, const Matching& matching, uin
     CallSummary call;
     if (enter == kNone) return call; // a record outside any region
     const uint32_t leave = f[enter].frame;
-    call.region = events[enter].a;
+    call.region = events[enter].region();
     call.callpath = matching.callpath_nodes[location][f[enter].callpath];
     call.enter = events[enter].time;
     call.leave = leave == kNone ? events.back().time : events[leave].time;

@@ -105,19 +105,18 @@ struct Definitions {
 enum class EventKind : uint8_t {
     Enter,
     Leave,
-    MpiSend,             // a=peer (comm rank) b=comm c=tag  bytes
-    MpiIsend,            // a=peer b=comm c=tag  bytes  request
+    MpiSend,             // peer (comm rank) comm tag  bytes
+    MpiIsend,            // peer comm tag  bytes  request
     MpiIsendComplete,    // request
     MpiIrecvRequest,     // request
-    MpiRecv,             // a=peer b=comm c=tag  bytes
-    MpiIrecv,            // a=peer b=comm c=tag  bytes  request
+    MpiRecv,             // peer comm tag  bytes
+    MpiIrecv,            // peer comm tag  bytes  request
     MpiRequestTest,      // request
     MpiRequestCancelled, // request
     MpiCollectiveBegin,
-    MpiCollectiveEnd, // a=root (comm rank or kNone) b=comm c=collective op, bytes=sent,
-                      // request=received
-    ParameterString,  // a=parameter b=string
-    ParameterInt,     // a=parameter, value in `value`
+    MpiCollectiveEnd, // root (comm rank or kNone) comm op, bytes=sent, request=received
+    ParameterString,  // parameter string
+    ParameterInt,     // parameter, value in `value`
     BufferFlush,      // value = stop time
     Other
 };
@@ -144,20 +143,67 @@ enum class CollectiveOp : uint8_t {
     Other = 255
 };
 
-// 32 bytes: the analysis benchmark budgets <= 64 bytes per event in memory.
+// 32 bytes: the analysis benchmark budgets <= 64 bytes per event in memory. Three slots are
+// shared by the kinds; the accessors name them, and each is valid for the kinds listed above.
 struct Event {
     Time time = 0;
     union {
         uint64_t bytes; // message / collective size
         int64_t value;  // parameter value, buffer-flush stop time
     };
-    uint32_t a = kNone; // region | peer | root | parameter
-    uint32_t b = kNone; // communicator | string
-    uint32_t c = 0;     // tag | collective op
+
+  private:
+    // Declared here to keep the layout: 8 + 8 + 3 * 4 + kind + padding.
+    uint32_t a_ = kNone; // region | peer | root | parameter
+    uint32_t b_ = kNone; // communicator | string
+    uint32_t c_ = 0;     // tag | collective op
+
+  public:
     EventKind kind = EventKind::Other;
-    uint8_t pad_[3] = {};
+
     Event() : bytes(0) {}
+
+    // Enter, Leave.
+    Ref region() const { return a_; }
+    // Point-to-point records: the peer is a rank of comm().
+    uint32_t peer() const { return a_; }
+    uint32_t tag() const { return c_; }
+    // Point-to-point records and MpiCollectiveEnd.
+    Ref comm() const { return b_; }
+    // MpiCollectiveEnd: the root is a rank of comm(), or kNone.
+    uint32_t root() const { return a_; }
+    CollectiveOp op() const { return static_cast<CollectiveOp>(c_); }
+    // ParameterString, ParameterInt.
+    Ref parameter() const { return a_; }
+    // ParameterString.
+    Ref string() const { return b_; }
+
+    void set_region(Ref region) { a_ = region; }
+    void set_message(uint32_t peer, Ref comm, uint32_t tag, uint64_t size) {
+        a_ = peer;
+        b_ = comm;
+        c_ = tag;
+        bytes = size;
+    }
+    void set_collective(uint32_t root, Ref comm, CollectiveOp op, uint64_t sent) {
+        a_ = root;
+        b_ = comm;
+        c_ = static_cast<uint32_t>(op);
+        bytes = sent;
+    }
+    void set_parameter_string(Ref parameter, Ref string) {
+        a_ = parameter;
+        b_ = string;
+    }
+    void set_parameter_int(Ref parameter, int64_t v) {
+        a_ = parameter;
+        value = v;
+    }
+
+  private:
+    uint8_t pad_[3] = {};
 };
+static_assert(sizeof(Event) == 32, "the analysis benchmark budgets the event size");
 
 // Request ids live beside the events: only nonblocking records carry one.
 struct RequestRef {

@@ -99,16 +99,15 @@ OTF2_CallbackCode region_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp
     if (!lookup(ctx.maps->regions, region, index))
         return fail(ctx, position, kind, time,
                     "refers to undefined region " + std::to_string(region));
-    push(ctx, kind, time).a = index;
+    push(ctx, kind, time).set_region(index);
     return OTF2_CALLBACK_SUCCESS;
 }
 
-// Resolves the communicator and checks that `rank` (peer or root; kNone allowed when
-// `optional`) is a rank of it; records carrying world ranks are translated.
+// Resolves the communicator (into `index`) and checks that `rank` (peer or root; kNone allowed
+// when `optional`) is a rank of it; records carrying world ranks are translated.
 OTF2_CallbackCode message_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp time,
-                                uint64_t position, OTF2_CommRef comm, uint32_t rank, bool optional,
-                                Event*& out) {
-    uint32_t index;
+                                uint64_t position, OTF2_CommRef comm, uint32_t& rank, bool optional,
+                                uint32_t& index) {
     if (!lookup(ctx.maps->comms, comm, index))
         return fail(ctx, position, kind, time,
                     "refers to undefined communicator " + std::to_string(comm));
@@ -128,9 +127,6 @@ OTF2_CallbackCode message_event(EventContext& ctx, EventKind kind, OTF2_TimeStam
                         "names rank " + std::to_string(rank) + " of communicator " + c.name +
                             " of size " + std::to_string(size));
     }
-    out = &push(ctx, kind, time);
-    out->a = rank;
-    out->b = index;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -151,11 +147,10 @@ OTF2_CallbackCode on_leave(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, voi
 OTF2_CallbackCode p2p(void* u, EventKind kind, OTF2_TimeStamp t, uint64_t pos, uint32_t peer,
                       OTF2_CommRef comm, uint32_t tag, uint64_t bytes, const uint64_t* request) {
     EventContext& ctx = ctx_of(u);
-    Event* e = nullptr;
-    OTF2_CallbackCode code = message_event(ctx, kind, t, pos, comm, peer, false, e);
+    uint32_t index;
+    OTF2_CallbackCode code = message_event(ctx, kind, t, pos, comm, peer, false, index);
     if (code != OTF2_CALLBACK_SUCCESS) return code;
-    e->c = tag;
-    e->bytes = bytes;
+    push(ctx, kind, t).set_message(peer, index, tag, bytes);
     if (request) push_request(ctx, *request);
     return OTF2_CALLBACK_SUCCESS;
 }
@@ -245,25 +240,22 @@ OTF2_CallbackCode on_collective_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t
                                     uint32_t root, uint64_t sent, uint64_t received) {
     return guarded(u, [&]() -> OTF2_CallbackCode {
         EventContext& ctx = ctx_of(u);
-        Event* e = nullptr;
+        uint32_t index;
         OTF2_CallbackCode code =
-            message_event(ctx, EventKind::MpiCollectiveEnd, t, pos, comm, root, true, e);
+            message_event(ctx, EventKind::MpiCollectiveEnd, t, pos, comm, root, true, index);
         if (code != OTF2_CALLBACK_SUCCESS) return code;
-        e->c = static_cast<uint32_t>(collective_op_of(op));
-        e->bytes = sent;
+        push(ctx, EventKind::MpiCollectiveEnd, t)
+            .set_collective(root, index, collective_op_of(op), sent);
         push_request(ctx, received); // the model keeps received bytes beside the event
         return OTF2_CALLBACK_SUCCESS;
     });
 }
 
-OTF2_CallbackCode parameter_event(EventContext& ctx, EventKind kind, OTF2_TimeStamp t, uint64_t pos,
-                                  OTF2_ParameterRef parameter, Event*& out) {
-    uint32_t index;
+OTF2_CallbackCode parameter_index(EventContext& ctx, EventKind kind, OTF2_TimeStamp t, uint64_t pos,
+                                  OTF2_ParameterRef parameter, uint32_t& index) {
     if (!lookup(ctx.maps->parameters, parameter, index))
         return fail(ctx, pos, kind, t,
                     "refers to undefined parameter " + std::to_string(parameter));
-    out = &push(ctx, kind, t);
-    out->a = index;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -276,10 +268,11 @@ OTF2_CallbackCode on_parameter_string(OTF2_LocationRef, OTF2_TimeStamp t, uint64
         if (!lookup(ctx.maps->strings, string, index))
             return fail(ctx, pos, EventKind::ParameterString, t,
                         "refers to undefined string " + std::to_string(string));
-        Event* e = nullptr;
+        uint32_t p;
         OTF2_CallbackCode code =
-            parameter_event(ctx, EventKind::ParameterString, t, pos, parameter, e);
-        if (code == OTF2_CALLBACK_SUCCESS) e->b = index;
+            parameter_index(ctx, EventKind::ParameterString, t, pos, parameter, p);
+        if (code == OTF2_CALLBACK_SUCCESS)
+            push(ctx, EventKind::ParameterString, t).set_parameter_string(p, index);
         return code;
     });
 }
@@ -288,10 +281,12 @@ OTF2_CallbackCode on_parameter_int(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t 
                                    OTF2_AttributeList*, OTF2_ParameterRef parameter,
                                    int64_t value) {
     return guarded(u, [&]() -> OTF2_CallbackCode {
-        Event* e = nullptr;
+        EventContext& ctx = ctx_of(u);
+        uint32_t p;
         OTF2_CallbackCode code =
-            parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
-        if (code == OTF2_CALLBACK_SUCCESS) e->value = value;
+            parameter_index(ctx, EventKind::ParameterInt, t, pos, parameter, p);
+        if (code == OTF2_CALLBACK_SUCCESS)
+            push(ctx, EventKind::ParameterInt, t).set_parameter_int(p, value);
         return code;
     });
 }
@@ -301,10 +296,12 @@ OTF2_CallbackCode on_parameter_uint(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t
                                     OTF2_AttributeList*, OTF2_ParameterRef parameter,
                                     uint64_t value) {
     return guarded(u, [&]() -> OTF2_CallbackCode {
-        Event* e = nullptr;
+        EventContext& ctx = ctx_of(u);
+        uint32_t p;
         OTF2_CallbackCode code =
-            parameter_event(ctx_of(u), EventKind::ParameterInt, t, pos, parameter, e);
-        if (code == OTF2_CALLBACK_SUCCESS) e->value = static_cast<int64_t>(value);
+            parameter_index(ctx, EventKind::ParameterInt, t, pos, parameter, p);
+        if (code == OTF2_CALLBACK_SUCCESS)
+            push(ctx, EventKind::ParameterInt, t).set_parameter_int(p, static_cast<int64_t>(value));
         return code;
     });
 }

@@ -46,12 +46,12 @@ TunedReconstruction::TunedReconstruction(const Definitions& defs) {
 
 void TunedReconstruction::on_parameter(const Definitions& defs, const Event& e,
                                        LocationPart& part) const {
-    auto it = parameter_role_.find(e.a);
+    auto it = parameter_role_.find(e.parameter());
     if (it == parameter_role_.end()) return;
     auto [op, role] = it->second;
     TunedLocation& tl = part.tuned[op];
     if (role == TunedParameterRole::Phase && e.kind == EventKind::ParameterString) {
-        const std::string& text = e.b < defs.strings.size() ? defs.strings[e.b] : "";
+        const std::string& text = e.string() < defs.strings.size() ? defs.strings[e.string()] : "";
         tl.phases.push_back({e.time, parse_tuning_phase(text), text});
     } else if (role == TunedParameterRole::Switch && e.kind == EventKind::ParameterInt) {
         tl.switches.push_back({e.time, e.value});
@@ -82,14 +82,14 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
         } else if (e.kind == EventKind::Enter) {
             if (!open.empty() && open.back().depth + 1 == stack.size() &&
                 open.back().execution.codelet < 0) {
-                auto c = codelet_of_region_.find(e.a);
+                auto c = codelet_of_region_.find(e.region());
                 if (c != codelet_of_region_.end() && c->second.first == open.back().op) {
                     open.back().execution.codelet = c->second.second;
-                    open.back().execution.codelet_region = e.a;
+                    open.back().execution.codelet_region = e.region();
                     open.back().execution.codelet_start = e.time;
                 }
             }
-            auto op = op_of_region_.find(e.a);
+            auto op = op_of_region_.find(e.region());
             if (op != op_of_region_.end()) {
                 const std::vector<PhaseChange>& phases = part.tuned[op->second].phases;
                 CodeletExecution x;
@@ -98,7 +98,7 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
                 x.phase = phases.empty() ? TuningPhase::Search : phases.back().phase;
                 open.push_back({op->second, stack.size(), x});
             }
-            stack.push_back(e.a);
+            stack.push_back(e.region());
         } else if (e.kind == EventKind::Leave && !stack.empty()) {
             stack.pop_back();
             if (!open.empty() && open.back().depth == stack.size()) {

@@ -160,21 +160,23 @@ void validate(const Trace& trace) {
             switch (e.kind) {
             case EventKind::Enter:
             case EventKind::Leave:
-                if (e.a >= defs.regions.size()) fail(where() + " refers to an undefined region");
+                if (e.region() >= defs.regions.size())
+                    fail(where() + " refers to an undefined region");
                 break;
             case EventKind::MpiSend:
             case EventKind::MpiIsend:
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
             case EventKind::MpiCollectiveEnd:
-                if (e.b >= defs.communicators.size())
+                if (e.comm() >= defs.communicators.size())
                     fail(where() + " refers to an undefined communicator");
                 break;
             case EventKind::ParameterString:
-                if (e.b >= defs.strings.size()) fail(where() + " refers to an undefined string");
+                if (e.string() >= defs.strings.size())
+                    fail(where() + " refers to an undefined string");
                 [[fallthrough]];
             case EventKind::ParameterInt:
-                if (e.a >= defs.parameters.size())
+                if (e.parameter() >= defs.parameters.size())
                     fail(where() + " refers to an undefined parameter");
                 break;
             default:
@@ -272,17 +274,18 @@ class ArchiveWriter {
             OTF2_ErrorCode s = OTF2_SUCCESS;
             switch (e.kind) {
             case EventKind::Enter:
-                s = OTF2_EvtWriter_Enter(w, nullptr, t, ids.map(e.a, n_regions));
+                s = OTF2_EvtWriter_Enter(w, nullptr, t, ids.map(e.region(), n_regions));
                 break;
             case EventKind::Leave:
-                s = OTF2_EvtWriter_Leave(w, nullptr, t, ids.map(e.a, n_regions));
+                s = OTF2_EvtWriter_Leave(w, nullptr, t, ids.map(e.region(), n_regions));
                 break;
             case EventKind::MpiSend:
-                s = OTF2_EvtWriter_MpiSend(w, nullptr, t, e.a, ids.map(e.b, n_comms), e.c, e.bytes);
+                s = OTF2_EvtWriter_MpiSend(w, nullptr, t, e.peer(), ids.map(e.comm(), n_comms),
+                                           e.tag(), e.bytes);
                 break;
             case EventKind::MpiIsend:
-                s = OTF2_EvtWriter_MpiIsend(w, nullptr, t, e.a, ids.map(e.b, n_comms), e.c, e.bytes,
-                                            request_of(i));
+                s = OTF2_EvtWriter_MpiIsend(w, nullptr, t, e.peer(), ids.map(e.comm(), n_comms),
+                                            e.tag(), e.bytes, request_of(i));
                 break;
             case EventKind::MpiIsendComplete:
                 s = OTF2_EvtWriter_MpiIsendComplete(w, nullptr, t, request_of(i));
@@ -291,11 +294,12 @@ class ArchiveWriter {
                 s = OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, t, request_of(i));
                 break;
             case EventKind::MpiRecv:
-                s = OTF2_EvtWriter_MpiRecv(w, nullptr, t, e.a, ids.map(e.b, n_comms), e.c, e.bytes);
+                s = OTF2_EvtWriter_MpiRecv(w, nullptr, t, e.peer(), ids.map(e.comm(), n_comms),
+                                           e.tag(), e.bytes);
                 break;
             case EventKind::MpiIrecv:
-                s = OTF2_EvtWriter_MpiIrecv(w, nullptr, t, e.a, ids.map(e.b, n_comms), e.c, e.bytes,
-                                            request_of(i));
+                s = OTF2_EvtWriter_MpiIrecv(w, nullptr, t, e.peer(), ids.map(e.comm(), n_comms),
+                                            e.tag(), e.bytes, request_of(i));
                 break;
             case EventKind::MpiRequestTest:
                 s = OTF2_EvtWriter_MpiRequestTest(w, nullptr, t, request_of(i));
@@ -308,19 +312,21 @@ class ArchiveWriter {
                 break;
             case EventKind::MpiCollectiveEnd:
                 s = OTF2_EvtWriter_MpiCollectiveEnd(
-                    w, nullptr, t, static_cast<OTF2_CollectiveOp>(e.c), ids.map(e.b, n_comms), e.a,
-                    e.bytes, request_of(i));
+                    w, nullptr, t, static_cast<OTF2_CollectiveOp>(e.op()),
+                    ids.map(e.comm(), n_comms), e.root(), e.bytes, request_of(i));
                 break;
             case EventKind::ParameterString:
-                s = OTF2_EvtWriter_ParameterString(w, nullptr, t, ids.map(e.a, n_params),
-                                                   ids.map(e.b, n_strings));
+                s = OTF2_EvtWriter_ParameterString(w, nullptr, t, ids.map(e.parameter(), n_params),
+                                                   ids.map(e.string(), n_strings));
                 break;
             case EventKind::ParameterInt:
-                if (defs_.parameters[e.a].type == ParameterType::UnsignedInt)
-                    s = OTF2_EvtWriter_ParameterUnsignedInt(w, nullptr, t, ids.map(e.a, n_params),
+                if (defs_.parameters[e.parameter()].type == ParameterType::UnsignedInt)
+                    s = OTF2_EvtWriter_ParameterUnsignedInt(w, nullptr, t,
+                                                            ids.map(e.parameter(), n_params),
                                                             static_cast<uint64_t>(e.value));
                 else
-                    s = OTF2_EvtWriter_ParameterInt(w, nullptr, t, ids.map(e.a, n_params), e.value);
+                    s = OTF2_EvtWriter_ParameterInt(w, nullptr, t, ids.map(e.parameter(), n_params),
+                                                    e.value);
                 break;
             case EventKind::BufferFlush:
                 s = OTF2_EvtWriter_BufferFlush(w, nullptr, t, static_cast<uint64_t>(e.value));

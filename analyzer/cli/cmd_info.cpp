@@ -80,7 +80,8 @@ std::vector<std::string> entered_regions(const tt::Trace& trace) {
     std::vector<bool> entered(trace.defs.regions.size());
     for (const tt::LocationEvents& l : trace.locations)
         for (const tt::Event& e : l.events)
-            if (e.kind == tt::EventKind::Enter && e.a < entered.size()) entered[e.a] = true;
+            if (e.kind == tt::EventKind::Enter && e.region() < entered.size())
+                entered[e.region()] = true;
     std::vector<std::string> names;
     for (std::size_t r = 0; r < entered.size(); ++r)
         if (entered[r]) names.push_back(trace.defs.regions[r].name);

@@ -251,7 +251,7 @@ int run_counts(const std::string& expect_path, const std::string& trace_path, lo
                 ++recvs;
                 break;
             case tt::EventKind::MpiCollectiveEnd:
-                collectives += is_communication_collective(ev.c);
+                collectives += is_communication_collective(static_cast<uint32_t>(ev.op()));
                 break;
             case tt::EventKind::Enter:
                 ++enters;

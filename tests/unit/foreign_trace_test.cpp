@@ -122,9 +122,9 @@ TEST(ForeignTrace, ScorePLayoutReadsIntoTheModel) {
     const auto& r0 = t.locations[0].events;
     ASSERT_EQ(r0.size(), 6u);
     EXPECT_EQ(r0[0].kind, EventKind::Enter);
-    EXPECT_EQ(r0[0].a, 0u); // region id 10 -> index 0
+    EXPECT_EQ(r0[0].region(), 0u); // region id 10 -> index 0
     EXPECT_EQ(r0[2].kind, EventKind::MpiSend);
-    EXPECT_EQ(r0[2].a, 1u);
+    EXPECT_EQ(r0[2].peer(), 1u);
     EXPECT_EQ(r0[4].kind, EventKind::Other);
     EXPECT_EQ(r0[4].time, 1030u);
     ASSERT_EQ(t.locations[1].events.size(), 2u);
@@ -132,10 +132,10 @@ TEST(ForeignTrace, ScorePLayoutReadsIntoTheModel) {
     const auto& r1 = t.locations[2].events;
     ASSERT_EQ(r1.size(), 4u);
     EXPECT_EQ(r1[1].kind, EventKind::MpiRecv);
-    EXPECT_EQ(r1[1].a, 0u);
+    EXPECT_EQ(r1[1].peer(), 0u);
     EXPECT_EQ(r1[3].kind, EventKind::MpiSend);
-    EXPECT_EQ(r1[3].b, 2u); // comm id 5 -> index 2
-    EXPECT_EQ(r1[3].a, 0u); // world rank 1 is rank 0 of "split"
+    EXPECT_EQ(r1[3].comm(), 2u); // comm id 5 -> index 2
+    EXPECT_EQ(r1[3].peer(), 0u); // world rank 1 is rank 0 of "split"
 }
 
 } // namespace

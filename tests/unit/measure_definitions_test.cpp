@@ -223,6 +223,6 @@ TEST(MeasureDefinitions, UnifiedDefinitionsReadBackExactly) {
     EXPECT_NE(warnings[0].find("process 2 declared 4"), std::string::npos) << warnings[0];
 
     // Events carry the unified region ids.
-    EXPECT_EQ(t.defs.regions[t.locations[1].events[0].a].name, "solver");
-    EXPECT_EQ(t.defs.regions[t.locations[0].events[0].a].name, "MPI_Send");
+    EXPECT_EQ(t.defs.regions[t.locations[1].events[0].region()].name, "solver");
+    EXPECT_EQ(t.defs.regions[t.locations[0].events[0].region()].name, "MPI_Send");
 }

@@ -15,10 +15,11 @@ namespace {
 
 using namespace topolens::trace;
 
+// region(), comm() and tag() read the three slots the kinds share.
 std::string describe(const Event& e) {
     return std::string(event_kind_name(e.kind)) + " t=" + std::to_string(e.time) +
-           " a=" + std::to_string(e.a) + " b=" + std::to_string(e.b) + " c=" + std::to_string(e.c) +
-           " bytes=" + std::to_string(e.bytes);
+           " a=" + std::to_string(e.region()) + " b=" + std::to_string(e.comm()) +
+           " c=" + std::to_string(e.tag()) + " bytes=" + std::to_string(e.bytes);
 }
 
 void expect_same_events(const LocationEvents& got, const LocationEvents& want, std::size_t loc) {
@@ -131,16 +132,16 @@ TEST(RoundTrip, RecordsHaveTheirLiteralValues) {
     TraceBuilder b = sample_trace();
     b.write(dir.path().string());
     const Trace t = read_trace(dir.path().string());
-    auto region_name = [&](const Event& e) { return t.defs.regions.at(e.a).name; };
+    auto region_name = [&](const Event& e) { return t.defs.regions.at(e.region()).name; };
 
     const auto& r0 = t.locations[0].events;
     auto send = std::find_if(r0.begin(), r0.end(),
                              [](const Event& e) { return e.kind == EventKind::MpiSend; });
     ASSERT_NE(send, r0.end());
     EXPECT_EQ(send->time, 300u);
-    EXPECT_EQ(send->a, 1u);
-    EXPECT_EQ(t.defs.communicators.at(send->b).name, "MPI_COMM_WORLD");
-    EXPECT_EQ(send->c, 7u);
+    EXPECT_EQ(send->peer(), 1u);
+    EXPECT_EQ(t.defs.communicators.at(send->comm()).name, "MPI_COMM_WORLD");
+    EXPECT_EQ(send->tag(), 7u);
     EXPECT_EQ(send->bytes, 64u);
     EXPECT_EQ(region_name(*(send - 1)), "MPI_Send");
     EXPECT_EQ((send - 1)->kind, EventKind::Enter);
@@ -149,21 +150,22 @@ TEST(RoundTrip, RecordsHaveTheirLiteralValues) {
         return e.kind == EventKind::ParameterString && e.time == 220;
     });
     ASSERT_NE(param_string, r0.end());
-    EXPECT_EQ(t.defs.parameters.at(param_string->a).name, "mode");
-    EXPECT_EQ(t.defs.strings.at(param_string->b), "fast");
+    EXPECT_EQ(t.defs.parameters.at(param_string->parameter()).name, "mode");
+    EXPECT_EQ(t.defs.strings.at(param_string->string()), "fast");
 
     const auto& r1 = t.locations[1];
     auto uparam = std::find_if(r1.events.begin(), r1.events.end(), [&](const Event& e) {
-        return e.kind == EventKind::ParameterInt && t.defs.parameters[e.a].name == "bytes";
+        return e.kind == EventKind::ParameterInt &&
+               t.defs.parameters[e.parameter()].name == "bytes";
     });
     ASSERT_NE(uparam, r1.events.end());
     EXPECT_EQ(static_cast<uint64_t>(uparam->value), std::numeric_limits<uint64_t>::max());
     auto bcast_end = std::find_if(r1.events.begin(), r1.events.end(), [](const Event& e) {
-        return e.kind == EventKind::MpiCollectiveEnd && e.c == uint32_t(CollectiveOp::Bcast);
+        return e.kind == EventKind::MpiCollectiveEnd && e.op() == CollectiveOp::Bcast;
     });
     ASSERT_NE(bcast_end, r1.events.end());
-    EXPECT_EQ(t.defs.communicators.at(bcast_end->b).name, "pair");
-    EXPECT_EQ(bcast_end->a, 1u);
+    EXPECT_EQ(t.defs.communicators.at(bcast_end->comm()).name, "pair");
+    EXPECT_EQ(bcast_end->root(), 1u);
     EXPECT_EQ(bcast_end->bytes, 16u);
     EXPECT_EQ(bcast_end->time, 799u);
 
@@ -184,8 +186,8 @@ TEST(RoundTrip, RecordsHaveTheirLiteralValues) {
                               [](const Event& e) { return e.kind == EventKind::MpiIrecv; });
     ASSERT_NE(irecv, r3.events.end());
     EXPECT_EQ(irecv->time, 520u);
-    EXPECT_EQ(irecv->a, 2u);
-    EXPECT_EQ(irecv->c, 9u);
+    EXPECT_EQ(irecv->peer(), 2u);
+    EXPECT_EQ(irecv->tag(), 9u);
     EXPECT_EQ(irecv->bytes, 128u);
 }
 

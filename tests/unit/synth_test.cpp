@@ -45,7 +45,7 @@ struct Record {
     EventKind kind;
     uint32_t call; // index into the location's calls
     Time time;
-    uint32_t a, b, c;
+    Event event;
 };
 
 struct Evaluated {
@@ -71,16 +71,16 @@ Evaluated evaluate(const Trace& t) {
                 ev.nesting_error = "time goes back on location " + std::to_string(l);
             last = e.time;
             if (e.kind == EventKind::Enter) {
-                stack.emplace_back(e.a, static_cast<uint32_t>(calls[l].size()));
+                stack.emplace_back(e.region(), static_cast<uint32_t>(calls[l].size()));
                 calls[l].push_back({e.time, 0});
             } else if (e.kind == EventKind::Leave) {
-                if ((stack.empty() || stack.back().first != e.a) && ev.nesting_error.empty())
+                if ((stack.empty() || stack.back().first != e.region()) && ev.nesting_error.empty())
                     ev.nesting_error = "unbalanced leave on location " + std::to_string(l);
                 if (stack.empty()) continue;
                 calls[l][stack.back().second].leave = e.time;
                 stack.pop_back();
             } else if (!stack.empty()) {
-                records[l].push_back({e.kind, stack.back().second, e.time, e.a, e.b, e.c});
+                records[l].push_back({e.kind, stack.back().second, e.time, e});
             }
         }
         if (!stack.empty() && ev.nesting_error.empty())
@@ -100,9 +100,11 @@ Evaluated evaluate(const Trace& t) {
     for (uint32_t l = 0; l < n; ++l)
         for (const Record& r : records[l]) {
             if (r.kind == EventKind::MpiSend)
-                sends[{r.b, l, world(r.b, r.a), r.c}].emplace_back(l, &r);
+                sends[{r.event.comm(), l, world(r.event.comm(), r.event.peer()), r.event.tag()}]
+                    .emplace_back(l, &r);
             if (r.kind == EventKind::MpiRecv)
-                recvs[{r.b, world(r.b, r.a), l, r.c}].emplace_back(l, &r);
+                recvs[{r.event.comm(), world(r.event.comm(), r.event.peer()), l, r.event.tag()}]
+                    .emplace_back(l, &r);
         }
     for (const auto& [key, list] : sends) {
         const auto& rl = recvs[key];
@@ -130,7 +132,8 @@ Evaluated evaluate(const Trace& t) {
         std::map<Ref, std::size_t> seen;
         for (const Record& r : records[l])
             if (r.kind == EventKind::MpiCollectiveEnd)
-                instances[{r.b, seen[r.b]++}].push_back({l, calls[l][r.call], r.c, r.a});
+                instances[{r.event.comm(), seen[r.event.comm()]++}].push_back(
+                    {l, calls[l][r.call], static_cast<uint32_t>(r.event.op()), r.event.root()});
     }
     for (const auto& [key, members] : instances) {
         ++ev.collectives;
@@ -232,11 +235,11 @@ void check_read_back(const SynthOptions& options) {
         // main { MPI_Init ... MPI_Finalize }, from 0 to the common end.
         const auto& ev = t.locations[p].events;
         ASSERT_GE(ev.size(), 6u);
-        EXPECT_EQ(t.defs.regions[ev[0].a].name, "main");
-        EXPECT_EQ(t.defs.regions[ev[1].a].name, "MPI_Init");
-        EXPECT_EQ(t.defs.regions[ev[ev.size() - 2].a].name, "MPI_Finalize");
+        EXPECT_EQ(t.defs.regions[ev[0].region()].name, "main");
+        EXPECT_EQ(t.defs.regions[ev[1].region()].name, "MPI_Init");
+        EXPECT_EQ(t.defs.regions[ev[ev.size() - 2].region()].name, "MPI_Finalize");
         EXPECT_EQ(ev.back().kind, EventKind::Leave);
-        EXPECT_EQ(t.defs.regions[ev.back().a].name, "main");
+        EXPECT_EQ(t.defs.regions[ev.back().region()].name, "main");
         EXPECT_EQ(ev.front().time, 0u);
         EXPECT_EQ(ev.back().time, x.end);
     }
@@ -518,7 +521,7 @@ ScalascaValues evaluate_scalasca(const Trace& t) {
             const Event& e = le.events[i];
             if (e.kind == EventKind::Enter) {
                 stack.push_back(static_cast<uint32_t>(calls[l].size()));
-                calls[l].push_back({e.time, 0, t.defs.regions[e.a].name, 0});
+                calls[l].push_back({e.time, 0, t.defs.regions[e.region()].name, 0});
             } else if (e.kind == EventKind::Leave) {
                 calls[l][stack.back()].leave = e.time;
                 calls[l][stack.back()].leave_event = i;
@@ -551,7 +554,7 @@ ScalascaValues evaluate_scalasca(const Trace& t) {
             const Event& e = ev[i];
             if (e.kind != EventKind::MpiSend && e.kind != EventKind::MpiIsend) continue;
             const uint32_t call = call_of_event[l][i];
-            sends[{e.b, l, world(e.b, e.a), e.c}].push_back(
+            sends[{e.comm(), l, world(e.comm(), e.peer()), e.tag()}].push_back(
                 {l, i, call, e.kind == EventKind::MpiSend ? call : completed.at(request(l, i))});
         }
     }
@@ -569,7 +572,7 @@ ScalascaValues evaluate_scalasca(const Trace& t) {
             const Event& e = ev[i];
             if (e.kind == EventKind::MpiIrecvRequest) posted[request(l, i)] = call_of_event[l][i];
             if (e.kind != EventKind::MpiRecv && e.kind != EventKind::MpiIrecv) continue;
-            auto& queue = sends[{e.b, world(e.b, e.a), l, e.c}];
+            auto& queue = sends[{e.comm(), world(e.comm(), e.peer()), l, e.tag()}];
             EXPECT_FALSE(queue.empty()) << "unmatched receive on " << l;
             if (queue.empty()) continue;
             const uint32_t call = call_of_event[l][i];
@@ -939,8 +942,10 @@ bool same_events(const Trace& a, const Trace& b) {
         const auto& y = b.locations[l].events;
         if (x.size() != y.size()) return false;
         for (std::size_t i = 0; i < x.size(); ++i)
-            if (x[i].time != y[i].time || x[i].kind != y[i].kind || x[i].a != y[i].a ||
-                x[i].b != y[i].b || x[i].c != y[i].c || x[i].bytes != y[i].bytes)
+            // region(), comm() and tag() read the three slots the kinds share.
+            if (x[i].time != y[i].time || x[i].kind != y[i].kind ||
+                x[i].region() != y[i].region() || x[i].comm() != y[i].comm() ||
+                x[i].tag() != y[i].tag() || x[i].bytes != y[i].bytes)
                 return false;
     }
     return true;
