@@ -4,11 +4,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
-#include <set>
 #include <stdexcept>
 
 namespace topolens::gui {
@@ -53,54 +52,66 @@ std::string string_field(const QJsonObject& object, const char* key, const std::
     return value.toString().toStdString();
 }
 
-AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
-    AuditCodelet codelet;
+// A whole number >= 0 (sample indices, locations, measurement numbers); nullopt otherwise.
+std::optional<uint32_t> index_value(const QJsonValue& value) {
+    const double v = value.toDouble(-1.0);
+    if (!(v >= 0 && v <= std::numeric_limits<uint32_t>::max()) || v != std::floor(v))
+        return std::nullopt;
+    return static_cast<uint32_t>(v);
+}
+
+// The outliers one method's filter dropped ("at"), as far as the box plot's causes need them.
+std::vector<patterns::OutlierAt> parse_outliers(const QJsonObject& json) {
+    std::vector<patterns::OutlierAt> outliers;
+    for (const QJsonValue at : json.value("at").toArray()) {
+        const QJsonObject o = at.toObject();
+        const auto location = index_value(o.value("location"));
+        const auto number = index_value(o.value("measurement"));
+        if (!location || !number) continue; // names no measurement of the box plot
+        patterns::OutlierAt outlier;
+        outlier.location = *location;
+        outlier.number = *number;
+        outlier.start = o.value("start").toDouble();
+        outlier.time = o.value("time").toDouble();
+        outlier.wait = o.value("wait").toDouble();
+        outlier.propagated = o.value("propagated").toBool();
+        outlier.slow = o.value("slow").toBool(true);
+        outlier.global = o.value("global").toBool();
+        outliers.push_back(outlier);
+    }
+    return outliers;
+}
+
+CodeletAudit parse_codelet(const QJsonObject& json, const std::string& where) {
+    CodeletAudit codelet;
     codelet.index = int_field(json, "index", where);
     codelet.name = string_field(json, "name", where);
     const std::string here = where + " codelet " + codelet.name;
-    codelet.processes = json.value("processes").toInt(0);
-    codelet.measurements = json.value("measurements").toInt(0);
+    codelet.processes = static_cast<std::size_t>(std::max(0, json.value("processes").toInt(0)));
+    codelet.measurements =
+        static_cast<std::size_t>(std::max(0, json.value("measurements").toInt(0)));
     for (const QJsonValue v : array_field(json, "samples", here)) {
         if (!v.isDouble()) schema_error(here + ": a sample is not a number");
         codelet.samples.push_back(v.toDouble());
     }
     const QJsonObject box = object_field(json, "box", here);
-    codelet.box = {number_field(box, "min", here),       number_field(box, "q1", here),
-                   number_field(box, "median", here),    number_field(box, "q3", here),
-                   number_field(box, "max", here),       number_field(box, "whisker_lo", here),
-                   number_field(box, "whisker_hi", here)};
+    codelet.box.min = number_field(box, "min", here);
+    codelet.box.q1 = number_field(box, "q1", here);
+    codelet.box.median = number_field(box, "median", here);
+    codelet.box.q3 = number_field(box, "q3", here);
+    codelet.box.max = number_field(box, "max", here);
+    codelet.box.whisker_lo = number_field(box, "whisker_lo", here);
+    codelet.box.whisker_hi = number_field(box, "whisker_hi", here);
     for (const QJsonValue v : json.value("box_outliers").toArray()) {
         const int i = v.toInt(-1);
         if (i < 0 || i >= static_cast<int>(codelet.samples.size()))
             schema_error(here + ": box_outliers names a sample that does not exist");
-        codelet.box_outliers.push_back(i);
+        codelet.box.outliers.push_back(static_cast<std::size_t>(i));
     }
-    // Which processes were slow at each measurement, by any of the audit's filters.
-    std::map<int, std::set<int>> caused, propagated, global; // measurement -> ranks
     const QJsonObject outliers = json.value("outliers").toObject();
-    for (const QString& method : outliers.keys()) {
-        for (const QJsonValue at : outliers.value(method).toObject().value("at").toArray()) {
-            const QJsonObject o = at.toObject();
-            if (!o.value("slow").toBool(true)) continue; // unusually fast: not why it is high
-            const int m = o.value("measurement").toInt(-1);
-            const int rank = o.value("rank").toInt(-1);
-            (o.value("global").toBool()       ? global
-             : o.value("propagated").toBool() ? propagated
-                                              : caused)[m]
-                .insert(rank);
-        }
-    }
-    for (const int i : codelet.box_outliers) {
-        using Cause = AuditCodelet::OutlierCause;
-        if (const auto found = caused.find(i); found != caused.end()) {
-            codelet.box_outlier_causes.push_back(Cause::Caused);
-            codelet.box_outlier_ranks.emplace_back(found->second.begin(), found->second.end());
-        } else {
-            codelet.box_outlier_causes.push_back(global.count(i)       ? Cause::Global
-                                                 : propagated.count(i) ? Cause::Propagated
-                                                                       : Cause::Unflagged);
-            codelet.box_outlier_ranks.emplace_back();
-        }
+    for (std::size_t m = 0; m < patterns::kMethods; ++m) {
+        const QJsonValue method = outliers.value(patterns::method_key(patterns::Method(m)));
+        if (method.isObject()) codelet.outliers[m] = parse_outliers(method.toObject());
     }
     codelet.winner_set = json.value("winner_set").toBool();
     codelet.stability = json.value("stability").toString().toStdString();
@@ -110,25 +121,14 @@ AuditCodelet parse_codelet(const QJsonObject& json, const std::string& where) {
     return codelet;
 }
 
+patterns::Verdict parse_verdict(const std::string& name) {
+    using patterns::Verdict;
+    for (const Verdict v : {Verdict::Confirmed, Verdict::Questionable, Verdict::Wrong})
+        if (name == patterns::verdict_name(v)) return v;
+    return Verdict::Undecided; // "undecided", and what this reader does not know
+}
+
 } // namespace
-
-const AuditCodelet* AuditOperation::codelet_by_index(int index) const {
-    for (const auto& c : codelets)
-        if (c.index == index) return &c;
-    return nullptr;
-}
-
-const AuditCodelet* AuditOperation::codelet_by_name(const std::string& wanted) const {
-    for (const auto& c : codelets)
-        if (c.name == wanted) return &c;
-    return nullptr;
-}
-
-const AuditOperation* Audit::operation(const std::string& name) const {
-    for (const auto& op : operations)
-        if (op.name == name) return &op;
-    return nullptr;
-}
 
 Audit parse_audit(const std::string& json) {
     QJsonParseError error;
@@ -144,30 +144,26 @@ Audit parse_audit(const std::string& json) {
     for (const QJsonValue value : array_field(root, "operations", "the document")) {
         if (!value.isObject()) schema_error("an operation is not an object");
         const QJsonObject json = value.toObject();
-        AuditOperation op;
+        OperationAudit op;
         op.name = string_field(json, "name", "an operation");
         const std::string where = "operation " + op.name;
-        op.verdict = string_field(json, "verdict", where);
+        op.verdict = parse_verdict(string_field(json, "verdict", where));
         op.reason = json.value("reason").toString().toStdString();
-        const QJsonValue tuner = json.value("tuner_winner");
-        if (tuner.isObject()) {
-            op.tuner_winner = int_field(tuner.toObject(), "index", where);
-            op.tuner_winner_name = tuner.toObject().value("name").toString().toStdString();
-        }
         if (json.value("best").isDouble()) op.best = json.value("best").toInt();
         op.penalty_percent = json.value("penalty_percent").toDouble();
-        const auto optional_number = [&json](const char* key) -> std::optional<double> {
+        const auto number_or_nan = [&json](const char* key) {
             const QJsonValue v = json.value(key);
-            return v.isDouble() ? std::optional<double>(v.toDouble()) : std::nullopt;
+            return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
         };
-        op.search_seconds = optional_number("search_seconds");
-        op.search_share = optional_number("search_share");
-        op.search_cost_seconds = optional_number("search_cost_seconds");
-        op.search_cost_share = optional_number("search_cost_share");
+        op.search_seconds = number_or_nan("search_seconds");
+        op.search_share = number_or_nan("search_share");
+        op.search_cost_seconds = number_or_nan("search_cost_seconds");
+        op.search_cost_share = number_or_nan("search_cost_share");
         if (const QJsonValue p = json.value("production"); p.isObject()) {
             const QJsonObject production = p.toObject();
-            AuditOperation::Production check;
-            check.executions = production.value("executions").toInt();
+            patterns::ProductionCheck check;
+            check.executions = static_cast<uint64_t>(
+                std::max<qint64>(0, production.value("executions").toInteger()));
             check.mean = production.value("mean").toDouble();
             check.search_estimate = production.value("search_estimate").toDouble();
             check.ratio = production.value("ratio").toDouble();
@@ -177,6 +173,14 @@ Audit parse_audit(const std::string& json) {
         for (const QJsonValue c : array_field(json, "codelets", where)) {
             if (!c.isObject()) schema_error(where + ": a codelet is not an object");
             op.codelets.push_back(parse_codelet(c.toObject(), where));
+            op.codelet_names[op.codelets.back().index] = op.codelets.back().name;
+        }
+        // After the codelets: the tuner's codelet is named as the document names it (or not).
+        const QJsonValue tuner = json.value("tuner_winner");
+        if (tuner.isObject()) {
+            op.tuner_winner = int_field(tuner.toObject(), "index", where);
+            op.codelet_names[*op.tuner_winner] =
+                tuner.toObject().value("name").toString().toStdString();
         }
         audit.operations.push_back(std::move(op));
     }
@@ -184,30 +188,33 @@ Audit parse_audit(const std::string& json) {
 }
 
 std::optional<Audit> read_audit(const report::Report& report) {
-    const auto found = report.attributes.find(kAuditAttribute);
+    const auto found = report.attributes.find(patterns::kAuditAttribute);
     if (found == report.attributes.end()) return std::nullopt;
     return parse_audit(found->second);
 }
 
-std::string verdict_sentence(const AuditOperation& op) {
-    std::string chosen = op.tuner_winner
-                             ? "the tuner's choice " + (op.tuner_winner_name.empty()
-                                                            ? "#" + std::to_string(*op.tuner_winner)
-                                                            : op.tuner_winner_name)
-                             : "no decision of the tuner";
+std::string verdict_sentence(const OperationAudit& op) {
+    using patterns::Verdict;
+    std::string chosen = "no decision of the tuner";
+    if (op.tuner_winner) {
+        const auto name = op.codelet_names.find(*op.tuner_winner);
+        chosen = "the tuner's choice " + (name == op.codelet_names.end() || name->second.empty()
+                                              ? "#" + std::to_string(*op.tuner_winner)
+                                              : name->second);
+    }
     std::string sentence = op.name + ": " + chosen;
-    if (op.verdict == "confirmed")
+    if (op.verdict == Verdict::Confirmed)
         sentence += " is confirmed by the audit";
-    else if (op.verdict == "questionable")
+    else if (op.verdict == Verdict::Questionable)
         sentence += " is questionable";
-    else if (op.verdict == "wrong")
+    else if (op.verdict == Verdict::Wrong)
         sentence += " is wrong";
     else
         sentence += ": the audit is undecided";
-    if (const AuditCodelet* best = op.best ? op.codelet_by_index(*op.best) : nullptr;
-        best && op.verdict != "confirmed")
+    if (const CodeletAudit* best = op.best ? op.codelet(*op.best) : nullptr;
+        best && op.verdict != Verdict::Confirmed)
         sentence += "; the audit's winner is " + best->name;
-    if (op.penalty_percent > 0.0 && op.verdict != "confirmed") {
+    if (op.penalty_percent > 0.0 && op.verdict != Verdict::Confirmed) {
         char buffer[64];
         std::snprintf(buffer, sizeof buffer, " (the choice costs %.1f %% more)",
                       op.penalty_percent);
@@ -218,21 +225,21 @@ std::string verdict_sentence(const AuditOperation& op) {
     return sentence;
 }
 
-std::string search_sentence(const AuditOperation& op) {
+std::string search_sentence(const OperationAudit& op) {
     std::string sentence;
     char buffer[200];
-    if (op.search_seconds) {
-        std::snprintf(buffer, sizeof buffer, "Search phase %.3g s", *op.search_seconds);
+    if (!std::isnan(op.search_seconds)) {
+        std::snprintf(buffer, sizeof buffer, "Search phase %.3g s", op.search_seconds);
         sentence += buffer;
-        if (op.search_share) {
-            std::snprintf(buffer, sizeof buffer, " (%.1f %% of the run)", 100.0 * *op.search_share);
+        if (!std::isnan(op.search_share)) {
+            std::snprintf(buffer, sizeof buffer, " (%.1f %% of the run)", 100.0 * op.search_share);
             sentence += buffer;
         }
-        if (op.search_cost_seconds) {
-            std::snprintf(buffer, sizeof buffer, ", search cost %.3g s", *op.search_cost_seconds);
+        if (!std::isnan(op.search_cost_seconds)) {
+            std::snprintf(buffer, sizeof buffer, ", search cost %.3g s", op.search_cost_seconds);
             sentence += buffer;
-            if (op.search_cost_share) {
-                std::snprintf(buffer, sizeof buffer, " (%.1f %%)", 100.0 * *op.search_cost_share);
+            if (!std::isnan(op.search_cost_share)) {
+                std::snprintf(buffer, sizeof buffer, " (%.1f %%)", 100.0 * op.search_cost_share);
                 sentence += buffer;
             }
             sentence += " beyond running the chosen codelet in every measurement";
@@ -243,10 +250,11 @@ std::string search_sentence(const AuditOperation& op) {
         const auto& p = *op.production;
         std::snprintf(
             buffer, sizeof buffer,
-            "%sProduction: %d executions (all processes), mean %.3g s (slowest process) = "
+            "%sProduction: %llu executions (all processes), mean %.3g s (slowest process) = "
             "%.2f x the search estimate "
             "%.3g s (%s).",
-            sentence.empty() ? "" : " ", p.executions, p.mean, p.ratio, p.search_estimate,
+            sentence.empty() ? "" : " ", static_cast<unsigned long long>(p.executions), p.mean,
+            p.ratio, p.search_estimate,
             p.flagged ? "flagged: production is slower than the search predicted" : "not flagged");
         sentence += buffer;
     } else if (!sentence.empty()) {

@@ -15,6 +15,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <set>
 
 namespace topolens::gui {
 
@@ -32,7 +33,7 @@ QString html_escaped(const std::string& text) {
 }
 
 // "tuner", "audit" or both, for the category label and the names key.
-QString winner_marks(const AuditOperation& op, const AuditCodelet& c) {
+QString winner_marks(const OperationAudit& op, const CodeletAudit& c) {
     const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
     const bool audit = op.best && *op.best == c.index;
     return tuner && audit ? QStringLiteral("tuner<br>audit")
@@ -108,8 +109,10 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
 
 void CodeletView::set_report(const report::Report* report) {
     audit_.reset();
+    ranks_.clear();
     std::string problem;
     if (report) {
+        ranks_ = report->location_ranks();
         try {
             audit_ = read_audit(*report);
         } catch (const std::exception& e) {
@@ -148,13 +151,13 @@ void CodeletView::set_report(const report::Report* report) {
     show_operation(0);
 }
 
-const AuditOperation* CodeletView::current_operation() const {
+const OperationAudit* CodeletView::current_operation() const {
     if (!has_audit() || operation_ < 0) return nullptr;
     return &audit_->operations[operation_];
 }
 
-const AuditCodelet* CodeletView::current_codelet() const {
-    const AuditOperation* op = current_operation();
+const CodeletAudit* CodeletView::current_codelet() const {
+    const OperationAudit* op = current_operation();
     if (!op || codelet_ < 0 || codelet_ >= static_cast<int>(op->codelets.size())) return nullptr;
     return &op->codelets[codelet_];
 }
@@ -167,7 +170,7 @@ int CodeletView::outlier_point_count() const {
     for (const auto* series : outliers_) count += series ? series->count() : 0;
     return count;
 }
-int CodeletView::outlier_point_count(AuditCodelet::OutlierCause cause) const {
+int CodeletView::outlier_point_count(CodeletAudit::OutlierCause cause) const {
     const auto* series = outliers_[static_cast<int>(cause)];
     return series ? series->count() : 0;
 }
@@ -196,7 +199,7 @@ bool CodeletView::choose_operation(const std::string& name) {
 }
 
 bool CodeletView::choose_codelet(const std::string& name) {
-    const AuditOperation* op = current_operation();
+    const OperationAudit* op = current_operation();
     if (!op) return false;
     for (size_t i = 0; i < op->codelets.size(); ++i) {
         if (op->codelets[i].name == name) {
@@ -211,7 +214,7 @@ void CodeletView::show_operation(int index) {
     if (!has_audit() || index < 0 || index >= static_cast<int>(audit_->operations.size())) return;
     operation_ = index;
     codelet_ = -1;
-    const AuditOperation& op = audit_->operations[index];
+    const OperationAudit& op = audit_->operations[index];
     verdict_->setText(QString::fromStdString(verdict_sentence(op)));
 
     chart_->removeAllSeries();
@@ -220,8 +223,8 @@ void CodeletView::show_operation(int index) {
         delete axis;
     }
     boxes_ = new QBoxPlotSeries;
-    using Cause = AuditCodelet::OutlierCause;
-    for (int k = 0; k < AuditCodelet::kOutlierCauses; ++k) {
+    using Cause = CodeletAudit::OutlierCause;
+    for (int k = 0; k < CodeletAudit::kOutlierCauses; ++k) {
         auto* series = new QScatterSeries;
         series->setMarkerSize(k == static_cast<int>(Cause::Unflagged) ? 7.0 : 9.0);
         if (k == static_cast<int>(Cause::Propagated)) { // a ring: hollow
@@ -255,7 +258,7 @@ void CodeletView::show_operation(int index) {
     const QSignalBlocker block(codelet_combo_);
     codelet_combo_->clear();
     for (size_t i = 0; i < op.codelets.size(); ++i) {
-        const AuditCodelet& c = op.codelets[i];
+        const CodeletAudit& c = op.codelets[i];
         const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
         const bool audit = op.best && *op.best == c.index;
         const QString marks = winner_marks(op, c);
@@ -281,14 +284,14 @@ void CodeletView::show_operation(int index) {
                     : tuner ? QPen(kTunerColor.darker(115), 2.5)
                             : QPen(QColor(40, 40, 40), 1));
         boxes_->append(set);
-        for (size_t k = 0; k < c.box_outliers.size(); ++k) {
-            const auto cause =
-                k < c.box_outlier_causes.size() ? c.box_outlier_causes[k] : Cause::Unflagged;
+        const std::vector<patterns::BoxOutlierCause> causes = patterns::box_outlier_causes(c);
+        for (size_t k = 0; k < c.box.outliers.size(); ++k) {
+            const Cause cause = causes[k].cause;
             // Side by side, so that a ring and a dot at the same height stay apart.
             const double shift = cause == Cause::Caused       ? -0.12
                                  : cause == Cause::Propagated ? 0.12
                                                               : 0.0;
-            const int m = c.box_outliers[k];
+            const std::size_t m = c.box.outliers[k];
             outliers_[static_cast<int>(cause)]->append(static_cast<double>(i) + shift,
                                                        c.samples[m]);
             QString tip = tr("codelet %1, measurement %2: %3 s")
@@ -296,9 +299,12 @@ void CodeletView::show_operation(int index) {
                               .arg(m)
                               .arg(c.samples[m], 0, 'g', 4);
             if (cause == Cause::Caused) {
-                QStringList ranks;
-                for (int r : c.box_outlier_ranks[k]) ranks << QString::number(r);
-                tip += tr("; slow by itself on rank %1").arg(ranks.join(", "));
+                std::set<uint32_t> ranks; // ascending
+                for (const uint32_t l : causes[k].locations)
+                    ranks.insert(l < ranks_.size() ? ranks_[l] : l);
+                QStringList rank_list;
+                for (const uint32_t r : ranks) rank_list << QString::number(r);
+                tip += tr("; slow by itself on rank %1").arg(rank_list.join(", "));
             } else if (cause == Cause::Propagated) {
                 tip += tr("; propagated: the processes flagged there were waiting for others");
             } else if (cause == Cause::Global) {
@@ -356,7 +362,7 @@ void CodeletView::codelet_box_clicked(int position) {
 }
 
 void CodeletView::codelet_combo_changed(int position) {
-    const AuditOperation* op = current_operation();
+    const OperationAudit* op = current_operation();
     if (!op || position < 0 || position >= static_cast<int>(op->codelets.size())) return;
     codelet_ = position;
     {

@@ -12,6 +12,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 class QBoxPlotSeries;
 class QChart;
@@ -34,12 +35,12 @@ class CodeletView : public QWidget {
 
     // What is shown (for tests and the window).
     bool has_audit() const { return audit_.has_value() && !audit_->operations.empty(); }
-    const AuditOperation* current_operation() const;
-    const AuditCodelet* current_codelet() const;
+    const OperationAudit* current_operation() const;
+    const CodeletAudit* current_codelet() const;
     int box_count() const;
     int outlier_point_count() const;
-    // Outlier points by what the audit found there (AuditCodelet::OutlierCause).
-    int outlier_point_count(AuditCodelet::OutlierCause cause) const;
+    // Outlier points by what the audit found there (patterns::box_outlier_causes).
+    int outlier_point_count(CodeletAudit::OutlierCause cause) const;
     QString verdict_text() const;
     QString search_text() const;
     // The category label under box `position`, and the key's text (index -> codelet name).
@@ -51,8 +52,8 @@ class CodeletView : public QWidget {
 
   signals:
     // The user chose a codelet of an operation: colour the topology by it.
-    void codeletChosen(const topolens::gui::AuditOperation& operation,
-                       const topolens::gui::AuditCodelet& codelet);
+    void codeletChosen(const topolens::patterns::OperationAudit& operation,
+                       const topolens::patterns::CodeletAudit& codelet);
 
   private:
     void show_operation(int index);
@@ -60,6 +61,7 @@ class CodeletView : public QWidget {
     void codelet_combo_changed(int position);
 
     std::optional<Audit> audit_;
+    std::vector<uint32_t> ranks_; // by location, for the outliers' hover text
     int operation_ = -1;
     int codelet_ = -1; // position in the operation's codelets
     QComboBox* operation_combo_;
@@ -72,9 +74,9 @@ class CodeletView : public QWidget {
     QChartView* chart_view_;
     QChart* chart_;
     QBoxPlotSeries* boxes_ = nullptr;
-    QScatterSeries* outliers_[AuditCodelet::kOutlierCauses] = {}; // by OutlierCause
+    QScatterSeries* outliers_[CodeletAudit::kOutlierCauses] = {}; // by OutlierCause
     QStringList categories_;
-    QStringList outlier_tips_[AuditCodelet::kOutlierCauses]; // hover text per point, by series
+    QStringList outlier_tips_[CodeletAudit::kOutlierCauses]; // hover text per point, by series
 };
 
 } // namespace topolens::gui

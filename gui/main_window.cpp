@@ -64,7 +64,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(topology_, &TopologyView::locationPicked, this,
             [this](int location) { panes_->select_location(location); });
     connect(codelets_, &CodeletView::codeletChosen, this,
-            [this](const AuditOperation& op, const AuditCodelet& c) { codelet_chosen(op, c); });
+            [this](const OperationAudit& op, const CodeletAudit& c) { codelet_chosen(op, c); });
     build_menus();
     statusBar()->showMessage(tr("Open a report (.cubex) or a trace: File > Open"));
 }
@@ -307,9 +307,8 @@ void MainWindow::update_topology() {
     if (!report_) return;
     if (codelet_shown_) {
         if (const auto audit = read_audit(*report_)) {
-            const AuditOperation* op = audit->operation(codelet_shown_->first);
-            const AuditCodelet* codelet =
-                op ? op->codelet_by_name(codelet_shown_->second) : nullptr;
+            const OperationAudit* op = audit->operation(codelet_shown_->first);
+            const CodeletAudit* codelet = op ? op->codelet_named(codelet_shown_->second) : nullptr;
             if (codelet) {
                 topology_->set_picture(
                     codelet_picture(*report_, topology_index_, *op, *codelet, false));
@@ -321,7 +320,7 @@ void MainWindow::update_topology() {
                                           panes_->call_choice(), false));
 }
 
-void MainWindow::codelet_chosen(const AuditOperation& operation, const AuditCodelet& codelet) {
+void MainWindow::codelet_chosen(const OperationAudit& operation, const CodeletAudit& codelet) {
     codelet_shown_ = std::make_pair(operation.name, codelet.name);
     update_topology();
     views_->setCurrentWidget(topology_);

@@ -53,7 +53,7 @@ class MainWindow : public QMainWindow {
     void rebuild_topology_menu();
     void install_report(report::Report report, const QString& path);
     void update_topology();
-    void codelet_chosen(const AuditOperation& operation, const AuditCodelet& codelet);
+    void codelet_chosen(const OperationAudit& operation, const CodeletAudit& codelet);
 
     std::unique_ptr<report::Report> report_;
     BrowserPanes* panes_;

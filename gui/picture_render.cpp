@@ -77,13 +77,13 @@ int topology_render(const report::Report& report, const RenderOptions& options, 
             err << "topolens-gui: error: no tuned operations in this report\n";
             return 1;
         }
-        const AuditOperation* op = options.operation.empty() ? &audit->operations.front()
+        const OperationAudit* op = options.operation.empty() ? &audit->operations.front()
                                                              : audit->operation(options.operation);
         if (!op) {
             err << "topolens-gui: error: no tuned operation named '" << options.operation << "'\n";
             return 1;
         }
-        const AuditCodelet* codelet = op->codelet_by_name(options.codelet);
+        const CodeletAudit* codelet = op->codelet_named(options.codelet);
         if (!codelet) {
             err << "topolens-gui: error: operation " << op->name << " has no codelet named '"
                 << options.codelet << "'\n";

@@ -61,7 +61,7 @@ TopologyPicture metric_picture(const report::Report& report, int topology,
 }
 
 TopologyPicture codelet_picture(const report::Report& report, int topology,
-                                const AuditOperation& operation, const AuditCodelet& codelet,
+                                const OperationAudit& operation, const CodeletAudit& codelet,
                                 bool high_resolution) {
     TopologyPicture picture;
     if (topology >= 0 && topology < static_cast<int>(report.topologies.size()))
@@ -70,7 +70,7 @@ TopologyPicture codelet_picture(const report::Report& report, int topology,
     picture.location_names = location_names(report);
     for (size_t l = 0; l < codelet.per_process_mean.size() && l < picture.values.size(); ++l)
         picture.values[l] = codelet.per_process_mean[l].value_or(0.0);
-    for (const AuditCodelet& other : operation.codelets)
+    for (const CodeletAudit& other : operation.codelets)
         for (const auto& mean : other.per_process_mean)
             if (mean) picture.low_resolution_max = std::max(picture.low_resolution_max, *mean);
     picture.low_resolution_meaning = "up to the largest mean of any codelet on any process";

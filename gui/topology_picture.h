@@ -22,15 +22,17 @@ TopologyPicture metric_picture(const report::Report& report, int topology,
 
 } // namespace topolens::gui
 
-namespace topolens::gui {
+namespace topolens::patterns {
+struct OperationAudit;
+struct CodeletAudit;
+} // namespace topolens::patterns
 
-struct AuditOperation;
-struct AuditCodelet;
+namespace topolens::gui {
 
 // The grid coloured by one codelet's mean search-phase time per process. Low resolution:
 // 0 .. the largest mean of any codelet of the operation on any process, so codelets compare.
 TopologyPicture codelet_picture(const report::Report& report, int topology,
-                                const AuditOperation& operation, const AuditCodelet& codelet,
-                                bool high_resolution);
+                                const patterns::OperationAudit& operation,
+                                const patterns::CodeletAudit& codelet, bool high_resolution);
 
 } // namespace topolens::gui

@@ -455,6 +455,43 @@ const CodeletAudit* OperationAudit::codelet(int64_t index) const {
     return nullptr;
 }
 
+const CodeletAudit* OperationAudit::codelet_named(const std::string& wanted) const {
+    for (const CodeletAudit& c : codelets)
+        if (c.name == wanted) return &c;
+    return nullptr;
+}
+
+const OperationAudit* Audit::operation(const std::string& wanted) const {
+    for (const OperationAudit& op : operations)
+        if (op.name == wanted) return &op;
+    return nullptr;
+}
+
+std::vector<BoxOutlierCause> box_outlier_causes(const CodeletAudit& c) {
+    // Measurement -> the locations slow there, by what the filters found.
+    std::map<std::size_t, std::set<uint32_t>> caused, propagated, global;
+    for (const std::vector<OutlierAt>& method : c.outliers)
+        for (const OutlierAt& o : method) {
+            if (!o.slow) continue; // unusually fast: not why the measurement is high
+            (o.global ? global : o.propagated ? propagated : caused)[o.number].insert(o.location);
+        }
+    std::vector<BoxOutlierCause> causes;
+    for (const std::size_t i : c.box.outliers) {
+        using Cause = CodeletAudit::OutlierCause;
+        BoxOutlierCause cause;
+        if (const auto found = caused.find(i); found != caused.end()) {
+            cause.cause = Cause::Caused;
+            cause.locations.assign(found->second.begin(), found->second.end());
+        } else {
+            cause.cause = global.count(i)       ? Cause::Global
+                          : propagated.count(i) ? Cause::Propagated
+                                                : Cause::Unflagged;
+        }
+        causes.push_back(std::move(cause));
+    }
+    return causes;
+}
+
 std::string OperationAudit::codelet_label(int64_t index) const {
     auto name = codelet_names.find(index);
     return std::to_string(index) + (name != codelet_names.end() ? " (" + name->second + ")" : "");

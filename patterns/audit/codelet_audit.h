@@ -77,7 +77,22 @@ struct CodeletAudit {
     // time went when processes wait for each other inside the operation (without a barrier
     // before each measurement, one slow process makes its neighbours' measurements slow too).
     std::vector<std::optional<double>> per_process_own;
+
+    // What the filters found at an outlier of the box plot (box_outlier_causes).
+    enum class OutlierCause { Caused, Propagated, Global, Unflagged };
+    static constexpr int kOutlierCauses = 4;
 };
+
+// Per outlier of c's box plot (c.box.outliers, same order), what the robust methods' filters
+// found at that measurement, counting only slow outliers: Caused when some process was slow
+// by itself there (`locations`: those processes, ascending); else Global when it was slow on
+// most processes at once (the whole run was disturbed); else Propagated when the processes
+// flagged there were waiting for others; Unflagged when no filter dropped it.
+struct BoxOutlierCause {
+    CodeletAudit::OutlierCause cause = CodeletAudit::OutlierCause::Unflagged;
+    std::vector<uint32_t> locations;
+};
+std::vector<BoxOutlierCause> box_outlier_causes(const CodeletAudit& c);
 
 struct ProductionCheck {
     uint64_t executions = 0;
@@ -107,7 +122,9 @@ struct OperationAudit {
     std::string reason;
     std::vector<std::string> diagnostics;
 
+    // nullptr when the operation has no such codelet.
     const CodeletAudit* codelet(int64_t index) const;
+    const CodeletAudit* codelet_named(const std::string& name) const;
     std::string codelet_label(int64_t index) const; // "3 (sendrecv-pairwise)"
 };
 
@@ -115,6 +132,8 @@ struct Audit {
     AuditParameters parameters;
     double run_seconds = 0;
     std::vector<OperationAudit> operations;
+
+    const OperationAudit* operation(const std::string& name) const; // nullptr: none
 };
 
 // `ranks[location]` = the location's MPI rank, used in diagnostics. Throws

@@ -957,6 +957,36 @@ TEST(CodeletMeasurementsText, ErrorsNameTheLine) {
 
 // ---- JSON ---------------------------------------------------------------------------------------
 
+TEST(CodeletAudit, BoxOutlierCauses) {
+    // Per box outlier, over every method's slow outliers at that measurement: a process slow
+    // by itself wins over global and propagated ones; fast outliers do not count.
+    CodeletAudit c;
+    c.samples = {1, 9, 9, 9, 9};
+    c.box.outliers = {1, 2, 3, 4};
+    const auto at = [](uint32_t location, uint32_t number, bool propagated, bool global,
+                       bool slow = true) {
+        OutlierAt o;
+        o.location = location;
+        o.number = number;
+        o.propagated = propagated;
+        o.global = global;
+        o.slow = slow;
+        return o;
+    };
+    c.outliers[Heuristic] = {at(2, 1, false, false), at(1, 1, true, false), at(5, 2, true, true)};
+    c.outliers[Iqr] = {at(0, 1, false, false), at(2, 1, false, false), at(3, 3, true, false)};
+    c.outliers[StudentT] = {at(4, 4, false, false, false)};
+    using Cause = CodeletAudit::OutlierCause;
+    const std::vector<BoxOutlierCause> causes = box_outlier_causes(c);
+    ASSERT_EQ(causes.size(), 4u);
+    EXPECT_EQ(causes[0].cause, Cause::Caused);
+    EXPECT_EQ(causes[0].locations, (std::vector<uint32_t>{0, 2}));
+    EXPECT_EQ(causes[1].cause, Cause::Global);
+    EXPECT_EQ(causes[2].cause, Cause::Propagated);
+    EXPECT_EQ(causes[3].cause, Cause::Unflagged);
+    for (std::size_t k = 1; k < 4; ++k) EXPECT_TRUE(causes[k].locations.empty());
+}
+
 TEST(CodeletAuditJson, OneCodeletDocument) {
     Op op("solo");
     op.codelet(0, "only");
