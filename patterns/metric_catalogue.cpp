@@ -462,6 +462,9 @@ analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::stri
     d.unit = entry.unit;
     d.description = expand(entry.description, corner);
     d.url = metric_url(entry);
+    const std::span<const MetricEntry> rows = metric_catalogue();
+    const bool in_table = &entry >= rows.data() && &entry < rows.data() + rows.size();
+    d.tree_order = in_table ? static_cast<size_t>(&entry - rows.data()) : rows.size();
     return d;
 }
 

@@ -17,6 +17,9 @@ struct MetricDefinition {
     std::string unit = "sec";
     std::string description;
     std::string url;
+    // Its row's place in the catalogue: the engine defines every pattern's metrics in this
+    // order (the catalogue's tree order), whatever the order of the patterns.
+    size_t tree_order = 0;
 };
 
 // Adds a metric below its parent, and the documentation mirror (where README.md lives: the

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -181,6 +182,20 @@ TEST(MetricCatalogue, AReportsMetricsAreTheCataloguesInItsOrder) {
     expected.push_back("codelet_time");
     expected.push_back("codelet_outlier_time");
     EXPECT_EQ(all, expected);
+}
+
+TEST(MetricCatalogue, TheEngineDefinesMetricsInTreeOrderWhateverThePatternsOrder) {
+    // The registry's order is not a rule to remember: patterns listed children first give
+    // the same metric tree, with the same ids.
+    trace::SynthOptions options;
+    options.grid = {3, 2};
+    options.pattern = trace::SynthPattern::Wavefront;
+    options.iterations = 1;
+    const trace::Synthetic s = trace::synthesize(options);
+    auto reversed = patterns::all_patterns();
+    std::reverse(reversed.begin(), reversed.end());
+    const analysis::AnalysisResult r = analysis::analyze(s.builder.trace(), reversed);
+    EXPECT_EQ(names(r.report), kOnA2DGrid);
 }
 
 TEST(MetricCatalogue, WithoutGridOrCodeletsThoseRowsAreLeftOut) {
