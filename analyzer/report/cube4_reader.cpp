@@ -700,6 +700,7 @@ std::string file_start(const std::string& path) {
 
 Report read_cube4(const std::string& path) {
     try {
+        tar::require_regular_file(path);
         if (starts_with_gzip(file_start(path)))
             throw Bad("gzip-compressed archive (.cubex.gz / tar.gz) is not supported; "
                       "gunzip it first");

@@ -215,9 +215,21 @@ void Writer::finish() {
 
 // ---------------------------------------------------------------- reading
 
-Reader::Reader(const std::string& path) {
+void require_regular_file(const std::string& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) throw TarError("is a directory, not a file");
+    const std::filesystem::file_status status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status)) return; // opening it says why
+    if (std::filesystem::is_directory(status)) throw TarError("is a directory, not a file");
+    if (!std::filesystem::is_regular_file(status))
+        throw TarError(std::string("not a regular file (") +
+                       (std::filesystem::is_fifo(status)     ? "a FIFO"
+                        : std::filesystem::is_socket(status) ? "a socket"
+                                                             : "a device") +
+                       "); reports are read from files");
+}
+
+Reader::Reader(const std::string& path) {
+    require_regular_file(path);
     in_.open(path, std::ios::binary);
     if (!in_) throw TarError(std::string("cannot open: ") + std::strerror(errno));
     in_.seekg(0, std::ios::end);

@@ -50,6 +50,10 @@ struct Entry {
     uint64_t size = 0;
 };
 
+// Throws TarError unless `path` is a regular file: a directory, a FIFO, a socket or a
+// device is refused before it is opened (opening a FIFO would wait for a writer forever).
+void require_regular_file(const std::string& path);
+
 class Reader {
   public:
     // Indexes the archive; throws TarError if it is not a tar archive or is cut short.

@@ -9,6 +9,8 @@
 
 #include <sstream>
 
+#include <sys/stat.h>
+
 namespace topolens::test {
 namespace {
 
@@ -346,6 +348,20 @@ TEST_F(ReportCommands, ValuesErrors) {
     EXPECT_EQ(not_report.exit_code, 1);
     EXPECT_EQ(not_report.err,
               "topolens: error: " + text + ": not a tar archive (shorter than one tar header)\n");
+}
+
+TEST_F(ReportCommands, AFifoAsReportIsRefusedNotWaitedOn) {
+    // Opening a FIFO would wait for a writer forever: each reading command refuses it at once.
+    const std::string fifo = (dir / "report.cubex").string();
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::vector<std::vector<std::string>> commands = {
+        {"summary", fifo}, {"values", fifo, "--metric", "time"}, {"audit", fifo}};
+    for (const std::vector<std::string>& args : commands) {
+        SCOPED_TRACE(args.front());
+        const CommandResult r = topolens(args);
+        EXPECT_EQ(r.exit_code, 1);
+        EXPECT_NE(r.err.find(fifo + ": not a regular file (a FIFO)"), std::string::npos) << r.err;
+    }
 }
 
 } // namespace

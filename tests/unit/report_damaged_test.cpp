@@ -10,6 +10,8 @@
 
 #include <filesystem>
 
+#include <sys/stat.h>
+
 namespace topolens::test {
 namespace {
 
@@ -86,6 +88,12 @@ TEST_F(Damaged, MissingFile) {
 TEST_F(Damaged, Directory) {
     std::filesystem::create_directory(path);
     expect_error("is a directory");
+}
+
+TEST_F(Damaged, FifoIsRefusedBeforeOpening) {
+    // Opening a FIFO blocks until a writer comes: the reader must not even try.
+    ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+    expect_error("not a regular file (a FIFO)");
 }
 
 TEST_F(Damaged, EmptyFile) {
