@@ -20,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <sstream>
 
 namespace topolens::report {
 namespace {
@@ -329,6 +330,17 @@ Index parse_index(const std::string& bytes, const std::string& name, std::size_t
     return index;
 }
 
+// How far below zero a stored time or count may be, relative to the metric's largest value:
+// far above the rounding of the subtractions that make exclusive values (about 1e-16).
+constexpr double kRoundingNoise = 1e-6;
+
+// A value as an error message shows it: "nan", "-inf", "-1e+300".
+std::string value_text(double value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
 // Byte size of one value and how to read it as a double; nullopt if unsupported.
 struct Dtype {
     std::size_t size;
@@ -613,12 +625,23 @@ class AnchorReader {
             // Rows by cnode (document order) and location, as the file holds them.
             std::vector<std::vector<double>> values(cnodes_.size());
             std::size_t at = 10;
+            double largest = 0.0; // magnitude
             for (uint32_t position : index.positions) {
                 auto& row = values[order[position]];
                 row.resize(nloc);
-                for (std::size_t l = 0; l < nloc; ++l, at += dtype->size)
+                for (std::size_t l = 0; l < nloc; ++l, at += dtype->size) {
                     row[l] = dtype->decode(bytes, at, index.swap);
+                    if (!std::isfinite(row[l])) impossible(id, what, order[position], l, row[l]);
+                    largest = std::max(largest, std::abs(row[l]));
+                }
             }
+            // A time or a count is never negative beyond the rounding of the subtractions
+            // that made it (relative to the metric's largest value).
+            if (m.metric.unit == "sec" || m.metric.unit == "occ")
+                for (std::size_t c = 0; c < values.size(); ++c)
+                    for (std::size_t l = 0; l < values[c].size(); ++l)
+                        if (values[c][l] < -kRoundingNoise * largest)
+                            impossible(id, what, static_cast<int>(c), l, values[c][l]);
             if (m.kind == Kind::Inclusive) {
                 // Exclusive value = inclusive value minus the children's inclusive values.
                 std::vector<std::vector<double>> exclusive = values;
@@ -637,6 +660,13 @@ class AnchorReader {
                                       values[c][l]);
         }
         if (!own_parts_) metric_exclusive();
+    }
+
+    [[noreturn]] void impossible(const std::string& id, const std::string& what, int cnode,
+                                 std::size_t location, double value) const {
+        throw Bad(id + ".data: " + what + " holds an impossible value (" + value_text(value) +
+                  ") at call path " + std::to_string(cnodes_[cnode].id) + ", location " +
+                  std::to_string(location));
     }
 
     // The metrics whose stored values Cube subtracts from `m`'s for its exclusive value: its

@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include <sys/stat.h>
 
@@ -163,6 +165,32 @@ TEST_F(Damaged, MissingDataOrIndexFile) {
     expect_error("0.data is missing");
     archive({{"anchor.xml", anchor()}, {"0.data", kGoodData}});
     expect_error("0.index is missing");
+}
+
+TEST_F(Damaged, ImpossibleValues) {
+    // NaN and infinity are no value; a time (or count) cannot be negative beyond rounding
+    // (RoundTripOfValuesThatAreNotRound keeps -2.5e-300). The message names the member, the
+    // metric, the call path and the location.
+    const auto with_second = [&](double value) {
+        archive({{"anchor.xml", anchor()},
+                 {"0.index", sparse_index({0})},
+                 {"0.data", "CUBEX.DATA" + le_double(1) + le_double(value)}});
+    };
+    with_second(std::nan(""));
+    expect_error("0.data: metric 'time' (id 0) holds an impossible value (nan) at call path 0, "
+                 "location 1");
+    with_second(-std::numeric_limits<double>::infinity());
+    expect_error("0.data: metric 'time' (id 0) holds an impossible value (-inf)");
+    with_second(-1e300);
+    expect_error("0.data: metric 'time' (id 0) holds an impossible value (-1e+300)");
+    // Any negative value, at any location.
+    archive({{"anchor.xml", anchor()},
+             {"0.index", sparse_index({0})},
+             {"0.data", "CUBEX.DATA" + le_double(-2) + le_double(1)}});
+    expect_error("holds an impossible value (-2) at call path 0, location 0");
+    // Zero and positive values are read.
+    with_second(0.0);
+    EXPECT_EQ(read_cube4(path).value(0, 0, 1), 0.0);
 }
 
 TEST_F(Damaged, WrongDataSize) {
