@@ -38,8 +38,8 @@ topolens_install_missing() {
 }
 
 topolens_build() {
-    cmake -S "$TOPOLENS_ROOT" -B "$TOPOLENS_BUILD" -DCMAKE_BUILD_TYPE="${TOPOLENS_BUILD_TYPE:-RelWithDebInfo}" "$@"
-    cmake --build "$TOPOLENS_BUILD" -j "$(nproc)"
+    cmake -S "$TOPOLENS_ROOT" -B "$TOPOLENS_BUILD" -DCMAKE_BUILD_TYPE="${TOPOLENS_BUILD_TYPE:-RelWithDebInfo}" "$@" &&
+        cmake --build "$TOPOLENS_BUILD" -j "$(nproc)"
 }
 
 # mpirun as root on small machines needs these (see README, "Running MPI as root").
