@@ -173,6 +173,7 @@ struct LocationScan {
     uint64_t unmatched_receives = 0;
     LocationWarnings warnings, receive_warnings;
     bool scanned = false;
+    bool time_goes_backwards = false;
 };
 
 // The trace is large and memory-bound to walk, so each location's events are read once,
@@ -223,6 +224,7 @@ class MatcherImpl {
                 for (uint32_t loc = 0; loc < nloc; ++loc) {
                     m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
                     scans_[loc].warnings.hand_to(warn_);
+                    if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
                     std::fill(sequence_.begin(), sequence_.end(), 0);
                     for (uint32_t i : scans_[loc].collective_ends)
                         collective(loc, i, trace_.locations[loc].events[i]);
@@ -268,12 +270,15 @@ class MatcherImpl {
         size_t next_request = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
             const Event& e = events[i];
-            if (i > 0 && e.time < events[i - 1].time)
+            if (i > 0 && e.time < events[i - 1].time) {
+                out.time_goes_backwards = true;
                 out.warnings.add("time goes backwards",
                                  where(trace_, loc, i) + ": time goes backwards (" +
                                      std::to_string(e.time) + " after " +
                                      std::to_string(events[i - 1].time) +
-                                     " ticks); durations around it are unreliable");
+                                     " ticks); clamped: the analysis takes each event as "
+                                     "no earlier than the one before it on its location");
+            }
             uint64_t request = 0;
             if (next_request < le.requests.size() && le.requests[next_request].event == i)
                 request = le.requests[next_request++].request;
@@ -668,7 +673,34 @@ std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned thre
     };
     read_trace_into(path, result.first, threads, hooks);
     result.second = matcher->finish();
+    clamp_if_backwards(result.first, result.second, threads);
     return result;
+}
+
+bool clamp_times(Trace& trace) {
+    bool clamped = false;
+    for (LocationEvents& le : trace.locations) {
+        Time latest = 0;
+        for (Event& e : le.events) {
+            if (e.time < latest) {
+                e.time = latest;
+                clamped = true;
+            }
+            latest = e.time;
+        }
+    }
+    return clamped;
+}
+
+void clamp_if_backwards(Trace& trace, Matching& matching, unsigned threads) {
+    if (!matching.time_goes_backwards) return;
+    clamp_times(trace);
+    std::vector<std::string> warnings = std::move(matching.warnings);
+    matching = match(trace, threads);
+    // The warnings name the times as recorded (the clamped trace's matching has no
+    // "time goes backwards" to tell).
+    matching.warnings = std::move(warnings);
+    matching.time_goes_backwards = false;
 }
 
 } // namespace topolens::trace

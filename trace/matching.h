@@ -97,6 +97,9 @@ struct Matching {
     // Problems found (unbalanced regions, unmatched messages, ...), each naming location
     // and event index; the matching goes on past them.
     std::vector<std::string> warnings;
+    // Some location's events are not in time order (warned about): the trace must be
+    // clamped (clamp_if_backwards) before a replay, or durations would wrap around.
+    bool time_goes_backwards = false;
 };
 
 // World rank (location index) of `rank` in communicator `comm`, as seen from `location`
@@ -127,8 +130,19 @@ class Matcher {
 
 // read_trace and match in one go, each location scanned by the thread that read it;
 // progress lines every 10% of the locations (traces of 20 locations or more), if asked.
+// A trace whose time goes backwards comes back clamped (clamp_if_backwards).
 std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads = 0,
                                           std::ostream* progress = nullptr);
+
+// Time going backwards: each event stamped before its predecessor on the same location
+// is taken to happen at the predecessor's time (the running maximum per location), so no
+// duration can wrap around. Returns whether any time changed.
+bool clamp_times(Trace& trace);
+
+// If `matching` found time going backwards, clamps `trace` and matches it again (the
+// message and call times then agree with the clamped events), keeping the warnings (which
+// name the times as recorded). Normal traces: nothing done. read_and_match does this.
+void clamp_if_backwards(Trace& trace, Matching& matching, unsigned threads = 0);
 
 // The region instance that event `event` of `location` belongs to (an Enter: its own).
 // Inline: the replay asks this for every region instance.

@@ -463,6 +463,15 @@ AnalysisResult analyze(const trace::Trace& trace,
 AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matching,
                        const std::vector<std::unique_ptr<Pattern>>& patterns,
                        const AnalysisOptions& options) {
+    if (matching.time_goes_backwards) {
+        // Time going backwards (warned about by the matching): the replay works on a copy
+        // with clamped times and its matching, so that no duration wraps around.
+        trace::Trace clamped = trace;
+        trace::clamp_times(clamped);
+        trace::Matching rematched = trace::match(clamped, options.threads);
+        rematched.warnings = matching.warnings; // naming the times as recorded
+        return analyze(clamped, rematched, patterns, options);
+    }
     AnalysisResult result;
     const unsigned threads = options.threads ? options.threads : trace::worker_threads();
     fill_definitions(trace, matching, result.report);

@@ -12,6 +12,7 @@ add_executable(topolens_analysis_tests
   scalasca_oracle_test.cpp
   cube_values_test.cpp
   metric_catalogue_test.cpp
+  time_backwards_test.cpp
   cube_view.cpp
   test_util.cpp
 )
@@ -19,5 +20,5 @@ target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens
   topolens-trace PkgConfig::PUGIXML GTest::gtest_main)
 add_dependencies(topolens_analysis_tests topolens)
 target_compile_definitions(topolens_analysis_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>"
-  TOPOLENS_ORACLE_DIR="${TOPOLENS_ORACLE_DIR}")
+  TOPOLENS_ORACLE_DIR="${TOPOLENS_ORACLE_DIR}" TOPOLENS_ROBUSTNESS_DIR="${TOPOLENS_ROBUSTNESS_DIR}")
 gtest_discover_tests(topolens_analysis_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)
