@@ -6,6 +6,7 @@
 #include "gui/topology_picture.h"
 #include "gui/topology_view.h"
 #include "gui/value_tree.h"
+#include "patterns/analyze_file.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -235,7 +236,7 @@ bool MainWindow::open_file(const QString& path) {
     const std::string file = path.toStdString();
     std::optional<report::Report> loaded;
     QString error;
-    if (is_trace_path(file)) {
+    if (patterns::is_trace_path(file)) {
         // The analysis may take a while: a worker thread, the window stays responsive.
         QProgressDialog progress(tr("Analyzing %1 ...").arg(path), QString(), 0, 0, this);
         progress.setWindowTitle(tr("Analyzing trace"));

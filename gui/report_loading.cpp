@@ -35,13 +35,9 @@ class LineBuffer : public std::streambuf {
 
 } // namespace
 
-bool is_trace_path(const std::string& path) {
-    return patterns::is_trace_path(path);
-}
-
 report::Report load_report_or_trace(const std::string& path,
                                     const std::function<void(const std::string&)>& progress) {
-    if (!is_trace_path(path)) return report::read_cube4(path);
+    if (!patterns::is_trace_path(path)) return report::read_cube4(path);
     LineBuffer buffer(progress);
     std::ostream progress_stream(&buffer);
     progress_stream << "reading trace " << path << "\n";

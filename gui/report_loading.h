@@ -10,9 +10,6 @@
 
 namespace topolens::gui {
 
-// True when `path` names a trace rather than a report.
-bool is_trace_path(const std::string& path);
-
 // Throws std::exception (report::ReportError, trace errors, ...) with a message naming the
 // file and the problem. `progress` receives the analysis' progress lines (may be empty).
 report::Report load_report_or_trace(const std::string& path,

@@ -692,15 +692,17 @@ bool clamp_times(Trace& trace) {
     return clamped;
 }
 
-void clamp_if_backwards(Trace& trace, Matching& matching, unsigned threads) {
-    if (!matching.time_goes_backwards) return;
+Matching clamp_and_rematch(Trace& trace, std::vector<std::string> warnings, unsigned threads) {
     clamp_times(trace);
-    std::vector<std::string> warnings = std::move(matching.warnings);
-    matching = match(trace, threads);
-    // The warnings name the times as recorded (the clamped trace's matching has no
-    // "time goes backwards" to tell).
+    Matching matching = match(trace, threads);
+    // The clamped trace's matching has no "time goes backwards" to tell.
     matching.warnings = std::move(warnings);
-    matching.time_goes_backwards = false;
+    return matching;
+}
+
+void clamp_if_backwards(Trace& trace, Matching& matching, unsigned threads) {
+    if (matching.time_goes_backwards)
+        matching = clamp_and_rematch(trace, std::move(matching.warnings), threads);
 }
 
 } // namespace topolens::trace

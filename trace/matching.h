@@ -139,9 +139,13 @@ std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned thre
 // duration can wrap around. Returns whether any time changed.
 bool clamp_times(Trace& trace);
 
-// If `matching` found time going backwards, clamps `trace` and matches it again (the
-// message and call times then agree with the clamped events), keeping the warnings (which
-// name the times as recorded). Normal traces: nothing done. read_and_match does this.
+// Clamps `trace` and matches it again (the message and call times then agree with the
+// clamped events); the matching keeps `warnings`, those of the matching that found time
+// going backwards, which name the times as recorded.
+Matching clamp_and_rematch(Trace& trace, std::vector<std::string> warnings, unsigned threads = 0);
+
+// If `matching` found time going backwards, clamp_and_rematch. Normal traces: nothing done.
+// read_and_match does this.
 void clamp_if_backwards(Trace& trace, Matching& matching, unsigned threads = 0);
 
 // The region instance that event `event` of `location` belongs to (an Enter: its own).

@@ -467,9 +467,8 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         // Time going backwards (warned about by the matching): the replay works on a copy
         // with clamped times and its matching, so that no duration wraps around.
         trace::Trace clamped = trace;
-        trace::clamp_times(clamped);
-        trace::Matching rematched = trace::match(clamped, options.threads);
-        rematched.warnings = matching.warnings; // naming the times as recorded
+        const trace::Matching rematched =
+            trace::clamp_and_rematch(clamped, matching.warnings, options.threads);
         return analyze(clamped, rematched, patterns, options);
     }
     AnalysisResult result;
