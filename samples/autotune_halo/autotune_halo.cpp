@@ -27,7 +27,8 @@ const char* const kUsage =
     "         [--decide heuristic|mean] [--non-periodic] [--verify] [--codelet-costs US,US,...]\n"
     "         [--cost-jitter F]\n"
     "         [--outliers K --outlier-factor F --outlier-rank R --outlier-codelet C]\n"
-    "         [--slow-rank R --slow-codelet C --slow-factor F] [--production-slowdown F]\n";
+    "         [--slow-rank R --slow-codelet C --slow-factor F] [--production-slowdown F]\n"
+    "         [--codelet C]\n";
 
 struct Options {
     int block = 24;
@@ -47,6 +48,7 @@ struct Options {
     int slow_codelet = 0;
     double slow_factor = 3.0;
     double production_slowdown = 1.0;
+    int codelet = -1; // --codelet: a verification run of this one codelet, no search
 };
 
 bool parse_int(const std::string& text, int min, int max, int& out) {
@@ -136,6 +138,9 @@ std::string parse_options(int argc, char** argv, int ranks, Options& o) {
             if (!parse_factor(v, o.slow_factor)) return bad + " (1..1000)";
         } else if (a == "--production-slowdown") {
             if (!parse_factor(v, o.production_slowdown)) return bad + " (1..1000)";
+        } else if (a == "--codelet") {
+            if (!parse_int(v, 0, codelets - 1, o.codelet))
+                return bad + " (0.." + std::to_string(codelets - 1) + ")";
         } else {
             return "unknown option '" + a + "'";
         }
@@ -144,6 +149,10 @@ std::string parse_options(int argc, char** argv, int ranks, Options& o) {
         return "--outliers " + std::to_string(o.outliers) + " exceeds --measurements " +
                std::to_string(o.measurements);
     if (!slow_given) o.slow_rank = -1;
+    // Both act on the search or against its estimate, which a fixed-codelet run has not.
+    if (o.codelet >= 0 && o.outliers > 0) return "--outliers needs the search, not --codelet";
+    if (o.codelet >= 0 && o.production_slowdown != 1.0)
+        return "--production-slowdown needs the search, not --codelet";
     // Open MPI 4.1 has no one-sided component for a single process (put_fence_ddt).
     if (ranks < 2) return "needs at least 2 processes";
     return "";
@@ -229,6 +238,24 @@ double estimate(const std::vector<double>& t, bool raw_mean) {
     return 5 * n_out <= int(t.size()) ? kept / n_kept : mean;
 }
 
+// A verification run (Benkert §5.3.3.1): the one codelet o.codelet runs --production times in
+// the production phase, with no search and no decision, as if the tuner had chosen it.
+void fixed_codelet_run(const Options& o, halo::Exchange& x) {
+    const int op = topolens_tuned_op_define("halo3d");
+    Tuner tuner{o, x, op, x.rank()};
+    const char* name = halo::Exchange::codelet_name(o.codelet);
+    topolens_tuned_phase(op, TOPOLENS_PHASE_PRODUCTION);
+    topolens_codelet_switch(op, o.codelet, name);
+    double sum = 0;
+    for (int p = 0; p < o.production; ++p) sum += tuner.execute(o.codelet, Phase::production, p);
+    const double mean = o.production > 0 ? sum / o.production : 0.0;
+    double max_mean = 0;
+    MPI_Reduce(&mean, &max_mean, 1, MPI_DOUBLE, MPI_MAX, 0, x.comm());
+    if (x.rank() == 0)
+        std::printf("fixed codelet: %d %s, %d executions, mean %.1f us (slowest rank)\n", o.codelet,
+                    name, o.production, max_mean * 1e6);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -278,7 +305,8 @@ int main(int argc, char** argv) {
                         o.periodic ? "periodic" : "non-periodic", o.block, n, o.measurements,
                         o.mean ? "mean" : "heuristic", o.barrier ? "on" : "off");
 
-        if (status == 0) {
+        if (status == 0 && o.codelet >= 0) fixed_codelet_run(o, x);
+        if (status == 0 && o.codelet < 0) {
             const int op = topolens_tuned_op_define("halo3d");
             Tuner tuner{o, x, op, rank};
 
