@@ -239,7 +239,17 @@ inline uint32_t comm_id(MPI_Comm comm) {
 
 } // namespace
 
+namespace {
+MpiEnterHook mpi_enter_hook = nullptr;
+} // namespace
+
+void set_mpi_enter_hook(MpiEnterHook hook) {
+    mpi_enter_hook = hook;
+}
+
 void enter_mpi(MpiFn fn) {
+    if (mpi_enter_hook) [[unlikely]]
+        mpi_enter_hook(fn);
     RecorderState& s = state();
     s.in_mpi = true;
     OTF2_EvtWriter_Enter(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);

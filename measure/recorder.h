@@ -29,6 +29,13 @@ bool recording();
 
 // ---------------------------------------------------------------- regions
 
+// Called at every recorded MPI call's Enter, before its event is written and while
+// recording() holds, so that a tuner's adapter (measure/adcl) can enter a codelet region
+// around the calls the tuner makes once it has chosen the codelet. Null in normal runs: one
+// predictable branch per MPI call.
+using MpiEnterHook = void (*)(MpiFn fn);
+void set_mpi_enter_hook(MpiEnterHook hook);
+
 // Enter/leave of an MPI function's region. Use MpiRegion below instead of calling directly.
 void enter_mpi(MpiFn fn);
 void leave_mpi(MpiFn fn);

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# ADCL programs, unchanged, traced through the ADCL adapter (measure/adcl): ADCL's own
+# examples linked with the flags of topolens-adcl-flags, run under mpirun, and the trace's
+# tuned operations compared with what ADCL printed on each rank (every measurement it took:
+# "R: emethod E method M (NAME) TIME"; its decision: "#R: emethod E ... winner is ID NAME").
+#   check_adcl.sh search NAME NP NUMTESTS OBJECT...   brute-force search to a decision
+#   check_adcl.sh timer NAME NP NUMTESTS OBJECT...    a timer object over two requests
+#   check_adcl.sh selection NAME NP OBJECT...         ADCL_EMETHOD_SELECTION: no search
+#   check_adcl.sh not_found NAME                      no libadcl.a: one clear line
+# Environment (CMake): TL_ADCL_DIR (ADCL built by tests/adcl), TL_ADCL_FLAGS, TL_TOPOLENS.
+source "$(dirname "$0")/common.sh"
+mode="$1" name="$2"
+shift 2
+work="$(tl_workdir "adcl.$name")"
+
+if [ "$mode" = not_found ]; then
+    # An ADCL directory without libadcl.a, and no directory at all.
+    mkdir -p "$work/adcl/lib"
+    for given in "$work/adcl" ""; do
+        if ADCL_DIR="" "$TL_ADCL_FLAGS" $given > "$work/out" 2> "$work/err"; then
+            tl_fail "topolens-adcl-flags '$given' succeeded without ADCL"
+        fi
+        [ ! -s "$work/out" ] || tl_fail "topolens-adcl-flags printed flags without ADCL"
+        [ "$(wc -l < "$work/err")" -eq 1 ] || tl_fail "not one line: $(cat "$work/err")"
+        grep -q "^topolens-adcl-flags: ADCL not found at link time: " "$work/err" ||
+            tl_fail "unclear message: $(cat "$work/err")"
+    done
+    echo "PASS: ADCL not found at link time: $(cat "$work/err")"
+    exit 0
+fi
+
+np="$1"
+shift
+numtests=""
+if [ "$mode" != selection ]; then
+    numtests="$1"
+    shift
+fi
+objects=()
+for o in "$@"; do objects+=("$TL_ADCL_DIR/test/$o"); done
+flags="$("$TL_ADCL_FLAGS" "$TL_ADCL_DIR")"
+# shellcheck disable=SC2086 # the flags are words
+mpicc "${objects[@]}" $flags -o "$work/program" || tl_fail "linking with the adapter failed"
+
+cd "$work"
+case "$mode" in
+search | timer)
+    printf 'ADCL_EMETHOD_NUMTESTS: %s\nADCL_EMETHOD_SEARCH_ALGO: 0\n' "$numtests" > config.adcl
+    ;;
+selection)
+    printf 'ADCL_EMETHOD_SELECTION: IsendIrecv_pair\n' > config.adcl
+    ;;
+esac
+tl_mpirun "$np" TOPOLENS_TRACE_DIR="$work/trace" TOPOLENS_REPORT_PATH_FILE="$work/path" \
+    TOPOLENS_ADCL_VERBOSE=1 -- --output-filename "$work/ranks" ./program > "$work/mpirun.log" 2>&1 ||
+    tl_fail "the program failed: $(tail -5 "$work/mpirun.log")"
+trace="$(tl_reported_trace "$work/path")"
+"$TL_TOPOLENS" info "$trace" > info.txt || tl_fail "topolens info failed"
+"$TL_TOPOLENS" audit "$trace" --format json > audit.json || tl_fail "topolens audit failed"
+rank_out() { echo "$work/ranks/1/rank.$1/stdout"; }
+
+# The audit JSON as lines: "op NAME", "winner NAME", "codelet NAME PROCESSES MEASUREMENTS".
+awk '
+    function value(line) { sub(/^[^:]*: */, "", line); sub(/,$/, "", line); gsub(/"/, "", line); return line }
+    /^      "[a-z_]*": [\[{]/ { section = $1; gsub(/[":]/, "", section) }
+    /^      "name": / { print "op\t" value($0) }
+    /^        "name": / && section == "tuner_winner" { print "winner\t" value($0) }
+    /^          "name": / && section == "codelets" { codelet = value($0) }
+    /^          "processes": / && section == "codelets" { processes = value($0) }
+    /^          "measurements": / && section == "codelets" {
+        print "codelet\t" codelet "\t" processes "\t" value($0) }
+' audit.json > audit.txt
+
+# The tuned operations of `topolens info`: NAME<TAB>phases<TAB>decision line<TAB>executions.
+awk '
+    /^tuned ops:/ { on = 1; next }
+    on && /^[^ ]/ { on = 0 }
+    on && /^  [^ ]/ { if (op != "") print op "\t" phases "\t" decision "\t" executions
+                      op = substr($0, 3); phases = decision = executions = "" }
+    on && /^    phases / { phases = $0; sub(/^    phases +/, "", phases) }
+    on && /^    decision / { decision = $0; sub(/^    decision +/, "", decision) }
+    on && /^    executions / { executions = $0; sub(/^    executions +/, "", executions) }
+    END { if (op != "") print op "\t" phases "\t" decision "\t" executions }
+' info.txt > ops.txt
+[ -s ops.txt ] || tl_fail "the trace holds no tuned operations: $(grep -i tuned info.txt)"
+
+if [ "$mode" = selection ]; then
+    # A fixed codelet: never tested, so one codelet, production only and no decision.
+    grep -q "^#0: .*winner is" "$(rank_out 0)" && tl_fail "ADCL decided in a selection run"
+    while IFS=$'\t' read -r op phases decision executions; do
+        [ "$phases" = production ] || tl_fail "$op: phases '$phases', expected production only"
+        [ "$decision" = undecided ] || tl_fail "$op: decision '$decision'"
+        case "$executions" in *"production "*) ;; *) tl_fail "$op: executions '$executions'" ;; esac
+    done < ops.txt
+    grep -A1 "^  " info.txt | grep -q "codelets    0: IsendIrecv_pair$" ||
+        tl_fail "the codelet is not IsendIrecv_pair alone: $(grep codelets info.txt)"
+    [ "$(grep -c "codelets    0: IsendIrecv_pair$" info.txt)" -eq "$(wc -l < ops.txt)" ] ||
+        tl_fail "not every operation ran IsendIrecv_pair alone: $(grep codelets info.txt)"
+    echo "PASS: $(wc -l < ops.txt) operation(s), one codelet, production only"
+    exit 0
+fi
+
+# ADCL's emethods (timers) in order of creation are the operations in order of first use.
+kind=emethod
+[ "$mode" = timer ] && kind=timer
+# ADCL names a timer's meta function meta_tT_r0_F0_r1_F1; the adapter "F0 + F1".
+adcl_names() {
+    if [ "$mode" = timer ]; then sed -E 's/^meta_t[0-9]+_r0_//; s/_r[0-9]+_/ + /g'; else cat; fi
+}
+checked=0
+for e in $(sed -n "s/^#0:  $kind \([0-9]*\) .*winner is .*/\1/p" "$(rank_out 0)" | sort -un); do
+    if [ "$mode" = timer ]; then op="timer: Neighborhood communication + Neighborhood communication"
+    elif [ "$e" -eq 0 ]; then op="Neighborhood communication"
+    else op="Neighborhood communication #$((e + 1))"; fi
+    [ "$mode" != timer ] || [ "$e" -eq 0 ] || op="$op #$((e + 1))"
+    grep -qxF "op	$op" audit.txt || tl_fail "no operation '$op' for ADCL's $kind $e"
+    # The decision: ADCL's winner.
+    adcl_winner="$(sed -n "s/^#0:  $kind $e function set .* winner is [0-9]* \(.*\)$/\1/p" \
+        "$(rank_out 0)" | head -1 | adcl_names)"
+    trace_winner="$(awk -F'\t' -v op="$op" '$1 == "op" { on = ($2 == op) }
+                    on && $1 == "winner" { print $2 }' audit.txt)"
+    [ -n "$adcl_winner" ] && [ "$trace_winner" = "$adcl_winner" ] ||
+        tl_fail "$op: trace decision '$trace_winner', ADCL printed '$adcl_winner'"
+    line="$(awk -F'\t' -v op="$op" '$1 == op' ops.txt)"
+    IFS=$'\t' read -r _ phases decision executions <<< "$line"
+    [ "$phases" = "search, decision, production" ] || tl_fail "$op: phases '$phases'"
+    case "$decision" in *" on all locations") ;; *) tl_fail "$op: decision '$decision'" ;; esac
+    case "$executions" in *"decision $np,"*) ;; *) tl_fail "$op: executions '$executions'" ;; esac
+    # Every codelet ADCL timed before its decision (it prints the winner's later runs too),
+    # as often as it timed it on each rank (NUMTESTS).
+    for r in $(seq 0 $((np - 1))); do
+        awk -v head="$r: $kind $e method " -v winner="#$r:  $kind $e function set " '
+            index($0, winner) == 1 { exit }
+            index($0, head) == 1 { sub(/^[^(]*\(/, ""); sub(/\) +[0-9.]+ *$/, ""); print }
+        ' "$(rank_out "$r")" | adcl_names | sort | uniq -c |
+            awk '{ n = $1; sub(/^ *[0-9]+ /, ""); print $0 "\t" n }'
+    done | sort | uniq -c | awk -v np="$np" '$1 != np { bad = 1 } { sub(/^ *[0-9]+ /, ""); print }
+                                 END { exit bad }' | sort -u > "expected.$e" ||
+        tl_fail "$op: the ranks of ADCL timed different codelets"
+    awk -F'\t' -v op="$op" -v np="$np" '$1 == "op" { on = ($2 == op) }
+        on && $1 == "codelet" { print $2 "\t" $4; if ($3 != np) bad = 1 }
+        END { exit bad }' audit.txt | sort > "actual.$e" ||
+        tl_fail "$op: a codelet was not measured on all $np processes"
+    diff "expected.$e" "actual.$e" > /dev/null ||
+        tl_fail "$op: codelets and measurements differ from ADCL's (expected, actual):
+$(diff "expected.$e" "actual.$e" | head -20)"
+    [ "$(wc -l < "expected.$e")" -gt 1 ] || tl_fail "$op: ADCL tried one codelet only"
+    awk -F'\t' -v n="$numtests" '$2 != n { exit 1 }' "actual.$e" ||
+        tl_fail "$op: a codelet has not $numtests measurements per process"
+    # ADCL's winner statistic as the adapter printed it on rank 0.
+    grep -q "^topolens-adcl: decision '$op': codelet [0-9]* " "$work/ranks/1/rank.0/stderr" ||
+        tl_fail "$op: no decision line of TOPOLENS_ADCL_VERBOSE"
+    checked=$((checked + 1))
+done
+[ "$checked" -gt 0 ] || tl_fail "ADCL printed no decision (search too long for the example?)"
+
+if [ "$mode" = timer ]; then
+    # Each execution spans ADCL_Timer_start .. ADCL_Timer_stop: every message is sent inside
+    # one, and each execution sends to each neighbour twice, once for each request.
+    "$TL_OTF2_PRINT" "$trace/traces.otf2" 2> /dev/null | awk '
+        $1 == "ENTER" && /Region: "timer: / { inside[$2] = 1; n[$2]++
+            for (k in to) { split(k, p, SUBSEP); if (p[1] == $2) delete to[k] } }
+        $1 == "LEAVE" && /Region: "timer: / { inside[$2] = 0; sends = 0
+            for (k in to) { split(k, p, SUBSEP); if (p[1] != $2) continue
+                            sends++; if (to[k] != 2) odd = k }
+            if (!sends || odd != "") {
+                print "execution " n[$2] " on location " $2 " sends not twice to each neighbour"
+                bad = 1 }
+            odd = "" }
+        $1 == "MPI_SEND" || $1 == "MPI_ISEND" {
+            if (!inside[$2]) { print "a send outside every execution on location " $2; bad = 1 }
+            to[$2, $5]++ }
+        END { for (l in n) total += n[l]; print "executions " total; exit bad }' > spans.txt ||
+        tl_fail "timer executions: $(head -3 spans.txt)"
+    [ "$(tail -1 spans.txt)" = "executions $((np * 400))" ] ||
+        tl_fail "expected $((np * 400)) timer executions: $(tail -1 spans.txt)"
+fi
+echo "PASS: $checked operation(s): codelets, measurements, decision and phases as ADCL's"
