@@ -159,6 +159,14 @@ void set_phase(Operation& op, topolens_tuning_phase phase) {
     op.phase_recorded = true;
 }
 
+// ADCL pads some attribute and value names with blanks.
+std::string trimmed(const char* text) {
+    std::string s = text;
+    const size_t first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
 // The current function of a request: its name and "attribute=value; ..." for the codelet
 // region's description.
 void current_function(ADCL_Request req, std::string& name, std::string& attributes) {
@@ -175,10 +183,11 @@ void current_function(ADCL_Request req, std::string& name, std::string& attribut
     name = function ? function : "unknown";
     for (int i = 0; i < count; ++i) {
         if (!attributes.empty()) attributes += "; ";
-        attributes += attr_names && attr_names[i] ? attr_names[i] : "?";
+        attributes += trimmed(attr_names && attr_names[i] ? attr_names[i] : "?");
         attributes += '=';
         // A value without a name (outside the attribute's list) is given as its number.
-        attributes += value_names && value_names[i] ? value_names[i] : std::to_string(values[i]);
+        attributes +=
+            value_names && value_names[i] ? trimmed(value_names[i]) : std::to_string(values[i]);
     }
     std::free(function);
     for (int i = 0; i < count; ++i) {

@@ -100,6 +100,11 @@ if [ "$mode" = selection ]; then
     exit 0
 fi
 
+# The codelet regions carry ADCL's attribute values, as ADCL names them.
+"$TL_OTF2_PRINT" -G "$trace/traces.otf2" > definitions.txt 2> /dev/null
+grep -q '"mapping=aao; non contiguous=ddt; transfer primitive=IsendIrecv' definitions.txt ||
+    tl_fail "no codelet description with ADCL's attributes"
+
 # ADCL's emethods (timers) in order of creation are the operations in order of first use.
 kind=emethod
 [ "$mode" = timer ] && kind=timer
