@@ -98,11 +98,14 @@ class CodeletPatterns : public analysis::Pattern {
         const trace::Trace& t = c.trace();
         executions_.clear();
         phase_of_codelet_.clear();
+        measured_start_.clear();
         waits_.clear();
         if (!tuned_) tuned_ = std::make_shared<const trace::TunedReconstruction>(t.defs);
-        for (const trace::CodeletExecution& x : tuned_->executions(t, loc))
+        for (const trace::CodeletExecution& x : tuned_->executions(t, loc)) {
             if (x.codelet >= 0)
                 phase_of_codelet_.emplace(std::pair(x.codelet_region, x.codelet_start), x.phase);
+            if (x.measured_start != x.start) measured_start_[x.start] = x.measured_start;
+        }
     }
 
     void region(Context& c, const CallInfo& call) {
@@ -135,12 +138,16 @@ class CodeletPatterns : public analysis::Pattern {
         }
     }
 
-    // An execution of a tuned operation ended: the wait states inside it are its wait.
-    // The waits of this location, sorted by enter time, stay until the location ends:
-    // executions of tuned operations may nest.
+    // An execution of a tuned operation ended: the wait states inside the part the tuner timed
+    // are its wait (a leading barrier is left out, as from its measured time). The waits of
+    // this location, sorted by enter time, stay until the location ends: executions of tuned
+    // operations may nest.
     void execution_done(const CallInfo& call) {
         const auto by_enter = [](const auto& w, analysis::Time t) { return w.first < t; };
-        auto it = std::lower_bound(waits_.begin(), waits_.end(), call.enter, by_enter);
+        const auto measured = measured_start_.find(call.enter);
+        const analysis::Time from =
+            measured == measured_start_.end() ? call.enter : measured->second;
+        auto it = std::lower_bound(waits_.begin(), waits_.end(), from, by_enter);
         analysis::Time inside = 0;
         for (; it != waits_.end() && it->first <= call.leave; ++it) inside += it->second;
         if (inside) execution_wait_[{call.location, call.enter}] += inside;
@@ -153,6 +160,7 @@ class CodeletPatterns : public analysis::Pattern {
         for (const trace::TunedOperation& op : trace::reconstruct_tuned_operations(t)) {
             OperationMeasurements out;
             out.name = op.name;
+            out.technique = timing_technique(op);
             out.codelets = op.codelets;
             out.unfinished = op.unfinished_executions;
             for (uint32_t loc = 0; loc < op.locations.size(); ++loc)
@@ -164,7 +172,7 @@ class CodeletPatterns : public analysis::Pattern {
                 if (x.codelet < 0) continue; // before any codelet switch: not a measurement
                 auto found = execution_wait_.find({x.location, x.start});
                 const double wait = found == execution_wait_.end() ? 0 : c.seconds(found->second);
-                const double duration = c.seconds(x.end - x.start);
+                const double duration = c.seconds(x.end - x.measured_start);
                 if (x.phase == TuningPhase::Search) {
                     out.search.push_back({x.location, x.codelet, numbers[{x.location, x.codelet}]++,
                                           c.seconds(x.start - first_event_), duration, wait});
@@ -187,6 +195,20 @@ class CodeletPatterns : public analysis::Pattern {
         r.attributes[kAuditAttribute] = to_json(audit(m, AuditParameters{}, ranks), ranks);
     }
 
+    // How the tuner timed its search: a timer object when the operation says so, behind a
+    // barrier when every search-phase execution had one, else without.
+    static TimingTechnique timing_technique(const trace::TunedOperation& op) {
+        if (op.timer_object) return TimingTechnique::TimerObject;
+        bool any = false, all_behind_barrier = true;
+        for (const trace::CodeletExecution& x : op.executions) {
+            if (x.phase != TuningPhase::Search || x.codelet < 0) continue;
+            any = true;
+            all_behind_barrier = all_behind_barrier && x.barrier_before;
+        }
+        if (!any) return TimingTechnique::Unknown;
+        return all_behind_barrier ? TimingTechnique::BarrierBefore : TimingTechnique::NoBarrier;
+    }
+
     int codelet_time_ = -1, outlier_time_ = -1;
     std::vector<std::pair<analysis::Time, analysis::Time>> waits_; // (call enter, wait) pending
     std::map<std::pair<uint32_t, analysis::Time>, analysis::Time> execution_wait_;
@@ -194,6 +216,8 @@ class CodeletPatterns : public analysis::Pattern {
     std::map<uint32_t, std::vector<Execution>> executions_; // by codelet region
     // This location's execution phases by codelet instance (region, enter time).
     std::map<std::pair<trace::Ref, analysis::Time>, TuningPhase> phase_of_codelet_;
+    // This location's executions timed from a leading barrier's end: start -> measured start.
+    std::map<analysis::Time, analysis::Time> measured_start_;
     std::shared_ptr<const trace::TunedReconstruction> tuned_; // of the trace replayed
 };
 

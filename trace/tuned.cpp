@@ -30,6 +30,8 @@ TunedReconstruction::TunedReconstruction(const Definitions& defs) {
         if (auto name = parse_tuned_op_canonical_name(defs.regions[r].canonical_name)) {
             const std::size_t i = index_of.find(*name)->second;
             if (operations_[i].region == kNone) operations_[i].region = ref;
+            if (defs.regions[r].description.rfind(kTimerObjectDescription, 0) == 0)
+                operations_[i].timer_object = true;
             op_of_region_.emplace(ref, i);
         } else if (const auto& c = codelets[r]) {
             const std::size_t i = index_of.find(c->op)->second;
@@ -60,26 +62,54 @@ void TunedReconstruction::on_parameter(const Definitions& defs, const Event& e,
     }
 }
 
+namespace {
+
+bool is_barrier(const Region& r) {
+    return r.is_mpi() && (r.role == RegionRole::Barrier || r.name == "MPI_Barrier");
+}
+
+} // namespace
+
 // Walks one location's region stack: an execution is an Enter/Leave of the operation's
 // region; its codelet is a codelet region of the same operation entered directly inside; its
-// phase the operation's last phase recorded on the location before the Enter.
+// phase the operation's last phase recorded on the location before the Leave. How the tuner
+// timed it: behind a barrier when its first MPI call is an MPI_Barrier entered directly in
+// the operation's region, before the codelet's (the tuner's barrier, as ADCL's: the timing
+// starts at its end), or when an MPI_Barrier was the last call left before its Enter.
 TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace,
                                                               uint32_t location) const {
+    constexpr std::size_t kNoBarrier = static_cast<std::size_t>(-1);
     struct OpenExecution {
         std::size_t op;
         std::size_t depth; // region-stack depth of the operation's Enter
         CodeletExecution execution;
+        bool mpi_call_seen = false;               // an MPI call was entered inside it
+        std::size_t leading_barrier = kNoBarrier; // depth of its first MPI call, a barrier
     };
+    const std::vector<Region>& regions = trace.defs.regions;
+    const auto barrier = [&](Ref r) { return r < regions.size() && is_barrier(regions[r]); };
+    const auto mpi = [&](Ref r) { return r < regions.size() && regions[r].is_mpi(); };
     LocationPart part;
     part.tuned.resize(operations_.size());
     part.executions.resize(operations_.size());
     part.unfinished.resize(operations_.size());
     std::vector<Ref> stack;
     std::vector<OpenExecution> open;
+    bool after_barrier = false; // the last region left was a barrier, nothing entered since
     for (const Event& e : trace.locations[location].events) {
         if (e.kind == EventKind::ParameterInt || e.kind == EventKind::ParameterString) {
             on_parameter(trace.defs, e, part);
         } else if (e.kind == EventKind::Enter) {
+            if (mpi(e.region())) {
+                for (OpenExecution& o : open) {
+                    if (o.mpi_call_seen) continue;
+                    o.mpi_call_seen = true;
+                    // The tuner's barrier: directly in the operation, before its codelet.
+                    if (barrier(e.region()) && stack.size() == o.depth + 1 &&
+                        o.execution.codelet < 0)
+                        o.leading_barrier = stack.size();
+                }
+            }
             if (!open.empty() && open.back().depth + 1 == stack.size() &&
                 open.back().execution.codelet < 0) {
                 auto c = codelet_of_region_.find(e.region());
@@ -91,19 +121,29 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
             }
             auto op = op_of_region_.find(e.region());
             if (op != op_of_region_.end()) {
-                const std::vector<PhaseChange>& phases = part.tuned[op->second].phases;
                 CodeletExecution x;
                 x.location = location;
-                x.start = e.time;
-                x.phase = phases.empty() ? TuningPhase::Search : phases.back().phase;
+                x.start = x.measured_start = e.time;
+                x.barrier_before = after_barrier;
                 open.push_back({op->second, stack.size(), x});
             }
             stack.push_back(e.region());
+            after_barrier = false;
         } else if (e.kind == EventKind::Leave && !stack.empty()) {
+            after_barrier = barrier(stack.back());
             stack.pop_back();
+            for (OpenExecution& o : open) {
+                if (o.leading_barrier != stack.size()) continue;
+                o.execution.measured_start = e.time;
+                o.execution.barrier_before = true;
+                o.leading_barrier = kNoBarrier;
+            }
             if (!open.empty() && open.back().depth == stack.size()) {
-                open.back().execution.end = e.time;
-                part.executions[open.back().op].push_back(open.back().execution);
+                CodeletExecution& x = open.back().execution;
+                const std::vector<PhaseChange>& phases = part.tuned[open.back().op].phases;
+                x.phase = phases.empty() ? TuningPhase::Search : phases.back().phase;
+                x.end = e.time;
+                part.executions[open.back().op].push_back(x);
                 open.pop_back();
             }
         }

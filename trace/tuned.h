@@ -38,9 +38,19 @@ struct TunerDecision {
 struct CodeletExecution {
     uint32_t location = 0;
     int64_t codelet = -1; // the codelet region nested directly in the operation; -1 if none
-    TuningPhase phase = TuningPhase::Search; // last phase recorded before it began
+    // The operation's last phase recorded on the location before the execution ended, so a
+    // phase recorded inside an execution applies to it (a tuner such as ADCL decides inside
+    // the call whose execution then runs the winner).
+    TuningPhase phase = TuningPhase::Search;
     Time start = 0;
     Time end = 0;
+    // When the tuner's timing began: `start`, or the end of an MPI_Barrier that is the first
+    // MPI call inside the execution, entered directly in the operation's region before the
+    // codelet's (the tuner's own barrier: ADCL times from after it).
+    Time measured_start = 0;
+    // Timed behind a barrier: the execution begins with an MPI_Barrier, or an MPI_Barrier was
+    // the location's last call before it began (nothing entered in between).
+    bool barrier_before = false;
     Ref codelet_region = kNone; // that codelet's instance: its region and when it was
     Time codelet_start = 0;     // entered (kNone and 0 if none)
 };
@@ -53,7 +63,8 @@ struct TunedLocation {
 
 struct TunedOperation {
     std::string name;
-    Ref region = kNone;                       // the operation's region, if defined
+    Ref region = kNone;        // the operation's region, if defined
+    bool timer_object = false; // executions timed by a timer object (kTimerObjectDescription)
     std::map<int64_t, std::string> codelets;  // index -> name (from the codelet regions)
     std::map<int64_t, Ref> codelet_regions;   // index -> region
     std::vector<TunedLocation> locations;     // parallel to Definitions::locations

@@ -30,6 +30,9 @@ inline constexpr std::string_view kCodeletPrefix = "topolens.codelet:";
 // Name prefixes of the phase and the decision parameters.
 inline constexpr std::string_view kPhasePrefix = "topolens.phase:";
 inline constexpr std::string_view kDecisionPrefix = "topolens.decision:";
+// Description prefix of an operation's region when each execution is timed by a timer object
+// spanning several operations (ADCL_Timer_start .. ADCL_Timer_stop), not one operation.
+inline constexpr std::string_view kTimerObjectDescription = "timer object";
 // Between OP, i and C in a codelet's canonical name.
 inline constexpr char kCodeletSeparator = ':';
 

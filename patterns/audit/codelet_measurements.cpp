@@ -11,7 +11,13 @@ namespace topolens::patterns {
 namespace {
 
 constexpr const char* kHeader = "topolens-codelet-measurements";
-constexpr int kVersion = 1;
+// Version 2 added the 'timing' record; version 1 is read as well (timing unknown).
+constexpr int kVersion = 2;
+constexpr int kOldestVersion = 1;
+
+constexpr TimingTechnique kTechniques[] = {TimingTechnique::Unknown, TimingTechnique::BarrierBefore,
+                                           TimingTechnique::NoBarrier,
+                                           TimingTechnique::TimerObject};
 
 // Names may hold anything; the three characters that would break a line are escaped.
 std::string encode(const std::string& name) {
@@ -109,12 +115,48 @@ std::vector<std::string> split_tabs(const std::string& line) {
 
 } // namespace
 
+const char* timing_technique_key(TimingTechnique t) {
+    switch (t) {
+    case TimingTechnique::BarrierBefore:
+        return "barrier";
+    case TimingTechnique::NoBarrier:
+        return "no-barrier";
+    case TimingTechnique::TimerObject:
+        return "timer-object";
+    case TimingTechnique::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+const char* timing_technique_words(TimingTechnique t) {
+    switch (t) {
+    case TimingTechnique::BarrierBefore:
+        return "a barrier before each measurement";
+    case TimingTechnique::NoBarrier:
+        return "no barrier before the measurements";
+    case TimingTechnique::TimerObject:
+        return "a timer object spanning several operations";
+    case TimingTechnique::Unknown:
+        break;
+    }
+    return "unknown (no search-phase measurement)";
+}
+
+std::optional<TimingTechnique> parse_timing_technique(const std::string& key) {
+    for (TimingTechnique t : kTechniques)
+        if (key == timing_technique_key(t)) return t;
+    return std::nullopt;
+}
+
 std::string to_text(const CodeletMeasurements& m) {
     std::ostringstream out;
     out << kHeader << '\t' << kVersion << '\n';
     out << "run\t" << number(m.run_seconds) << '\n';
     for (const OperationMeasurements& op : m.operations) {
         out << "operation\t" << encode(op.name) << '\n';
+        if (op.technique != TimingTechnique::Unknown)
+            out << "timing\t" << timing_technique_key(op.technique) << '\n';
         for (const auto& [index, name] : op.codelets)
             out << "codelet\t" << index << '\t' << encode(name) << '\n';
         for (const auto& [location, index] : op.decisions)
@@ -144,7 +186,7 @@ CodeletMeasurements parse_codelet_measurements(const std::string& text) {
             if (p.keyword() != kHeader)
                 p.fail("does not start with '" + std::string(kHeader) + "'");
             p.expect_fields(2);
-            if (p.integer<int>(1) != kVersion)
+            if (const int v = p.integer<int>(1); v < kOldestVersion || v > kVersion)
                 p.fail("version " + std::to_string(p.integer<int>(1)) + " is not supported");
             header = true;
             continue;
@@ -165,6 +207,11 @@ CodeletMeasurements parse_codelet_measurements(const std::string& text) {
         if (p.keyword() == "codelet") {
             p.expect_fields(3);
             op.codelets[p.integer<int64_t>(1)] = p.name(2);
+        } else if (p.keyword() == "timing") {
+            p.expect_fields(2);
+            const auto technique = parse_timing_technique(p.name(1));
+            if (!technique) p.fail("unknown timing technique '" + p.name(1) + "'");
+            op.technique = *technique;
         } else if (p.keyword() == "decision") {
             p.expect_fields(3);
             op.decisions[p.integer<uint32_t>(1)] = p.integer<int64_t>(2);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,8 +36,19 @@ struct ProductionTotal {
     double wait = 0;     // summed, seconds
 };
 
+// How the tuner timed its search-phase measurements (Benkert 2011, section 6.3.2): behind a
+// barrier (each execution begins with, or right follows, an MPI_Barrier: the processes start
+// together and one process's delay does not leak into its neighbours' next measurement),
+// without one, or by a timer object that spans several operations (ADCL's timer objects).
+enum class TimingTechnique { Unknown, BarrierBefore, NoBarrier, TimerObject };
+const char* timing_technique_key(TimingTechnique t);   // "barrier", "no-barrier", "timer-object",
+                                                       // "unknown"
+const char* timing_technique_words(TimingTechnique t); // "a barrier before each measurement"
+std::optional<TimingTechnique> parse_timing_technique(const std::string& key);
+
 struct OperationMeasurements {
     std::string name;
+    TimingTechnique technique = TimingTechnique::Unknown;
     std::map<int64_t, std::string> codelets; // index -> name
     std::map<uint32_t, int64_t> decisions;   // location -> decided codelet index
     std::vector<SearchMeasurement> search;   // by location, codelet, number

@@ -847,6 +847,7 @@ void expect_same(const CodeletMeasurements& a, const CodeletMeasurements& b) {
         const OperationMeasurements& y = b.operations[k];
         EXPECT_EQ(x.name, y.name);
         EXPECT_EQ(x.codelets, y.codelets);
+        EXPECT_EQ(x.technique, y.technique);
         EXPECT_EQ(x.decisions, y.decisions);
         EXPECT_EQ(x.unfinished, y.unfinished);
         ASSERT_EQ(x.search.size(), y.search.size());
@@ -879,7 +880,7 @@ std::string parse_error(const std::string& text) {
     return "";
 }
 
-const std::string kHead = "topolens-codelet-measurements\t1\n";
+const std::string kHead = "topolens-codelet-measurements\t2\n";
 
 } // namespace
 
@@ -910,6 +911,7 @@ TEST(CodeletMeasurementsText, RoundTrip) {
     a.measure(4, 7, {37e-9, 0.1});
     a.produce(0, 7, 18446744073709551615ull, 1.0 / 7, 1.0 / 9).produce(4, 0, 1, 0, 0);
     a.m.unfinished = 12;
+    a.m.technique = TimingTechnique::TimerObject;
     m.operations.push_back(a.m);
     m.operations.push_back(Op("").m); // empty name, no records
     m.operations.push_back(Op("%").m);
@@ -919,12 +921,36 @@ TEST(CodeletMeasurementsText, RoundTrip) {
     EXPECT_EQ(to_text(back), text);
 }
 
+// Version 1 (before the timing record) is still read; version 2 writes the technique.
+TEST(CodeletMeasurementsText, TimingTechniqueAndVersionOne) {
+    const CodeletMeasurements old =
+        parse_codelet_measurements("topolens-codelet-measurements\t1\noperation\tx\n");
+    ASSERT_EQ(old.operations.size(), 1u);
+    EXPECT_EQ(old.operations[0].technique, TimingTechnique::Unknown);
+    for (TimingTechnique t : {TimingTechnique::BarrierBefore, TimingTechnique::NoBarrier,
+                              TimingTechnique::TimerObject}) {
+        Op op("x");
+        op.m.technique = t;
+        const std::string text = to_text(input(op, 1));
+        EXPECT_EQ(text, kHead + "run\t1\noperation\tx\ntiming\t" + timing_technique_key(t) + "\n");
+        EXPECT_EQ(parse_codelet_measurements(text).operations[0].technique, t);
+    }
+    EXPECT_STREQ(timing_technique_key(TimingTechnique::BarrierBefore), "barrier");
+    EXPECT_STREQ(timing_technique_key(TimingTechnique::NoBarrier), "no-barrier");
+    EXPECT_STREQ(timing_technique_key(TimingTechnique::TimerObject), "timer-object");
+    // Unknown is not written.
+    EXPECT_EQ(to_text(input(Op("x"), 1)), kHead + "run\t1\noperation\tx\n");
+}
+
 TEST(CodeletMeasurementsText, ErrorsNameTheLine) {
     EXPECT_THAT(parse_error(""), HasSubstr("empty"));
     EXPECT_THAT(parse_error("\n\n"), HasSubstr("empty"));
     EXPECT_THAT(parse_error("topolens-report\t1\n"), HasSubstr("line 1:"));
-    EXPECT_THAT(parse_error("\n" + std::string("topolens-codelet-measurements\t2\n")),
-                HasSubstr("line 2: version 2"));
+    EXPECT_THAT(parse_error("\n" + std::string("topolens-codelet-measurements\t3\n")),
+                HasSubstr("line 2: version 3"));
+    EXPECT_THAT(parse_error("topolens-codelet-measurements\t0\n"), HasSubstr("line 1: version 0"));
+    EXPECT_THAT(parse_error(kHead + "operation\tx\ntiming\tsometimes\n"),
+                HasSubstr("line 3: unknown timing technique 'sometimes'"));
     EXPECT_THAT(parse_error("topolens-codelet-measurements\n"), HasSubstr("line 1:"));
     // A record before any operation.
     EXPECT_THAT(parse_error(kHead + "run\t1\ncodelet\t0\tA\n"),

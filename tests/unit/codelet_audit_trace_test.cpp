@@ -1,8 +1,8 @@
 // The codelet audit's input as `topolens analyze` gathers it from a trace: a synthetic
 // two-process autotuner run with exact times (1 tick = 1 ns) in which one search-phase
 // execution of process 1 waits for a late sender on process 0.
-#include "analyzer/report/cube4.h"
 #include "analyzer/engine/engine.h"
+#include "analyzer/report/cube4.h"
 #include "json_check.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_audit_json.h"
@@ -289,4 +289,57 @@ TEST(CodeletAuditTrace, NestedExecutionsKeepTheirWaits) {
         EXPECT_DOUBLE_EQ(on1.wait, seconds(op.name == "inner" ? 20 : 50)) << op.name;
         EXPECT_EQ(op.search[0].wait, 0.0) << op.name; // process 0 never waited
     }
+}
+
+TEST(CodeletAuditTrace, TunersOwnBarrierIsLeftOutOfTheMeasurementAndNamesTheTechnique) {
+    // Operation "timed" as ADCL's adapter records it: each search execution begins with the
+    // tuner's MPI_Barrier directly in the operation (process 0 enters it at +1, process 1 at
+    // +15, both leave at +20: 14 ticks of Wait at Barrier on process 0), then the codelet
+    // runs to +30. The tuner timed 10 ticks, no wait. Operation "free" is timed without a
+    // barrier: 10 ticks.
+    TraceBuilder b(2);
+    for (uint32_t loc = 0; loc < 2; ++loc) b.mpi_init(loc, 0, 5);
+    const auto timed = b.tuned_op("timed"), free = b.tuned_op("free");
+    const trace::Ref codelet = b.codelet(timed, 0, "only");
+    trace::Time t = 10;
+    for (uint32_t loc = 0; loc < 2; ++loc) {
+        b.codelet_switch(loc, t, timed, 0, "only");
+        b.codelet_switch(loc, t, free, 0, "only");
+    }
+    for (int m = 0; m < 2; ++m) {
+        t += 10;
+        for (uint32_t loc = 0; loc < 2; ++loc) {
+            b.enter(loc, t, b.operation_region(timed));
+            b.mpi_collective(loc, t + (loc == 0 ? 1 : 15), t + 20, trace::CollectiveOp::Barrier,
+                             b.world());
+            b.enter(loc, t + 21, codelet);
+            b.leave(loc, t + 30, codelet);
+            b.leave(loc, t + 30, b.operation_region(timed));
+        }
+        t += 40;
+        for (uint32_t loc = 0; loc < 2; ++loc) {
+            b.tuned_begin(loc, t, free);
+            b.tuned_end(loc, t + 10, free);
+        }
+        t += 10;
+    }
+    for (uint32_t loc = 0; loc < 2; ++loc) b.mpi_finalize(loc, t + 10, t + 15);
+
+    const auto result = analysis::analyze(b.trace(), patterns::all_patterns());
+    const std::string text = result.report.attributes.at(patterns::kMeasurementsAttribute);
+    const CodeletMeasurements m = patterns::parse_codelet_measurements(text);
+    ASSERT_EQ(m.operations.size(), 2u);
+    EXPECT_EQ(m.operations[0].name, "free");
+    EXPECT_EQ(m.operations[0].technique, patterns::TimingTechnique::NoBarrier);
+    EXPECT_EQ(m.operations[1].name, "timed");
+    EXPECT_EQ(m.operations[1].technique, patterns::TimingTechnique::BarrierBefore);
+    for (const auto& op : m.operations) {
+        ASSERT_EQ(op.search.size(), 4u) << op.name;
+        for (const patterns::SearchMeasurement& s : op.search) {
+            EXPECT_DOUBLE_EQ(s.duration, seconds(10)) << op.name;
+            EXPECT_DOUBLE_EQ(s.wait, 0.0) << op.name;
+        }
+    }
+    EXPECT_NE(text.find("\ntiming\tbarrier\n"), std::string::npos);
+    EXPECT_NE(text.find("\ntiming\tno-barrier\n"), std::string::npos);
 }

@@ -186,6 +186,87 @@ TEST(Tuned, UnfinishedExecutionsAreCountedNotInvented) {
     EXPECT_EQ(ops[0].unfinished_executions, 1u);
 }
 
+// How ADCL's adapter records (measure/TRACE_FORMAT.md): ADCL picks the codelet inside the
+// call, so the execution opens before it is known; in the search ADCL's own barrier comes
+// first, directly in the operation, then the codelet; the decision happens inside the first
+// call after the search, whose phase is recorded inside the execution.
+TEST(Tuned, TunerBarrierAndPhasesRecordedInsideAnExecution) {
+    TraceBuilder b(1);
+    const auto op = b.tuned_op("nc");
+    const Ref op_region = b.operation_region(op);
+    const Ref pack = b.codelet(op, 0, "pack"), derived = b.codelet(op, 1, "derived");
+    b.tuning_phase(0, 1, op, TuningPhase::Search);
+    // Search: Enter(op) 10, the tuner's barrier 10..30, codelet 0 from 31 with a barrier of
+    // its own 35..40, Leave 50.
+    b.enter(0, 10, op_region);
+    b.mpi_collective(0, 10, 30, CollectiveOp::Barrier, b.world());
+    b.codelet_switch(0, 31, op, 0, "pack");
+    b.enter(0, 31, pack);
+    b.mpi_collective(0, 35, 40, CollectiveOp::Barrier, b.world());
+    b.leave(0, 50, pack);
+    b.leave(0, 50, op_region);
+    // The decision inside the next call: its MPI_Allreduce, then the winner runs.
+    b.enter(0, 100, op_region);
+    b.mpi_collective(0, 100, 120, CollectiveOp::Allreduce, b.world());
+    b.tuning_phase(0, 121, op, TuningPhase::Decision);
+    b.tuning_decision(0, 121, op, 1, "derived");
+    b.codelet_switch(0, 121, op, 1, "derived");
+    b.enter(0, 122, derived);
+    b.leave(0, 130, derived);
+    b.leave(0, 130, op_region);
+    b.tuning_phase(0, 131, op, TuningPhase::Production);
+    // Production: a barrier inside the codelet is the codelet's, not the tuner's.
+    b.enter(0, 140, op_region);
+    b.enter(0, 140, derived);
+    b.mpi_collective(0, 141, 145, CollectiveOp::Barrier, b.world());
+    b.leave(0, 150, derived);
+    b.leave(0, 150, op_region);
+    // A barrier right before an execution (nothing entered in between) times it too.
+    b.mpi_collective(0, 160, 170, CollectiveOp::Barrier, b.world());
+    b.tuned_begin(0, 172, op);
+    b.tuned_end(0, 180, op);
+    // ... but not with a region entered between the barrier and the execution.
+    b.mpi_collective(0, 190, 195, CollectiveOp::Barrier, b.world());
+    const Ref work = b.region("work");
+    b.enter(0, 196, work);
+    b.leave(0, 197, work);
+    b.tuned_begin(0, 200, op);
+    b.tuned_end(0, 210, op);
+
+    const auto ops = reconstruct_tuned_operations(b.trace());
+    ASSERT_EQ(ops.size(), 1u);
+    const std::vector<CodeletExecution>& xs = ops[0].executions;
+    EXPECT_EQ(describe(xs), (std::vector<std::string>{
+                                "loc 0 codelet 0 search [10,50]",
+                                "loc 0 codelet 1 decision [100,130]",
+                                "loc 0 codelet 1 production [140,150]",
+                                "loc 0 codelet 1 production [172,180]",
+                                "loc 0 codelet 1 production [200,210]",
+                            }));
+    ASSERT_EQ(xs.size(), 5u);
+    const std::vector<Time> measured_start = {30, 100, 140, 172, 200};
+    const std::vector<bool> barrier_before = {true, false, false, true, false};
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+        SCOPED_TRACE("execution " + std::to_string(k));
+        EXPECT_EQ(xs[k].measured_start, measured_start[k]);
+        EXPECT_EQ(xs[k].barrier_before, barrier_before[k]);
+    }
+    EXPECT_FALSE(ops[0].timer_object);
+}
+
+TEST(Tuned, TimerObjectOperationsAreMarkedByTheirDescription) {
+    TraceBuilder b(1);
+    const auto timer = b.tuned_op("timer: nc"), plain = b.tuned_op("nc");
+    Trace t = b.trace();
+    t.defs.regions[b.operation_region(timer)].description =
+        std::string(kTimerObjectDescription) + " over 2 requests";
+    const auto ops = reconstruct_tuned_operations(t);
+    ASSERT_EQ(ops.size(), 2u);
+    EXPECT_FALSE(ops[0].timer_object); // "nc"
+    EXPECT_TRUE(ops[1].timer_object);  // "timer: nc"
+    (void)plain;
+}
+
 TEST(Tuned, PhaseNames) {
     EXPECT_EQ(parse_tuning_phase("search"), TuningPhase::Search);
     EXPECT_EQ(parse_tuning_phase("decision"), TuningPhase::Decision);
