@@ -105,6 +105,17 @@ fi
 grep -q '"mapping=aao; non contiguous=ddt; transfer primitive=IsendIrecv' definitions.txt ||
     tl_fail "no codelet description with ADCL's attributes"
 
+# The codelet regions hold ADCL's communication: every one sends (each rank has neighbours).
+"$TL_OTF2_PRINT" "$trace/traces.otf2" 2> /dev/null | awk '
+    function region(line) { sub(/.*Region: "/, "", line); sub(/" <[0-9]+>$/, "", line); return line }
+    function codelet(name) { return name !~ /^MPI_/ && name !~ /^Neighborhood communication/ &&
+                                    name !~ /^timer: / }
+    $1 == "ENTER" && codelet(region($0)) { open[$2] = 1; sends[$2] = 0; n++ }
+    $1 == "LEAVE" && codelet(region($0)) { open[$2] = 0; if (!sends[$2]) empty++ }
+    ($1 == "MPI_SEND" || $1 == "MPI_ISEND") && open[$2] { sends[$2]++ }
+    END { print n " codelet regions, " empty + 0 " without a send"; exit !(n > 0 && !empty) }
+' > codelet_regions.txt || tl_fail "codelet regions: $(cat codelet_regions.txt)"
+
 # ADCL's emethods (timers) in order of creation are the operations in order of first use.
 kind=emethod
 [ "$mode" = timer ] && kind=timer
