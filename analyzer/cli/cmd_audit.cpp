@@ -1,6 +1,9 @@
-// topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu NU]: did the
-// autotuner decide well, what did its search cost, were its measurements trustworthy?
-// (DESIGN.md "Codelet audit"; definitions in patterns/audit/codelet_audit.h and README).
+// topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu NU]
+// [--rule audit|adcl] [--measurements N] [--sweep] [--aggregate max|min] [--outlier-factor F]
+// [--outlier-fraction P]: did the autotuner decide well, what did its search cost, were its
+// measurements trustworthy, what would ADCL's own rule have decided, and how many
+// measurements does each method need? (DESIGN.md "Codelet audit"; definitions in
+// patterns/audit/codelet_audit.h, adcl_rule.h, measurement_sweep.h and README).
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
@@ -10,6 +13,7 @@
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_audit_json.h"
 #include "patterns/audit/codelet_measurements.h"
+#include "patterns/audit/measurement_sweep.h"
 
 #include <charconv>
 #include <cmath>
@@ -26,6 +30,8 @@ namespace pt = topolens::patterns;
 struct AuditOptions {
     std::string input;
     std::string format = "text";
+    std::string rule = "audit"; // the text view: the audit, or ADCL's rule replayed
+    bool sweep = false;
     pt::AuditParameters parameters;
 };
 
@@ -34,6 +40,16 @@ double parse_number(const std::string& option, const std::string& text) {
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
         throw UsageError{option + " needs a number, not '" + text + "'"};
+    return v;
+}
+
+// A whole number from `lo` to `hi`.
+long long parse_whole(const std::string& option, const std::string& text, long long lo,
+                      long long hi, const std::string& what) {
+    long long v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
+        throw UsageError{option + " needs " + what + ", not '" + text + "'", false};
     return v;
 }
 
@@ -47,11 +63,37 @@ AuditOptions parse(const std::vector<std::string>& args) {
         .option({"--b"}, number("--b", o.parameters.b))
         .option({"--nomax"}, number("--nomax", o.parameters.nomax))
         .option({"--nu"}, number("--nu", o.parameters.nu))
+        .option({"--rule"}, [&](const std::string& v) { o.rule = v; })
+        .option({"--measurements"},
+                [&](const std::string& v) {
+                    o.parameters.measurements = static_cast<std::size_t>(
+                        parse_whole("--measurements", v, 1, 1000000000, "a whole number >= 1"));
+                })
+        .flag({"--sweep"}, [&] { o.sweep = true; })
+        .option({"--aggregate"},
+                [&](const std::string& v) {
+                    const auto a = pt::parse_aggregate(v);
+                    if (!a)
+                        throw UsageError{"--aggregate must be max or min, not '" + v + "'", false};
+                    o.parameters.aggregate = *a;
+                })
+        .option({"--outlier-factor"},
+                [&](const std::string& v) {
+                    o.parameters.adcl.outlier_factor = static_cast<int>(
+                        parse_whole("--outlier-factor", v, 1, 1000000, "a whole number >= 1"));
+                })
+        .option({"--outlier-fraction"},
+                [&](const std::string& v) {
+                    o.parameters.adcl.outlier_fraction = static_cast<int>(parse_whole(
+                        "--outlier-fraction", v, 0, 100, "a whole number from 0 to 100"));
+                })
         .positional(OptionParser::single(o.input, "input", true))
         .parse(args);
     if (o.input.empty()) throw UsageError{"a trace or a report is needed"};
     if (o.format != "text" && o.format != "json")
         throw UsageError{"--format must be text or json, not '" + o.format + "'"};
+    if (o.rule != "audit" && o.rule != "adcl")
+        throw UsageError{"--rule must be audit or adcl, not '" + o.rule + "'", false};
     if (!(o.parameters.b >= 1)) throw UsageError{"--b must be at least 1"};
     if (!(o.parameters.nomax >= 0 && o.parameters.nomax <= 1))
         throw UsageError{"--nomax must be a fraction between 0 and 1"};
@@ -165,6 +207,16 @@ void outlier_lines(std::ostream& out, const pt::CodeletAudit& c, const std::vect
     }
 }
 
+// "0 fast (filtered avg); the tuner chose the same" (adcl_rule.h).
+template <typename Label>
+std::string adcl_sentence(const pt::OperationAudit& op, const Label& label) {
+    if (!op.adcl.winner) return "no winner (no codelet has a non-zero, defined filtered avg)";
+    std::string text = label(op.adcl.winner) + " (" + pt::adcl_basis_key(op.adcl.basis) + " avg)";
+    if (!op.adcl.matches_tuner) return text + "; the tuner recorded no decision";
+    return text + (*op.adcl.matches_tuner ? "; the tuner chose the same"
+                                          : "; the tuner chose " + label(op.tuner_winner));
+}
+
 void print_operation(std::ostream& out, const pt::OperationAudit& op, double run_seconds,
                      const std::vector<uint32_t>& ranks) {
     const TimeUnit time(op);
@@ -185,6 +237,7 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
     if (op.tuner_winner)
         facts.row({"agreement", std::to_string(op.agreeing_methods) +
                                     " of 4 robust methods pick the tuner's choice"});
+    facts.row({"ADCL's rule", adcl_sentence(op, label)});
     facts.row({"audit's winner",
                label(op.best) + (op.tuner_winner ? "; the tuner's choice costs " +
                                                        fixed(op.penalty_percent, 1) + "% more"
@@ -242,11 +295,107 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
     }
 }
 
+// --rule adcl: ADCL's three values per codelet and its decision (adcl_rule.h).
+void print_adcl_operation(std::ostream& out, const pt::OperationAudit& op,
+                          const pt::AuditParameters& par) {
+    const TimeUnit time(op);
+    auto label = [&](const std::optional<int64_t>& i) {
+        if (!i) return std::string("none");
+        const pt::CodeletAudit* c = op.codelet(*i);
+        return std::to_string(*i) + (c ? " " + c->name : "");
+    };
+    out << op.name << ": ADCL's rule picks " << adcl_sentence(op, label) << "\n";
+    const std::string over =
+        par.aggregate == pt::Aggregate::Max ? "max over processes" : "min over processes";
+    Table table({"codelet", "", "procs", "n", "unfiltered avg", "filtered avg", "outliers", ""},
+                {true, false, true, true, true, true, true, false});
+    for (const pt::CodeletAudit& c : op.codelets) {
+        std::string mark;
+        if (op.adcl.winner == c.index) mark = "ADCL's winner";
+        if (op.tuner_winner == c.index) mark += std::string(mark.empty() ? "" : ", ") + "chosen";
+        table.row({std::to_string(c.index), c.name, std::to_string(c.processes),
+                   std::to_string(c.measurements), time.number(c.adcl.unfiltered),
+                   std::isnan(c.adcl.filtered) ? "undefined" : time.number(c.adcl.filtered),
+                   fixed(c.adcl.outlier_percent, 0) + "%", mark});
+    }
+    out << "\n  averages in " << time.name() << ", each value the " << over << " separately\n"
+        << table.render(2);
+    const int factor = par.adcl.outlier_factor, fraction = par.adcl.outlier_fraction;
+    std::string why;
+    if (op.adcl.filtered_min) {
+        const pt::CodeletAudit* f = op.codelet(*op.adcl.filtered_min);
+        why = "The smallest non-zero filtered avg is " + label(op.adcl.filtered_min) + "'s; its " +
+              fixed(f->adcl.outlier_percent, 0) + "% outliers are " +
+              (op.adcl.basis == pt::AdclBasis::Filtered
+                   ? "below " + std::to_string(fraction) + "%, so it wins (filtered)."
+                   : "not below " + std::to_string(fraction) +
+                         "%, so the smallest non-zero unfiltered avg wins: " +
+                         label(op.adcl.unfiltered_min) + " (unfiltered).");
+    } else {
+        why = "No codelet has a non-zero, defined filtered avg, so ADCL's rule has no winner (ADCL "
+              "itself would read codelet -1).";
+    }
+    out << wrap("outliers: t >= " + std::to_string(factor) +
+                    " x the process's fastest measurement, in whole percent (truncated); "
+                    "undefined: every measurement an outlier on a process (min 0). " +
+                    why,
+                92, 2, 2, " ");
+}
+
+// "0" or "-"; ADCL's winner with its basis: "0 f", "1 u".
+std::string sweep_cell(const pt::SweepStep& s, std::size_t d) {
+    std::string text = index_text(s.winner[d]);
+    if (d == pt::kAdclDecider && s.winner[d])
+        text += s.adcl_basis == pt::AdclBasis::Filtered ? " f" : " u";
+    return text;
+}
+
+// --sweep: the winners by number of measurements (Benkert 2011, Fig. 5.7).
+void print_sweep(std::ostream& out, const pt::OperationSweep& op) {
+    out << op.name << ": the winner from the first N measurements of each codelet per process";
+    if (op.steps.empty()) {
+        out << "\n  no measurements\n";
+        return;
+    }
+    out << " (N = 1-" << op.steps.back().measurements << " of " << op.available
+        << " available; tuner's choice " << index_text(op.tuner_winner) << ")\n";
+    std::vector<std::string> header = {"N"};
+    std::vector<bool> right = {true};
+    for (std::size_t d = 0; d < pt::kDeciders; ++d) {
+        header.push_back(pt::decider_name(d));
+        right.push_back(true);
+    }
+    Table table(header, right);
+    for (const pt::SweepStep& s : op.steps) {
+        std::vector<std::string> row = {std::to_string(s.measurements)};
+        for (std::size_t d = 0; d < pt::kDeciders; ++d) row.push_back(sweep_cell(s, d));
+        table.row(row);
+    }
+    std::vector<std::string> stable = {"stable from N"};
+    for (std::size_t d = 0; d < pt::kDeciders; ++d)
+        stable.push_back(std::to_string(op.stable_from[d]));
+    table.row(stable);
+    out << table.render(2)
+        << "  ADCL: f = filtered avg, u = unfiltered avg; consensus: the audit's winner (median\n"
+           "  of the four robust estimates); stable from N: the smallest N from which the winner\n"
+           "  stays the one of the last row\n";
+}
+
+// The header's account of the parameters.
+std::string parameters_text(const pt::AuditParameters& p) {
+    std::string text;
+    if (p.measurements)
+        text += "; the first " + std::to_string(p.measurements) + " measurement(s) per process";
+    if (p.aggregate == pt::Aggregate::Min) text += "; estimates of the fastest process (min)";
+    return text;
+}
+
 } // namespace
 
 void audit_usage(std::ostream& out) {
-    out << "usage: topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu "
-           "NU]\n\n"
+    out << "usage: topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu NU]\n"
+           "         [--rule audit|adcl] [--measurements N] [--sweep] [--aggregate max|min]\n"
+           "         [--outlier-factor F] [--outlier-fraction P]\n\n"
            "Audits the decisions of runtime autotuners recorded in a trace (ADCL-style tuned\n"
            "operations, see README \"Codelet audit\"): per tuned operation and codelet the\n"
            "search-phase measurements, estimates by the raw mean and four robust methods,\n"
@@ -261,7 +410,23 @@ void audit_usage(std::ostream& out) {
            "  --b B               heuristic: outliers are t > B * min t (default 3, >= 1)\n"
            "  --nomax F           most outliers, as a fraction of the measurements, the heuristic\n"
            "                      and the cluster method remove (default 0.2)\n"
-           "  --nu NU             degrees of freedom of the Student-t model (default 5)\n";
+           "  --nu NU             degrees of freedom of the Student-t model (default 5)\n"
+           "  --rule audit|adcl   text view: the audit (default), or ADCL's own decision rule\n"
+           "                      replayed: per codelet ADCL's unfiltered avg, filtered avg and\n"
+           "                      outlier percentage, its winner (filtered or unfiltered) and\n"
+           "                      whether it is the tuner's recorded decision (the JSON always\n"
+           "                      holds both)\n"
+           "  --outlier-factor F  ADCL_OUTLIER_FACTOR: ADCL's outliers are t >= F * min t\n"
+           "                      (whole number, default 3)\n"
+           "  --outlier-fraction P  ADCL_OUTLIER_FRACTION: ADCL keeps the filtered avg when\n"
+           "                      fewer than P percent are outliers (0-100, default 20)\n"
+           "  --measurements N    decide from the first N measurements of each codelet per\n"
+           "                      process (fewer where fewer exist; a diagnostic says so)\n"
+           "  --sweep             per N = 1, 2, ... the winner of ADCL's rule, of each method\n"
+           "                      and of the audit, and from which N each stays its full-data\n"
+           "                      winner (up to --measurements N when given)\n"
+           "  --aggregate max|min how per-process estimates become a codelet's: the slowest\n"
+           "                      process (max, default, as ADCL) or the fastest (min)\n";
 }
 
 int audit_main(const std::vector<std::string>& args) {
@@ -286,14 +451,50 @@ int audit_main(const std::vector<std::string>& args) {
         }
         const pt::CodeletMeasurements measurements = pt::parse_codelet_measurements(found->second);
         const std::vector<uint32_t> ranks = report.location_ranks();
+        if (o.sweep) {
+            const auto sweeps = pt::sweep_measurements(measurements, o.parameters, ranks);
+            if (o.format == "json") {
+                std::cout << pt::to_json(sweeps, o.parameters);
+                return kExitOk;
+            }
+            std::cout << "Decision by number of measurements, " << o.input
+                      << " (b = " << fixed(o.parameters.b, 2)
+                      << ", n_o^max = " << percent(o.parameters.nomax)
+                      << ", nu = " << fixed(o.parameters.nu, 1)
+                      << "; ADCL_OUTLIER_FACTOR = " << o.parameters.adcl.outlier_factor
+                      << ", ADCL_OUTLIER_FRACTION = " << o.parameters.adcl.outlier_fraction
+                      << parameters_text(o.parameters) << ")\n";
+            for (const pt::OperationSweep& op : sweeps) {
+                std::cout << "\n";
+                print_sweep(std::cout, op);
+            }
+            return kExitOk;
+        }
         const pt::Audit audit = pt::audit(measurements, o.parameters, ranks);
         if (o.format == "json") {
             std::cout << pt::to_json(audit, ranks);
             return kExitOk;
         }
+        if (o.rule == "adcl") {
+            std::cout << "ADCL's decision rule replayed on " << o.input
+                      << " (ADCL_OUTLIER_FACTOR = " << o.parameters.adcl.outlier_factor
+                      << ", ADCL_OUTLIER_FRACTION = " << o.parameters.adcl.outlier_fraction
+                      << parameters_text(o.parameters) << ")\n";
+            for (const pt::OperationAudit& op : audit.operations) {
+                std::cout << "\n";
+                print_adcl_operation(std::cout, op, o.parameters);
+                if (!op.diagnostics.empty()) {
+                    std::cout << "\n  diagnostics:\n";
+                    for (const std::string& d : op.diagnostics)
+                        std::cout << wrap("- " + d, 92, 4, 6, " ");
+                }
+            }
+            return kExitOk;
+        }
         std::cout << "Codelet audit of " << o.input << " (b = " << fixed(o.parameters.b, 2)
                   << ", n_o^max = " << percent(o.parameters.nomax)
-                  << " of the measurements, nu = " << fixed(o.parameters.nu, 1) << ")\n";
+                  << " of the measurements, nu = " << fixed(o.parameters.nu, 1)
+                  << parameters_text(o.parameters) << ")\n";
         for (const pt::OperationAudit& op : audit.operations) {
             std::cout << "\n";
             print_operation(std::cout, op, audit.run_seconds, ranks);

@@ -34,10 +34,12 @@ class OperationAuditor {
         out_.name = in_.name;
         out_.codelet_names = in_.codelets;
         group_measurements();
+        first_measurements();
         check_codelet_sets();
         for (auto& [index, by_location] : samples_)
             out_.codelets.push_back(codelet(index, by_location));
         rank_and_choose();
+        replay_adcl();
         tuner_decision();
         search_cost();
         production();
@@ -83,6 +85,27 @@ class OperationAuditor {
                  " execution(s) were entered but never left (trace cut short?); not counted");
     }
 
+    // With --measurements N: the first N measurements of each codelet per process; say where
+    // fewer exist.
+    void first_measurements() {
+        for (const auto& [index, by_location] : samples_)
+            for (const auto& [location, sample] : by_location)
+                out_.available_measurements = std::max(out_.available_measurements, sample.size());
+        const std::size_t n = par_.measurements;
+        if (n == 0) return;
+        for (auto& [index, by_location] : samples_) {
+            std::size_t most = 0;
+            for (auto& [location, sample] : by_location) {
+                most = std::max(most, sample.size());
+                if (sample.size() > n) sample.resize(n);
+            }
+            if (most < n)
+                note("codelet " + label(index) + " has only " + std::to_string(most) +
+                     " measurement(s) per process, fewer than the " + std::to_string(n) +
+                     " asked for; all of them are used");
+        }
+    }
+
     // Every process should measure the same codelets; say which did not.
     void check_codelet_sets() {
         std::map<uint32_t, std::set<int64_t>> measured;
@@ -115,6 +138,7 @@ class OperationAuditor {
         c.per_process_own.assign(ranks_.size(), std::nullopt);
         std::set<std::size_t> counts;
         std::map<uint32_t, double> sample_max;   // measurement number -> max over processes
+        std::map<uint32_t, double> sample_min;   // measurement number -> min over processes
         std::map<uint32_t, double> filtered_max; // the same without heuristic outliers
         std::vector<double> t;
         std::vector<uint32_t> kept_by_heuristic; // ranks where the heuristic fell back
@@ -125,7 +149,17 @@ class OperationAuditor {
                 t.push_back(s->duration);
                 double& m = sample_max[s->number];
                 m = std::max(m, s->duration);
+                const auto [low, fresh] = sample_min.try_emplace(s->number, s->duration);
+                if (!fresh) low->second = std::min(low->second, s->duration);
             }
+            const AdclValues adcl = adcl_filter_timings(t, par_.adcl.outlier_factor);
+            const bool first = location == by_location.begin()->first;
+            c.adcl = first
+                         ? adcl
+                         : AdclValues{aggregate(par_.aggregate, c.adcl.unfiltered, adcl.unfiltered),
+                                      aggregate(par_.aggregate, c.adcl.filtered, adcl.filtered),
+                                      aggregate(par_.aggregate, c.adcl.outlier_percent,
+                                                adcl.outlier_percent)};
             std::array<Estimate, kMethods> e;
             e[Raw] = Estimate{mean(t), mean(t), {}, false};
             e[Heuristic] = heuristic_estimate(t, par_.b, par_.nomax);
@@ -149,7 +183,8 @@ class OperationAuditor {
             const double med = median(t);
             for (std::size_t m = 0; m < kMethods; ++m) {
                 c.per_process_estimate[m][location] = e[m].value;
-                c.estimate[m] = std::max(c.estimate[m], e[m].value);
+                c.estimate[m] =
+                    first ? e[m].value : aggregate(par_.aggregate, c.estimate[m], e[m].value);
                 if (m == Raw) continue;
                 // The heuristic drops its outliers only when there are at most n_o^max of
                 // them; with more it keeps them all as real behaviour (said below).
@@ -184,6 +219,7 @@ class OperationAuditor {
             single_measurement_ = true;
         }
         for (const auto& [number, value] : sample_max) c.samples.push_back(value);
+        for (const auto& [number, value] : sample_min) c.samples_min.push_back(value);
         c.box = box_plot(c.samples);
         // The range: per measurement the max over processes of what each process's
         // heuristic kept, so one process's outlier does not widen the codelet's range.
@@ -260,12 +296,35 @@ class OperationAuditor {
             std::min_element(consensus.begin(), consensus.end()) - consensus.begin();
         out_.best = cs[fastest].index;
         for (std::size_t k : winners(ranges, consensus)) cs[k].winner_set = true;
+        // The mirror: the slowest by consensus and whatever overlaps it (winners() of the
+        // negated estimates picks the largest, ties at the lowest index).
+        std::vector<double> negated;
+        for (double e : consensus) negated.push_back(-e);
+        for (std::size_t k : winners(ranges, negated)) cs[k].worst_set = true;
         for (std::size_t k = 0; k < cs.size(); ++k) {
             cs[k].instability = instability(ranges, k);
             cs[k].stability = std::string(stability_name(stability_class(cs[k].instability)));
             for (std::size_t d = 0; d < cs.size(); ++d)
                 if (d != k && overlaps(ranges[k], ranges[d])) cs[k].overlaps.push_back(cs[d].index);
         }
+    }
+
+    // ADCL_statistics_get_winner_v3 on the codelets' aggregated values, in index order.
+    void replay_adcl() {
+        std::vector<AdclValues> global;
+        for (const CodeletAudit& c : out_.codelets) global.push_back(c.adcl);
+        const AdclWinner w = adcl_winner(global, par_.adcl.outlier_fraction);
+        const auto index = [&](const std::optional<std::size_t>& k) -> std::optional<int64_t> {
+            if (!k) return std::nullopt;
+            return out_.codelets[*k].index;
+        };
+        out_.adcl.winner = index(w.winner);
+        out_.adcl.basis = w.basis;
+        out_.adcl.filtered_min = index(w.filtered_min);
+        out_.adcl.unfiltered_min = index(w.unfiltered_min);
+        if (!out_.codelets.empty() && !w.winner)
+            note("ADCL's rule has no winner: no codelet has a non-zero, defined filtered "
+                 "average (every measurement 0?); ADCL itself would read codelet -1 here");
     }
 
     // The tuner's choice: what the processes decided (the most common decision).
@@ -278,6 +337,7 @@ class OperationAuditor {
             return a.second.size() < b.second.size();
         });
         out_.tuner_winner = most->first;
+        out_.adcl.matches_tuner = out_.adcl.winner == out_.tuner_winner;
         if (by_choice.size() > 1) {
             std::string text = "the processes decided differently:";
             for (const auto& [index, group] : by_choice)
@@ -535,6 +595,10 @@ Audit audit(const CodeletMeasurements& input, const AuditParameters& parameters,
         throw std::invalid_argument("--nomax must be a fraction between 0 and 1");
     if (!(parameters.nu > 0) || !std::isfinite(parameters.nu))
         throw std::invalid_argument("--nu must be a positive number");
+    if (parameters.adcl.outlier_factor < 1)
+        throw std::invalid_argument("--outlier-factor must be a whole number >= 1");
+    if (parameters.adcl.outlier_fraction < 0 || parameters.adcl.outlier_fraction > 100)
+        throw std::invalid_argument("--outlier-fraction must be a whole number from 0 to 100");
     Audit a;
     a.parameters = parameters;
     a.run_seconds = input.run_seconds;

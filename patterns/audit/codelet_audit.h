@@ -4,6 +4,7 @@
 // stored report. How each number is defined is written next to it below and in README.
 #pragma once
 
+#include "patterns/audit/adcl_rule.h"
 #include "patterns/audit/codelet_measurements.h"
 
 #include <array>
@@ -19,6 +20,13 @@ struct AuditParameters {
     double b = 3.0;     // heuristic: outliers are t > b * min t
     double nomax = 0.2; // n_o^max as a fraction of the measurements
     double nu = 5.0;    // Student-t degrees of freedom
+    // Judge from the first `measurements` (by number m) of each codelet on each process;
+    // 0: all of them.
+    std::size_t measurements = 0;
+    // How per-process estimates become a codelet's (estimate, consensus, ranks, winners, and
+    // ADCL's three values): the slowest process (Max, as the tuner reduces) or the fastest.
+    Aggregate aggregate = Aggregate::Max;
+    AdclParameters adcl; // ADCL's own rule, replayed (adcl_rule.h)
 };
 
 // The five estimates, raw mean first, then the four robust methods of DESIGN.md.
@@ -58,10 +66,12 @@ struct CodeletAudit {
     std::size_t measurements = 0; // per process (the largest count if they differ)
     // Per measurement m, the max over processes of t(c, p, m): what the operation took.
     std::vector<double> samples;
+    // Per measurement m, the min over processes of t(c, p, m): the fastest process's time.
+    std::vector<double> samples_min;
     BoxPlot box;
-    std::array<double, kMethods> estimate{};               // mu(c) = max over processes, per method
-    std::array<int, kMethods> rank{};                      // 1 = fastest by that method
-    double consensus = 0;                                  // median of the four robust estimates
+    std::array<double, kMethods> estimate{}; // mu(c): max (or min) over processes, per method
+    std::array<int, kMethods> rank{};        // 1 = fastest by that method
+    double consensus = 0;                    // median of the four robust estimates
     std::array<std::vector<OutlierAt>, kMethods> outliers; // Raw: always empty
     // 10th-90th percentile over measurements m of max_p t(c,p,m), leaving out what each
     // process's heuristic filtered (DESIGN.md: the range of the filtered measurements).
@@ -70,6 +80,10 @@ struct CodeletAudit {
     double instability = 0;
     std::string stability;
     bool winner_set = false; // the fastest by consensus, or overlapping it
+    bool worst_set = false;  // the slowest by consensus (ties: lowest index), or overlapping it
+    // ADCL's unfiltered avg, filtered avg and outlier percentage, each aggregated over the
+    // processes separately (ADCL_statistics_global_max_v3 with Aggregate::Max).
+    AdclValues adcl;
     // By location (size = number of locations); nullopt where it was not measured.
     std::vector<std::optional<double>> per_process_mean;
     std::array<std::vector<std::optional<double>>, kMethods> per_process_estimate;
@@ -102,6 +116,15 @@ struct ProductionCheck {
     bool flagged = false;       // production is markedly slower than the search predicted
 };
 
+// ADCL's decision rule replayed on the measurements (adcl_rule.h), by codelet index.
+struct AdclReplay {
+    std::optional<int64_t> winner; // nullopt: basis None
+    AdclBasis basis = AdclBasis::None;
+    std::optional<int64_t> filtered_min, unfiltered_min; // the two candidates
+    // Whether the replayed winner is the tuner's recorded decision; nullopt: no decision.
+    std::optional<bool> matches_tuner;
+};
+
 enum class Verdict { Confirmed, Questionable, Wrong, Undecided };
 const char* verdict_name(Verdict v); // "confirmed", ...
 
@@ -121,6 +144,9 @@ struct OperationAudit {
     Verdict verdict = Verdict::Undecided;
     std::string reason;
     std::vector<std::string> diagnostics;
+    AdclReplay adcl;
+    // The most measurements any process has of any codelet, before --measurements cuts.
+    std::size_t available_measurements = 0;
 
     // nullptr when the operation has no such codelet.
     const CodeletAudit* codelet(int64_t index) const;
@@ -137,7 +163,8 @@ struct Audit {
 };
 
 // `ranks[location]` = the location's MPI rank, used in diagnostics. Throws
-// std::invalid_argument for parameters out of range (b < 1, nomax outside [0, 1], nu <= 0).
+// std::invalid_argument for parameters out of range (b < 1, nomax outside [0, 1], nu <= 0,
+// ADCL's outlier factor < 1 or outlier fraction outside [0, 100]).
 Audit audit(const CodeletMeasurements& input, const AuditParameters& parameters,
             const std::vector<uint32_t>& ranks);
 

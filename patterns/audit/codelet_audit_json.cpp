@@ -60,6 +60,7 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
     w.key("processes").value(c.processes);
     w.key("measurements").value(c.measurements);
     w.key("samples").numbers(c.samples);
+    w.key("samples_min").numbers(c.samples_min);
     w.key("box").begin_object();
     w.key("min").value(c.box.min).key("q1").value(c.box.q1).key("median").value(c.box.median);
     w.key("q3").value(c.box.q3).key("max").value(c.box.max);
@@ -80,6 +81,13 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
     w.key("instability").value(c.instability);
     w.key("stability").value(c.stability);
     w.key("winner_set").value(c.winner_set);
+    w.key("worst_set").value(c.worst_set);
+    // A NaN filtered avg (every measurement an outlier on a process) is written as null.
+    w.key("adcl").begin_inline_object();
+    w.key("unfiltered_avg").value(c.adcl.unfiltered);
+    w.key("filtered_avg").value(c.adcl.filtered);
+    w.key("outlier_percent").value(c.adcl.outlier_percent);
+    w.end_object();
     w.key("per_process_mean").numbers(c.per_process_mean);
     w.key("per_process_own").numbers(c.per_process_own);
     w.key("per_process_estimate").begin_object();
@@ -116,6 +124,15 @@ void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint
     } else {
         w.null();
     }
+    w.key("adcl").begin_object();
+    w.key("winner");
+    codelet_ref(w, op, op.adcl.winner);
+    w.key("basis").value(adcl_basis_key(op.adcl.basis));
+    w.key("filtered_candidate").value(op.adcl.filtered_min);
+    w.key("unfiltered_candidate").value(op.adcl.unfiltered_min);
+    w.key("matches_tuner").value(op.adcl.matches_tuner);
+    w.end_object();
+    w.key("available_measurements").value(op.available_measurements);
     w.key("diagnostics").begin_array();
     for (const std::string& d : op.diagnostics) w.value(d);
     w.end_array();
@@ -123,6 +140,18 @@ void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint
     for (const CodeletAudit& c : op.codelets) codelet(w, c, ranks);
     w.end_array();
     w.end_object();
+}
+
+// The parameters after b, nomax and nu: measurements (null: all), aggregate, ADCL's.
+void parameters_tail(json::Writer& w, const AuditParameters& p) {
+    w.key("measurements");
+    if (p.measurements)
+        w.value(p.measurements);
+    else
+        w.null();
+    w.key("aggregate").value(aggregate_key(p.aggregate));
+    w.key("outlier_factor").value(p.adcl.outlier_factor);
+    w.key("outlier_fraction").value(p.adcl.outlier_fraction);
 }
 
 } // namespace
@@ -136,10 +165,54 @@ std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks) {
     w.key("b").value(audit.parameters.b);
     w.key("nomax").value(audit.parameters.nomax);
     w.key("nu").value(audit.parameters.nu);
+    parameters_tail(w, audit.parameters);
     w.end_object();
     w.key("run_seconds").value(audit.run_seconds);
     w.key("operations").begin_array();
     for (const OperationAudit& op : audit.operations) operation(w, op, ranks);
+    w.end_array();
+    w.end_object();
+    return w.text() + "\n";
+}
+
+} // namespace topolens::patterns
+
+namespace topolens::patterns {
+
+std::string to_json(const std::vector<OperationSweep>& sweeps, const AuditParameters& parameters) {
+    json::Writer w;
+    w.begin_object();
+    w.key("format").value("topolens-audit-sweep");
+    w.key("version").value(1);
+    w.key("parameters").begin_object();
+    w.key("b").value(parameters.b);
+    w.key("nomax").value(parameters.nomax);
+    w.key("nu").value(parameters.nu);
+    parameters_tail(w, parameters);
+    w.end_object();
+    w.key("deciders").begin_array();
+    for (std::size_t d = 0; d < kDeciders; ++d) w.value(decider_key(d));
+    w.end_array();
+    w.key("operations").begin_array();
+    for (const OperationSweep& op : sweeps) {
+        w.begin_object();
+        w.key("name").value(op.name);
+        w.key("tuner_winner").value(op.tuner_winner);
+        w.key("available_measurements").value(op.available);
+        w.key("stable_from").begin_inline_object();
+        for (std::size_t d = 0; d < kDeciders; ++d) w.key(decider_key(d)).value(op.stable_from[d]);
+        w.end_object();
+        w.key("steps").begin_array();
+        for (const SweepStep& s : op.steps) {
+            w.begin_inline_object();
+            w.key("measurements").value(s.measurements);
+            for (std::size_t d = 0; d < kDeciders; ++d) w.key(decider_key(d)).value(s.winner[d]);
+            w.key("adcl_basis").value(adcl_basis_key(s.adcl_basis));
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+    }
     w.end_array();
     w.end_object();
     return w.text() + "\n";

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/measurement_sweep.h"
 
 #include <string>
 #include <vector>
@@ -11,5 +12,8 @@ namespace topolens::patterns {
 
 // `ranks[location]` gives each location's MPI rank.
 std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks);
+
+// The measurement sweep (`topolens audit --sweep --format json`, AUDIT_FORMAT.md).
+std::string to_json(const std::vector<OperationSweep>& sweeps, const AuditParameters& parameters);
 
 } // namespace topolens::patterns
