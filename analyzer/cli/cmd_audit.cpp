@@ -228,6 +228,7 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
         return std::to_string(*i) + (c ? " " + c->name : "");
     };
     Table facts;
+    facts.row({"timing", pt::timing_technique_words(op.timing)});
     facts.row({"tuner's choice", label(op.tuner_winner)});
     std::vector<std::string> winners;
     for (std::size_t m = 0; m < pt::kMethods; ++m)
@@ -305,6 +306,7 @@ void print_adcl_operation(std::ostream& out, const pt::OperationAudit& op,
         return std::to_string(*i) + (c ? " " + c->name : "");
     };
     out << op.name << ": ADCL's rule picks " << adcl_sentence(op, label) << "\n";
+    out << "  timing: " << pt::timing_technique_words(op.timing) << "\n";
     const std::string over =
         par.aggregate == pt::Aggregate::Max ? "max over processes" : "min over processes";
     Table table({"codelet", "", "procs", "n", "unfiltered avg", "filtered avg", "outliers", ""},

@@ -32,6 +32,7 @@ class OperationAuditor {
 
     OperationAudit run() {
         out_.name = in_.name;
+        out_.timing = in_.technique;
         out_.codelet_names = in_.codelets;
         group_measurements();
         first_measurements();

@@ -130,8 +130,9 @@ const char* verdict_name(Verdict v); // "confirmed", ...
 
 struct OperationAudit {
     std::string name;
-    std::vector<CodeletAudit> codelets;           // by index, the measured ones
-    std::map<int64_t, std::string> codelet_names; // every codelet the trace defines
+    TimingTechnique timing = TimingTechnique::Unknown; // how the tuner timed its measurements
+    std::vector<CodeletAudit> codelets;                // by index, the measured ones
+    std::map<int64_t, std::string> codelet_names;      // every codelet the trace defines
     std::optional<int64_t> tuner_winner;
     std::array<std::optional<int64_t>, kMethods> method_winner;
     int agreeing_methods = 0;    // robust methods whose winner is the tuner's

@@ -99,6 +99,7 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
 void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint32_t>& ranks) {
     w.begin_object();
     w.key("name").value(op.name);
+    w.key("timing_technique").value(timing_technique_key(op.timing));
     w.key("verdict").value(verdict_name(op.verdict));
     w.key("reason").value(op.reason);
     w.key("tuner_winner");

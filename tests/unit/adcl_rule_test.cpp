@@ -494,6 +494,25 @@ TEST(CodeletAuditMirror, EqualSlowestCodeletsAreBothInTheWorstSet) {
     EXPECT_TRUE(a.codelets[2].worst_set);
 }
 
+// --- timing technique ------------------------------------------------------------------------
+
+TEST(AuditTiming, TheTunersTimingTechniqueIsCarriedToTheAuditAndJson) {
+    Op op;
+    op.measure(0, 0, repeat(1, 3));
+    EXPECT_EQ(audit_one(op, 1).timing, TimingTechnique::Unknown);
+    const std::vector<std::pair<TimingTechnique, std::string>> cases = {
+        {TimingTechnique::BarrierBefore, "barrier"},
+        {TimingTechnique::NoBarrier, "no-barrier"},
+        {TimingTechnique::TimerObject, "timer-object"},
+        {TimingTechnique::Unknown, "unknown"}};
+    for (const auto& [technique, key] : cases) {
+        op.m.technique = technique;
+        const Audit a = audit(input(op), AuditParameters{}, ranks(1));
+        EXPECT_EQ(a.operations[0].timing, technique);
+        EXPECT_EQ(parse_json(to_json(a, ranks(1)))["operations"][0]["timing_technique"].str(), key);
+    }
+}
+
 // --- JSON keys ---------------------------------------------------------------------------------
 
 TEST(AdclReplayJson, NewKeysAreWrittenAndOldOnesKept) {

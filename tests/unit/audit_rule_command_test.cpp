@@ -88,6 +88,7 @@ TEST_F(AuditRuleCommand, AdclRuleDisagreesWithTheRecordedDecision) {
     const auto r = audit(trace_, {"--rule", "adcl"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "ADCL_OUTLIER_FACTOR = 3, ADCL_OUTLIER_FRACTION = 20")) << r.out;
+    EXPECT_TRUE(contains(r.out, "timing: no barrier before the measurements")) << r.out;
     EXPECT_TRUE(contains(r.out, "halo: ADCL's rule picks 1 slow (unfiltered avg); the tuner "
                                 "chose 0 fast"))
         << r.out;
@@ -183,6 +184,8 @@ TEST_F(AuditRuleCommand, JsonHoldsTheNewKeys) {
     EXPECT_EQ(o["adcl"]["unfiltered_candidate"].num(), 1);
     EXPECT_FALSE(o["adcl"]["matches_tuner"].boolean_value());
     EXPECT_EQ(o["available_measurements"].num(), 10);
+    // No barrier in the trace before the executions.
+    EXPECT_EQ(o["timing_technique"].str(), "no-barrier");
     const JsonValue& c0 = o["codelets"][0];
     EXPECT_EQ(c0["adcl"]["outlier_percent"].num(), 20);
     EXPECT_NEAR(c0["adcl"]["unfiltered_avg"].num(), 16e-9, 1e-15);
