@@ -115,6 +115,19 @@ grep -q '"mapping=aao; non contiguous=ddt; transfer primitive=IsendIrecv' defini
     ($1 == "MPI_SEND" || $1 == "MPI_ISEND") && open[$2] { sends[$2]++ }
     END { print n " codelet regions, " empty + 0 " without a send"; exit !(n > 0 && !empty) }
 ' > codelet_regions.txt || tl_fail "codelet regions: $(cat codelet_regions.txt)"
+if [ "$mode" = search ]; then
+    # ADCL's barrier before each timed run is entered directly in the operation, before the
+    # codelet region (the analysis times from its end, as ADCL does): one per search execution.
+    searches="$(sed -n 's/.*(search \([0-9,]*\),.*/\1/p' ops.txt | tr -d , |
+        awk '{ s += $1 } END { print s + 0 }')"
+    "$TL_OTF2_PRINT" "$trace/traces.otf2" 2> /dev/null | awk '
+        function region(line) { sub(/.*Region: "/, "", line); sub(/" <[0-9]+>$/, "", line); return line }
+        $1 == "ENTER" && region($0) ~ /^Neighborhood communication/ { fresh[$2] = 1; next }
+        $1 == "ENTER" && fresh[$2] { if (region($0) == "MPI_Barrier") barriers++; fresh[$2] = 0 }
+        END { print barriers + 0 }' > leading_barriers.txt
+    [ "$(cat leading_barriers.txt)" = "$searches" ] ||
+        tl_fail "$(cat leading_barriers.txt) executions begin with ADCL's barrier, $searches searched"
+fi
 
 # ADCL's emethods (timers) in order of creation are the operations in order of first use.
 kind=emethod
