@@ -59,7 +59,10 @@ std::string label(const pt::OperationVerification& v, int64_t index) {
     return std::to_string(index) + (c ? " " + c->name : "");
 }
 
-void ranking_lines(std::ostream& out, const pt::RankingError& e) {
+void ranking_lines(std::ostream& out, const pt::RankingError& e, pt::TimingTechnique t) {
+    out << "  technique " << pt::timing_technique_key(t) << ", ranking error "
+        << fixed(e.max_avg, 1) << "% (the largest e_avg; the search was timed with "
+        << pt::timing_technique_words(t) << ")\n";
     out << "  ranking error of the search (Benkert 6.3.2; the search ranks by the consensus\n"
            "  estimate) against the verification runs, over codelets "
         << list(e.codelets) << ":\n";
@@ -132,7 +135,7 @@ void print_verification(std::ostream& out, const pt::OperationVerification& v) {
     if (!v.unverified.empty())
         out << "  searched but not verified (no run of them): " << list(v.unverified) << "\n";
     if (v.ranking_error)
-        ranking_lines(out, *v.ranking_error);
+        ranking_lines(out, *v.ranking_error, v.technique);
     else
         out << "  ranking error: needs two codelets both searched and verified\n";
 }

@@ -215,6 +215,8 @@ Verification verify(const CodeletMeasurements& tuned, const Audit& audit,
         OperationVerification& out = v.operations.emplace_back();
         out.name = op.name;
         out.tuner_choice = op.tuner_winner;
+        if (auto tuned_op = tuned_ops.find(op.name); tuned_op != tuned_ops.end())
+            out.technique = tuned_op->second->technique;
         const Collected& c = collected[op.name];
         out.runs = c.runs;
         for (const auto& [index, times] : c.times) {

@@ -102,6 +102,9 @@ struct OperationVerification {
     // Benkert's Table 5.3); nullopt without a choice or when the choice was not verified.
     std::optional<double> tuner_penalty_percent;
     std::vector<int64_t> unverified; // searched by the tuner, run by no verification run
+    // How the tuned run's search was timed (OperationMeasurements::technique): the timing
+    // technique whose ranking the ranking error judges (Benkert §6.3.2).
+    TimingTechnique technique = TimingTechnique::Unknown;
     // With at least two codelets both searched and verified.
     std::optional<RankingError> ranking_error;
 

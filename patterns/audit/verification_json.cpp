@@ -140,6 +140,7 @@ std::string to_json(const OperationVerification& v) {
     w.key("tuner_choice");
     index(v.tuner_choice);
     w.key("tuner_penalty_percent").value(v.tuner_penalty_percent);
+    w.key("technique").value(timing_technique_key(v.technique));
     w.key("ranking_error");
     if (v.ranking_error)
         ranking_error(w, *v.ranking_error);

@@ -33,6 +33,7 @@ const std::vector<std::string> kNames = {"a", "b", "c", "d", "e", "f", "g"};
 CodeletMeasurements tuned_run(const std::vector<double>& search, int64_t choice) {
     OperationMeasurements op;
     op.name = "halo";
+    op.technique = TimingTechnique::BarrierBefore;
     for (std::size_t c = 0; c < kNames.size(); ++c) op.codelets[int64_t(c)] = kNames[c];
     for (uint32_t location = 0; location < 2; ++location) {
         for (std::size_t c = 0; c < search.size(); ++c)
@@ -148,6 +149,7 @@ TEST(Verification, RangesOverlapsAndInstabilityClassesAtTheBoundaries) {
     EXPECT_THAT(op.unverified, ElementsAre(6));
     // The tuner chose 2: 2.25 ms against 1.3 ms.
     EXPECT_EQ(op.tuner_choice, 2);
+    EXPECT_EQ(op.technique, TimingTechnique::BarrierBefore); // the tuned run's
     ASSERT_TRUE(op.tuner_penalty_percent);
     EXPECT_NEAR(*op.tuner_penalty_percent, (2.25 - 1.3) / 1.3 * 100, 1e-9);
 }
@@ -366,6 +368,7 @@ TEST(VerificationJson, EachOperationGetsItsVerificationObject) {
     EXPECT_EQ(j["best"].num(), 0);
     EXPECT_EQ(j["worst"].num(), 5);
     EXPECT_EQ(j["tuner_choice"].num(), 2);
+    EXPECT_EQ(j["technique"].str(), "barrier");
     EXPECT_NEAR(j["tuner_penalty_percent"].num(), (2.25 - 1.3) / 1.3 * 100, 1e-9);
     ASSERT_EQ(j["unverified"].size(), 1u);
     EXPECT_EQ(j["unverified"][0].num(), 6);
