@@ -324,6 +324,12 @@ int request_begin_call(ADCL_Request req, int (*real)(ADCL_Request)) {
     Adapter& a = adapter();
     const size_t op = static_cast<size_t>(&request_operation(req) - a.operations.data());
     if (a.operations[op].handle <= 0) return real(req);
+    // An ADCL_Request_init never waited for (its function completes in init) ends here.
+    for (const Execution& x : a.open)
+        if (x.op == op) {
+            end_execution(op);
+            break;
+        }
     int testing = 0;
     ADCL_Request_get_state(req, &testing);
     begin_execution(op, req, testing != 0);
