@@ -3,6 +3,7 @@
 // on hand-made measurements whose expected values are derived here from ADCL's source
 // (ADCL_statistics.c) and the audit's definitions. Times are chosen exactly representable,
 // so sums and averages compare exactly.
+#include "adcl_decisions_fixture.h"
 #include "json_check.h"
 #include "patterns/audit/adcl_rule.h"
 #include "patterns/audit/codelet_audit.h"
@@ -14,7 +15,9 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -166,6 +169,49 @@ TEST(AdclAggregate, NaNPropagatesOtherwiseMaxOrMin) {
     EXPECT_EQ(parse_aggregate("min"), Aggregate::Min);
     EXPECT_EQ(parse_aggregate("max"), Aggregate::Max);
     EXPECT_FALSE(parse_aggregate("avg"));
+}
+
+// --- ADCL's own numbers and decisions ---------------------------------------------------
+
+TEST(AdclReplayOfAdcl, AdclsMeasurementsGiveAdclsDecisions) {
+    // emethod -> codelet -> rank -> ADCL's search measurements (microseconds).
+    std::map<int, std::map<int, std::map<int, std::vector<double>>>> t;
+    std::istringstream in(test::kAdclThreeDimMeasurements);
+    int rank = 0, emethod = 0, method = 0;
+    double t0 = 0, t1 = 0, t2 = 0;
+    while (in >> rank >> emethod >> method >> t0 >> t1 >> t2)
+        t[emethod][method][rank] = {t0, t1, t2};
+    ASSERT_EQ(t.size(), 5u);
+    for (const auto& [e, codelets] : t) {
+        SCOPED_TRACE("emethod " + std::to_string(e));
+        ASSERT_EQ(codelets.size(), 12u);
+        // The rule's functions directly: filter per rank, max each value over the ranks.
+        std::vector<AdclValues> global;
+        Op op;
+        for (const auto& [m, by_rank] : codelets) {
+            ASSERT_EQ(by_rank.size(), 8u);
+            std::optional<AdclValues> g;
+            for (const auto& [r, times] : by_rank) {
+                const AdclValues v = adcl_filter_timings(times, 3);
+                g = !g ? v
+                       : AdclValues{
+                             aggregate(Aggregate::Max, g->unfiltered, v.unfiltered),
+                             aggregate(Aggregate::Max, g->filtered, v.filtered),
+                             aggregate(Aggregate::Max, g->outlier_percent, v.outlier_percent)};
+                op.codelet(m, "m" + std::to_string(m));
+                op.measure(static_cast<uint32_t>(r), m, times);
+            }
+            global.push_back(*g);
+        }
+        const auto& adcl = test::kAdclThreeDimDecisions[e];
+        const AdclWinner w = adcl_winner(global, 20);
+        EXPECT_EQ(w.winner, static_cast<std::size_t>(adcl.winner));
+        EXPECT_EQ(w.basis, adcl.filtered ? AdclBasis::Filtered : AdclBasis::Unfiltered);
+        // And through the audit, the times as they are (any unit will do).
+        const OperationAudit a = audit_one(op, 8);
+        EXPECT_EQ(a.adcl.winner, adcl.winner);
+        EXPECT_EQ(a.adcl.basis, adcl.filtered ? AdclBasis::Filtered : AdclBasis::Unfiltered);
+    }
 }
 
 // --- The replay inside the audit -----------------------------------------------------------
