@@ -96,6 +96,10 @@ if [ "$mode" = selection ]; then
         tl_fail "the codelet is not IsendIrecv_pair alone: $(grep codelets info.txt)"
     [ "$(grep -c "codelets    0: IsendIrecv_pair$" info.txt)" -eq "$(wc -l < ops.txt)" ] ||
         tl_fail "not every operation ran IsendIrecv_pair alone: $(grep codelets info.txt)"
+    # Measurement off: the wrappers only call ADCL.
+    tl_mpirun "$np" TOPOLENS_ENABLE=0 TOPOLENS_TRACE_DIR="$work/off" -- ./program > off.log 2>&1 ||
+        tl_fail "the program failed with measurement off: $(tail -3 off.log)"
+    [ ! -e "$work/off" ] || tl_fail "a trace was written with TOPOLENS_ENABLE=0"
     echo "PASS: $(wc -l < ops.txt) operation(s), one codelet, production only"
     exit 0
 fi
