@@ -82,7 +82,8 @@ struct CodeletAudit {
     bool winner_set = false; // the fastest by consensus, or overlapping it
     bool worst_set = false;  // the slowest by consensus (ties: lowest index), or overlapping it
     // ADCL's unfiltered avg, filtered avg and outlier percentage, each aggregated over the
-    // processes separately (ADCL_statistics_global_max_v3 with Aggregate::Max).
+    // processes that measured the codelet separately (ADCL_statistics_global_max_v3 with
+    // Aggregate::Max; a NaN filtered avg on any process makes the global one NaN).
     AdclValues adcl;
     // By location (size = number of locations); nullopt where it was not measured.
     std::vector<std::optional<double>> per_process_mean;
