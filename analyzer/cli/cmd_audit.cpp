@@ -18,6 +18,7 @@
 #include <charconv>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -67,7 +68,8 @@ AuditOptions parse(const std::vector<std::string>& args) {
         .option({"--measurements"},
                 [&](const std::string& v) {
                     o.parameters.measurements = static_cast<std::size_t>(
-                        parse_whole("--measurements", v, 1, 1000000000, "a whole number >= 1"));
+                        parse_whole("--measurements", v, 1, std::numeric_limits<long long>::max(),
+                                    "a whole number >= 1"));
                 })
         .flag({"--sweep"}, [&] { o.sweep = true; })
         .option({"--aggregate"},
@@ -80,7 +82,8 @@ AuditOptions parse(const std::vector<std::string>& args) {
         .option({"--outlier-factor"},
                 [&](const std::string& v) {
                     o.parameters.adcl.outlier_factor = static_cast<int>(
-                        parse_whole("--outlier-factor", v, 1, 1000000, "a whole number >= 1"));
+                        parse_whole("--outlier-factor", v, 1, std::numeric_limits<int>::max(),
+                                    "a whole number >= 1"));
                 })
         .option({"--outlier-fraction"},
                 [&](const std::string& v) {
