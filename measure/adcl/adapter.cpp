@@ -29,6 +29,10 @@ int ADCL_Request_get_winner_stat(ADCL_Request req, double* filtered_avg, double*
 int ADCL_Request_get_fsname(ADCL_Request req, char** fsname);
 int ADCL_Request_get_state(ADCL_Request req, int* state);
 
+// ADCL's switch for its barriers around timed runs (ADCL_USE_BARRIER in config.adcl, on by
+// default); weak, so that an ADCL without it counts as using barriers.
+extern int ADCL_use_barrier __attribute__((weak));
+
 int __real_ADCL_Request_start(ADCL_Request req);
 int __real_ADCL_Request_init(ADCL_Request req);
 int __real_ADCL_Request_wait(ADCL_Request req);
@@ -42,6 +46,10 @@ int __real_ADCL_Timer_stop(ADCL_Timer timer);
 namespace {
 
 constexpr int kAdclSuccess = 0;
+
+bool adcl_uses_barrier() {
+    return !&ADCL_use_barrier || ADCL_use_barrier != 0;
+}
 
 // A tuned operation: one ADCL request, or one timer object with its requests.
 struct Operation {
@@ -61,8 +69,9 @@ struct Execution {
     size_t op = 0;
     ADCL_Request request = nullptr; // of a request's execution
     bool testing_at_begin = false;  // ADCL tested codelets when it began
-    bool mpi_call_seen = false;
-    bool in_decision = false; // phase "decision" recorded inside it
+    bool barrier_seen = false;      // ADCL's barrier before a timed run
+    bool winner_call_seen = false;  // an MPI call after the search ended
+    bool in_decision = false;       // phase "decision" recorded inside it
     bool codelet_entered = false;
     bool timer_mpi_call = false; // ADCL_Timer_start made an MPI call other than a barrier
 };
@@ -232,27 +241,34 @@ void mpi_call_in_adcl(const char* mpi_function) {
     if (a.armed == 0 || a.open.empty()) return;
     Execution& x = a.open.back();
     if (x.codelet_entered) return;
-    const bool first = !x.mpi_call_seen;
-    x.mpi_call_seen = true;
+    const bool barrier = std::strcmp(mpi_function, "MPI_Barrier") == 0;
     Operation& op = a.operations[x.op];
     if (op.timer) {
-        // Inside ADCL_Timer_start: a barrier while testing, the Allreduce of the decision.
-        if (std::strcmp(mpi_function, "MPI_Barrier") != 0) x.timer_mpi_call = true;
+        // Inside ADCL_Timer_start: the search's own collectives and a barrier while testing,
+        // the Allreduce of the decision without a barrier.
+        (barrier ? x.barrier_seen : x.timer_mpi_call) = true;
         return;
     }
     int testing = 0;
     ADCL_Request_get_state(x.request, &testing);
-    // ADCL's barrier before a timed run stays directly in the operation, before the codelet
-    // region: ADCL's clock (and the analysis's measurement) starts at its end.
-    if (first && testing && std::strcmp(mpi_function, "MPI_Barrier") == 0) return;
-    if (x.testing_at_begin && !testing) {
+    if (testing) {
+        // While ADCL tests, its search may communicate before it picks the codelet (the
+        // attribute-based search does), and its barrier before the timed run stays directly in
+        // the operation, before the codelet region: ADCL's clock (and the analysis's
+        // measurement) starts at its end. The codelet begins with the next call.
+        if (adcl_uses_barrier() && !x.barrier_seen) {
+            x.barrier_seen = barrier;
+            return;
+        }
+    } else if (x.testing_at_begin) {
         // The search ended in this call: ADCL decides first (its MPI_Allreduce of the
         // timings), then runs the winner, once ADCL_Request_get_winner_stat has an answer.
         double filtered = 0, unfiltered = 0, outliers = 0;
         const bool deciding =
-            first || (std::strcmp(mpi_function, "MPI_Allreduce") == 0 &&
-                      ADCL_Request_get_winner_stat(x.request, &filtered, &unfiltered, &outliers) !=
-                          kAdclSuccess);
+            !x.winner_call_seen || (std::strcmp(mpi_function, "MPI_Allreduce") == 0 &&
+                                    ADCL_Request_get_winner_stat(x.request, &filtered, &unfiltered,
+                                                                 &outliers) != kAdclSuccess);
+        x.winner_call_seen = true;
         if (deciding) {
             if (!x.in_decision) set_phase(op, TOPOLENS_PHASE_DECISION);
             x.in_decision = true;
@@ -412,7 +428,7 @@ int __wrap_ADCL_Timer_start(ADCL_Timer timer) {
     const int result = __real_ADCL_Timer_start(timer);
     --a.armed;
     Execution& x = a.open.back();
-    if (x.timer_mpi_call && !a.operations[op].decided) {
+    if (x.timer_mpi_call && !x.barrier_seen && !a.operations[op].decided) {
         set_phase(a.operations[op], TOPOLENS_PHASE_DECISION);
         x.in_decision = true;
     }

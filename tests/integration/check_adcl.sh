@@ -4,6 +4,8 @@
 # tuned operations compared with what ADCL printed on each rank (every measurement it took:
 # "R: emethod E method M (NAME) TIME"; its decision: "#R: emethod E ... winner is ID NAME").
 #   check_adcl.sh search NAME NP NUMTESTS OBJECT...   brute-force search to a decision
+#   check_adcl.sh attribute_search NAME NP NUMTESTS OBJECT...   ADCL's attribute-based search
+#                                                     (it communicates while it searches)
 #   check_adcl.sh timer NAME NP NUMTESTS OBJECT...    a timer object over two requests
 #   check_adcl.sh selection NAME NP OBJECT...         ADCL_EMETHOD_SELECTION: no search
 #   check_adcl.sh not_found NAME                      no libadcl.a: one clear line
@@ -46,6 +48,10 @@ cd "$work"
 case "$mode" in
 search | timer)
     printf 'ADCL_EMETHOD_NUMTESTS: %s\nADCL_EMETHOD_SEARCH_ALGO: 0\n' "$numtests" > config.adcl
+    ;;
+attribute_search)
+    printf 'ADCL_EMETHOD_NUMTESTS: %s\nADCL_EMETHOD_SEARCH_ALGO: 1\n' "$numtests" > config.adcl
+    mode=search
     ;;
 selection)
     printf 'ADCL_EMETHOD_SELECTION: IsendIrecv_pair\n' > config.adcl
@@ -122,12 +128,20 @@ grep -q '"mapping=aao; non contiguous=ddt; transfer primitive=IsendIrecv' defini
 if [ "$mode" = search ]; then
     # ADCL's barrier before each timed run is entered directly in the operation, before the
     # codelet region (the analysis times from its end, as ADCL does): one per search execution.
+    # (The attribute-based search may call MPI_Allreduce before it, also outside the codelet.)
     searches="$(sed -n 's/.*(search \([0-9,]*\),.*/\1/p' ops.txt | tr -d , |
         awk '{ s += $1 } END { print s + 0 }')"
     "$TL_OTF2_PRINT" "$trace/traces.otf2" 2> /dev/null | awk '
         function region(line) { sub(/.*Region: "/, "", line); sub(/" <[0-9]+>$/, "", line); return line }
-        $1 == "ENTER" && region($0) ~ /^Neighborhood communication/ { fresh[$2] = 1; next }
-        $1 == "ENTER" && fresh[$2] { if (region($0) == "MPI_Barrier") barriers++; fresh[$2] = 0 }
+        $1 == "ENTER" && region($0) ~ /^Neighborhood communication/ {
+            inop[$2] = 1; depth[$2] = 0; before[$2] = 1; next }
+        $1 == "LEAVE" && region($0) ~ /^Neighborhood communication/ { inop[$2] = 0; next }
+        $1 == "ENTER" && inop[$2] {
+            r = region($0)
+            if (depth[$2] == 0 && before[$2] && r == "MPI_Barrier") { barriers++; before[$2] = 0 }
+            if (depth[$2] == 0 && r !~ /^MPI_/) before[$2] = 0
+            depth[$2]++ }
+        $1 == "LEAVE" && inop[$2] { depth[$2]-- }
         END { print barriers + 0 }' > leading_barriers.txt
     [ "$(cat leading_barriers.txt)" = "$searches" ] ||
         tl_fail "$(cat leading_barriers.txt) executions begin with ADCL's barrier, $searches searched"
