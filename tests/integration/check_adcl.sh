@@ -7,6 +7,7 @@
 #   check_adcl.sh attribute_search NAME NP NUMTESTS OBJECT...   ADCL's attribute-based search
 #                                                     (it communicates while it searches)
 #   check_adcl.sh timer NAME NP NUMTESTS OBJECT...    a timer object over two requests
+#   check_adcl.sh attribute_timer NAME NP NUMTESTS OBJECT...   the same, attribute-based search
 #   check_adcl.sh selection NAME NP OBJECT...         ADCL_EMETHOD_SELECTION: no search
 #   check_adcl.sh not_found NAME                      no libadcl.a: one clear line
 # Environment (CMake): TL_ADCL_DIR (ADCL built by tests/adcl), TL_ADCL_FLAGS, TL_TOPOLENS.
@@ -49,9 +50,9 @@ case "$mode" in
 search | timer)
     printf 'ADCL_EMETHOD_NUMTESTS: %s\nADCL_EMETHOD_SEARCH_ALGO: 0\n' "$numtests" > config.adcl
     ;;
-attribute_search)
+attribute_search | attribute_timer)
     printf 'ADCL_EMETHOD_NUMTESTS: %s\nADCL_EMETHOD_SEARCH_ALGO: 1\n' "$numtests" > config.adcl
-    mode=search
+    mode="${mode#attribute_}"
     ;;
 selection)
     printf 'ADCL_EMETHOD_SELECTION: IsendIrecv_pair\n' > config.adcl
