@@ -73,22 +73,20 @@ bool is_barrier(const Region& r) {
 // Walks one location's region stack: an execution is an Enter/Leave of the operation's
 // region; its codelet is a codelet region of the same operation entered directly inside; its
 // phase the operation's last phase recorded on the location before the Leave. How the tuner
-// timed it: behind a barrier when its first MPI call is an MPI_Barrier entered directly in
-// the operation's region, before the codelet's (the tuner's barrier, as ADCL's: the timing
-// starts at its end), or when an MPI_Barrier was the last call left before its Enter.
+// timed it: behind a barrier when an MPI_Barrier is entered directly in the operation's
+// region before the codelet's (the tuner's own barrier, as ADCL's: the timing starts at the
+// end of the last such barrier, after what the tuner did before it, e.g. ADCL's choice of
+// the next codelet), or when an MPI_Barrier was the last call left before its Enter.
 TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace,
                                                               uint32_t location) const {
-    constexpr std::size_t kNoBarrier = static_cast<std::size_t>(-1);
     struct OpenExecution {
         std::size_t op;
         std::size_t depth; // region-stack depth of the operation's Enter
         CodeletExecution execution;
-        bool mpi_call_seen = false;               // an MPI call was entered inside it
-        std::size_t leading_barrier = kNoBarrier; // depth of its first MPI call, a barrier
+        bool tuner_barrier = false; // in a barrier of the tuner's, directly inside it
     };
     const std::vector<Region>& regions = trace.defs.regions;
     const auto barrier = [&](Ref r) { return r < regions.size() && is_barrier(regions[r]); };
-    const auto mpi = [&](Ref r) { return r < regions.size() && regions[r].is_mpi(); };
     LocationPart part;
     part.tuned.resize(operations_.size());
     part.executions.resize(operations_.size());
@@ -100,16 +98,10 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
         if (e.kind == EventKind::ParameterInt || e.kind == EventKind::ParameterString) {
             on_parameter(trace.defs, e, part);
         } else if (e.kind == EventKind::Enter) {
-            if (mpi(e.region())) {
-                for (OpenExecution& o : open) {
-                    if (o.mpi_call_seen) continue;
-                    o.mpi_call_seen = true;
-                    // The tuner's barrier: directly in the operation, before its codelet.
-                    if (barrier(e.region()) && stack.size() == o.depth + 1 &&
-                        o.execution.codelet < 0)
-                        o.leading_barrier = stack.size();
-                }
-            }
+            // The tuner's barrier: directly in the operation, before its codelet.
+            if (barrier(e.region()) && !open.empty() && stack.size() == open.back().depth + 1 &&
+                open.back().execution.codelet < 0)
+                open.back().tuner_barrier = true;
             if (!open.empty() && open.back().depth + 1 == stack.size() &&
                 open.back().execution.codelet < 0) {
                 auto c = codelet_of_region_.find(e.region());
@@ -132,11 +124,11 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
         } else if (e.kind == EventKind::Leave && !stack.empty()) {
             after_barrier = barrier(stack.back());
             stack.pop_back();
-            for (OpenExecution& o : open) {
-                if (o.leading_barrier != stack.size()) continue;
-                o.execution.measured_start = e.time;
-                o.execution.barrier_before = true;
-                o.leading_barrier = kNoBarrier;
+            if (!open.empty() && open.back().tuner_barrier &&
+                stack.size() == open.back().depth + 1) {
+                open.back().execution.measured_start = e.time;
+                open.back().execution.barrier_before = true;
+                open.back().tuner_barrier = false;
             }
             if (!open.empty() && open.back().depth == stack.size()) {
                 CodeletExecution& x = open.back().execution;

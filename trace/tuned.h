@@ -44,9 +44,9 @@ struct CodeletExecution {
     TuningPhase phase = TuningPhase::Search;
     Time start = 0;
     Time end = 0;
-    // When the tuner's timing began: `start`, or the end of an MPI_Barrier that is the first
-    // MPI call inside the execution, entered directly in the operation's region before the
-    // codelet's (the tuner's own barrier: ADCL times from after it).
+    // When the tuner's timing began: `start`, or the end of the last MPI_Barrier entered
+    // directly in the operation's region before the codelet's (the tuner's own barrier: ADCL
+    // times from after it).
     Time measured_start = 0;
     // Timed behind a barrier: the execution begins with an MPI_Barrier, or an MPI_Barrier was
     // the location's last call before it began (nothing entered in between).

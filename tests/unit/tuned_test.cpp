@@ -232,6 +232,14 @@ TEST(Tuned, TunerBarrierAndPhasesRecordedInsideAnExecution) {
     b.leave(0, 197, work);
     b.tuned_begin(0, 200, op);
     b.tuned_end(0, 210, op);
+    // ADCL's attribute-based search agrees on the next codelet (MPI_Allreduce) before its
+    // barrier: the timing starts at the end of the barrier all the same.
+    b.enter(0, 300, op_region);
+    b.mpi_collective(0, 300, 310, CollectiveOp::Allreduce, b.world());
+    b.mpi_collective(0, 311, 320, CollectiveOp::Barrier, b.world());
+    b.enter(0, 321, derived);
+    b.leave(0, 330, derived);
+    b.leave(0, 330, op_region);
 
     const auto ops = reconstruct_tuned_operations(b.trace());
     ASSERT_EQ(ops.size(), 1u);
@@ -242,10 +250,11 @@ TEST(Tuned, TunerBarrierAndPhasesRecordedInsideAnExecution) {
                                 "loc 0 codelet 1 production [140,150]",
                                 "loc 0 codelet 1 production [172,180]",
                                 "loc 0 codelet 1 production [200,210]",
+                                "loc 0 codelet 1 production [300,330]",
                             }));
-    ASSERT_EQ(xs.size(), 5u);
-    const std::vector<Time> measured_start = {30, 100, 140, 172, 200};
-    const std::vector<bool> barrier_before = {true, false, false, true, false};
+    ASSERT_EQ(xs.size(), 6u);
+    const std::vector<Time> measured_start = {30, 100, 140, 172, 200, 320};
+    const std::vector<bool> barrier_before = {true, false, false, true, false, true};
     for (std::size_t k = 0; k < xs.size(); ++k) {
         SCOPED_TRACE("execution " + std::to_string(k));
         EXPECT_EQ(xs[k].measured_start, measured_start[k]);
