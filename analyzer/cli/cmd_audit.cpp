@@ -221,7 +221,7 @@ std::string adcl_sentence(const pt::OperationAudit& op, const Label& label) {
 }
 
 void print_operation(std::ostream& out, const pt::OperationAudit& op, double run_seconds,
-                     const std::vector<uint32_t>& ranks) {
+                     const std::vector<uint32_t>& ranks, pt::Aggregate aggregate) {
     const TimeUnit time(op);
     out << op.name << ": " << upper(pt::verdict_name(op.verdict)) << "\n";
     out << wrap(op.reason, 92, 2, 2, " ");
@@ -281,7 +281,8 @@ void print_operation(std::ostream& out, const pt::OperationAudit& op, double run
                    fixed(c.instability, 2) + " " + c.stability, slowest_rank(c, ranks), mark});
     }
     out << "\n  estimates in " << time.name()
-        << ": the slowest process's estimate of one execution, per method\n"
+        << (aggregate == pt::Aggregate::Min ? ": the fastest" : ": the slowest")
+        << " process's estimate of one execution, per method\n"
         << table.render(2)
         << "  rank: by the median of the four robust estimates; range: 10th-90th percentile of\n"
            "  the measurements (max over processes, without heuristic outliers); slowest: the\n"
@@ -502,7 +503,7 @@ int audit_main(const std::vector<std::string>& args) {
                   << parameters_text(o.parameters) << ")\n";
         for (const pt::OperationAudit& op : audit.operations) {
             std::cout << "\n";
-            print_operation(std::cout, op, audit.run_seconds, ranks);
+            print_operation(std::cout, op, audit.run_seconds, ranks, o.parameters.aggregate);
         }
     } catch (const std::exception& e) {
         print_error("audit: " + std::string(e.what()));

@@ -114,6 +114,13 @@ TEST_F(AuditRuleCommand, OutlierFractionAndAggregateAndMeasurementsChangeTheRepl
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "min over processes")) << r.out;
     EXPECT_TRUE(contains(r.out, same)) << r.out;
+    // The default view says whose estimates it shows.
+    r = audit(trace_, {"--aggregate", "min"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "estimates of the fastest process (min)")) << r.out;
+    EXPECT_TRUE(contains(r.out, "the fastest process's estimate of one execution")) << r.out;
+    EXPECT_TRUE(contains(r.out, "ADCL's rule 0 fast (filtered avg); the tuner chose the same"))
+        << r.out;
     // The first 3 measurements hold no outlier.
     r = audit(trace_, {"--rule", "adcl", "--measurements", "3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
