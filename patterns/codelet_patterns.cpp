@@ -172,7 +172,7 @@ class CodeletPatterns : public analysis::Pattern {
                 if (x.codelet < 0) continue; // before any codelet switch: not a measurement
                 auto found = execution_wait_.find({x.location, x.start});
                 const double wait = found == execution_wait_.end() ? 0 : c.seconds(found->second);
-                const double duration = c.seconds(x.end - x.measured_start);
+                const double duration = c.seconds(x.measured_end - x.measured_start);
                 if (x.phase == TuningPhase::Search) {
                     out.search.push_back({x.location, x.codelet, numbers[{x.location, x.codelet}]++,
                                           c.seconds(x.start - first_event_), duration, wait});

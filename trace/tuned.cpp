@@ -76,14 +76,19 @@ bool is_barrier(const Region& r) {
 // timed it: behind a barrier when an MPI_Barrier is entered directly in the operation's
 // region before the codelet's (the tuner's own barrier, as ADCL's: the timing starts at the
 // end of the last such barrier, after what the tuner did before it, e.g. ADCL's choice of
-// the next codelet), or when an MPI_Barrier was the last call left before its Enter.
+// the next codelet), or when an MPI_Barrier was the last call left before its Enter. An
+// execution timed from the tuner's barrier that ends in a barrier is timed to that barrier's
+// end, as ADCL does (its bookkeeping after it is no part of the measurement).
 TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace,
                                                               uint32_t location) const {
     struct OpenExecution {
         std::size_t op;
         std::size_t depth; // region-stack depth of the operation's Enter
         CodeletExecution execution;
-        bool tuner_barrier = false; // in a barrier of the tuner's, directly inside it
+        bool tuner_barrier = false;   // in a barrier of the tuner's, directly inside it
+        bool timed_by_tuner = false;  // a barrier of the tuner's began the timing
+        bool ends_in_barrier = false; // the last region left was a barrier, nothing entered since
+        Time barrier_end = 0;         // when that barrier was left
     };
     const std::vector<Region>& regions = trace.defs.regions;
     const auto barrier = [&](Ref r) { return r < regions.size() && is_barrier(regions[r]); };
@@ -119,6 +124,7 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
                 x.barrier_before = after_barrier;
                 open.push_back({op->second, stack.size(), x});
             }
+            if (!open.empty()) open.back().ends_in_barrier = false;
             stack.push_back(e.region());
             after_barrier = false;
         } else if (e.kind == EventKind::Leave && !stack.empty()) {
@@ -129,12 +135,20 @@ TunedReconstruction::LocationPart TunedReconstruction::replay(const Trace& trace
                 open.back().execution.measured_start = e.time;
                 open.back().execution.barrier_before = true;
                 open.back().tuner_barrier = false;
+                open.back().timed_by_tuner = true;
+            }
+            if (!open.empty() && after_barrier) {
+                open.back().ends_in_barrier = true;
+                open.back().barrier_end = e.time;
             }
             if (!open.empty() && open.back().depth == stack.size()) {
                 CodeletExecution& x = open.back().execution;
                 const std::vector<PhaseChange>& phases = part.tuned[open.back().op].phases;
                 x.phase = phases.empty() ? TuningPhase::Search : phases.back().phase;
-                x.end = e.time;
+                x.end = x.measured_end = e.time;
+                // The tuner's closing barrier (ADCL's) ends its timing too.
+                if (open.back().timed_by_tuner && open.back().ends_in_barrier)
+                    x.measured_end = open.back().barrier_end;
                 part.executions[open.back().op].push_back(x);
                 open.pop_back();
             }

@@ -48,6 +48,9 @@ struct CodeletExecution {
     // directly in the operation's region before the codelet's (the tuner's own barrier: ADCL
     // times from after it).
     Time measured_start = 0;
+    // When it ended: `end`, or, for an execution timed from the tuner's barrier, the end of an
+    // MPI_Barrier that is the last thing it did (ADCL's closing barrier).
+    Time measured_end = 0;
     // Timed behind a barrier: the execution begins with an MPI_Barrier, or an MPI_Barrier was
     // the location's last call before it began (nothing entered in between).
     bool barrier_before = false;

@@ -196,8 +196,8 @@ TEST(Tuned, TunerBarrierAndPhasesRecordedInsideAnExecution) {
     const Ref op_region = b.operation_region(op);
     const Ref pack = b.codelet(op, 0, "pack"), derived = b.codelet(op, 1, "derived");
     b.tuning_phase(0, 1, op, TuningPhase::Search);
-    // Search: Enter(op) 10, the tuner's barrier 10..30, codelet 0 from 31 with a barrier of
-    // its own 35..40, Leave 50.
+    // Search: Enter(op) 10, the tuner's barrier 10..30, codelet 0 from 31 ending in the
+    // tuner's closing barrier 35..40, Leave 50.
     b.enter(0, 10, op_region);
     b.mpi_collective(0, 10, 30, CollectiveOp::Barrier, b.world());
     b.codelet_switch(0, 31, op, 0, "pack");
@@ -255,9 +255,13 @@ TEST(Tuned, TunerBarrierAndPhasesRecordedInsideAnExecution) {
     ASSERT_EQ(xs.size(), 6u);
     const std::vector<Time> measured_start = {30, 100, 140, 172, 200, 320};
     const std::vector<bool> barrier_before = {true, false, false, true, false, true};
+    // Timed from the tuner's barrier and ending in a barrier (the first): to that barrier's
+    // end; a barrier inside a codelet not timed by the tuner's barrier ends nothing.
+    const std::vector<Time> measured_end = {40, 130, 150, 180, 210, 330};
     for (std::size_t k = 0; k < xs.size(); ++k) {
         SCOPED_TRACE("execution " + std::to_string(k));
         EXPECT_EQ(xs[k].measured_start, measured_start[k]);
+        EXPECT_EQ(xs[k].measured_end, measured_end[k]);
         EXPECT_EQ(xs[k].barrier_before, barrier_before[k]);
     }
     EXPECT_FALSE(ops[0].timer_object);
