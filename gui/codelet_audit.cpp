@@ -94,6 +94,18 @@ CodeletAudit parse_codelet(const QJsonObject& json, const std::string& where) {
         if (!v.isDouble()) schema_error(here + ": a sample is not a number");
         codelet.samples.push_back(v.toDouble());
     }
+    // Older documents have no samples_min: the view then draws no band.
+    if (const QJsonValue mins = json.value("samples_min"); !mins.isUndefined() && !mins.isNull()) {
+        if (!mins.isArray()) schema_error(here + ": \"samples_min\" is not an array");
+        for (const QJsonValue v : mins.toArray()) {
+            if (!v.isDouble()) schema_error(here + ": a value of samples_min is not a number");
+            codelet.samples_min.push_back(v.toDouble());
+        }
+        if (codelet.samples_min.size() != codelet.samples.size())
+            schema_error(here + ": samples_min has " + std::to_string(codelet.samples_min.size()) +
+                         " values, samples " + std::to_string(codelet.samples.size()));
+    }
+    codelet.consensus = json.value("consensus").toDouble();
     const QJsonObject box = object_field(json, "box", here);
     codelet.box.min = number_field(box, "min", here);
     codelet.box.q1 = number_field(box, "q1", here);
@@ -114,6 +126,7 @@ CodeletAudit parse_codelet(const QJsonObject& json, const std::string& where) {
         if (method.isObject()) codelet.outliers[m] = parse_outliers(method.toObject());
     }
     codelet.winner_set = json.value("winner_set").toBool();
+    codelet.worst_set = json.value("worst_set").toBool();
     codelet.stability = json.value("stability").toString().toStdString();
     for (const QJsonValue v : json.value("per_process_mean").toArray())
         codelet.per_process_mean.push_back(v.isDouble() ? std::optional<double>(v.toDouble())
@@ -128,16 +141,20 @@ patterns::Verdict parse_verdict(const std::string& name) {
     return Verdict::Undecided; // "undecided", and what this reader does not know
 }
 
-} // namespace
-
-Audit parse_audit(const std::string& json) {
+QJsonObject document_root(const std::string& json) {
     QJsonParseError error;
     const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromStdString(json), &error);
     if (document.isNull())
         schema_error("not JSON: " + error.errorString().toStdString() + " at offset " +
                      std::to_string(error.offset));
     if (!document.isObject()) schema_error("not a JSON object");
-    const QJsonObject root = document.object();
+    return document.object();
+}
+
+} // namespace
+
+Audit parse_audit(const std::string& json) {
+    const QJsonObject root = document_root(json);
     if (root.value("format").toString() != "topolens-audit")
         schema_error("\"format\" is not \"topolens-audit\"");
     Audit audit;
@@ -185,6 +202,92 @@ Audit parse_audit(const std::string& json) {
         audit.operations.push_back(std::move(op));
     }
     return audit;
+}
+
+namespace {
+
+std::optional<int64_t> optional_index(const QJsonObject& object, const char* key,
+                                      const std::string& where) {
+    const QJsonValue value = object.value(key);
+    if (value.isUndefined() || value.isNull()) return std::nullopt;
+    return int_field(object, key, where);
+}
+
+std::vector<int64_t> index_list(const QJsonObject& object, const char* key,
+                                const std::string& where) {
+    std::vector<int64_t> indices;
+    for (const QJsonValue v : object.value(key).toArray()) {
+        const auto index = index_value(v);
+        if (!index) schema_error(where + ": \"" + key + "\" holds a value that is no index");
+        indices.push_back(*index);
+    }
+    return indices;
+}
+
+patterns::OperationVerification parse_operation_verification(const QJsonObject& json,
+                                                             const std::string& operation) {
+    const std::string where = "operation " + operation + " verification";
+    patterns::OperationVerification v;
+    v.name = operation;
+    for (const QJsonValue run : json.value("runs").toArray())
+        v.runs.push_back(run.toString().toStdString());
+    v.best = optional_index(json, "best", where);
+    v.worst = optional_index(json, "worst", where);
+    v.tuner_choice = optional_index(json, "tuner_choice", where);
+    if (json.value("tuner_penalty_percent").isDouble())
+        v.tuner_penalty_percent = json.value("tuner_penalty_percent").toDouble();
+    v.unverified = index_list(json, "unverified", where);
+    for (const QJsonValue value : array_field(json, "codelets", where)) {
+        if (!value.isObject()) schema_error(where + ": a codelet is not an object");
+        const QJsonObject c = value.toObject();
+        patterns::VerifiedCodelet codelet;
+        codelet.index = int_field(c, "index", where);
+        codelet.name = c.value("name").toString().toStdString();
+        const std::string here = where + " codelet " + std::to_string(codelet.index);
+        for (const int64_t run : index_list(c, "runs", here))
+            codelet.runs.push_back(static_cast<std::size_t>(run));
+        for (const QJsonValue t : c.value("times").toArray()) {
+            if (!t.isDouble()) schema_error(here + ": a time is not a number");
+            codelet.times.push_back(t.toDouble());
+        }
+        const QJsonArray range = array_field(c, "range", here);
+        if (range.size() != 2 || !range[0].isDouble() || !range[1].isDouble())
+            schema_error(here + ": \"range\" is not two numbers");
+        codelet.lo = range[0].toDouble();
+        codelet.hi = range[1].toDouble();
+        codelet.mean = number_field(c, "mean", here);
+        codelet.overlaps = index_list(c, "overlaps", here);
+        codelet.instability = c.value("instability").toDouble();
+        codelet.stability = c.value("stability").toString().toStdString();
+        codelet.winner_set = c.value("winner_set").toBool();
+        codelet.worst_set = c.value("worst_set").toBool();
+        v.codelets.push_back(std::move(codelet));
+    }
+    return v;
+}
+
+} // namespace
+
+std::optional<patterns::Verification> parse_verification(const std::string& json) {
+    patterns::Verification verification;
+    bool any = false;
+    for (const QJsonValue value : array_field(document_root(json), "operations", "the document")) {
+        const QJsonObject op = value.toObject();
+        const std::string name = op.value("name").toString().toStdString();
+        const QJsonValue v = op.value("verification");
+        if (v.isObject()) {
+            any = true;
+            verification.operations.push_back(parse_operation_verification(v.toObject(), name));
+            for (const std::string& run : verification.operations.back().runs)
+                if (std::find(verification.runs.begin(), verification.runs.end(), run) ==
+                    verification.runs.end())
+                    verification.runs.push_back(run);
+        } else {
+            verification.operations.emplace_back().name = name;
+        }
+    }
+    if (!any) return std::nullopt;
+    return verification;
 }
 
 std::optional<Audit> read_audit(const report::Report& report) {
@@ -261,6 +364,34 @@ std::string search_sentence(const OperationAudit& op) {
         sentence += " No production phase.";
     }
     return sentence;
+}
+
+std::string verification_sentence(const patterns::OperationVerification& v) {
+    if (v.runs.empty() || !v.best) return {};
+    const patterns::VerifiedCodelet* best = v.codelet(*v.best);
+    if (!best) return {};
+    char buffer[200];
+    std::snprintf(buffer, sizeof buffer,
+                  "Verification runs (%zu): the best verified codelet is %s (mean %.3g s over "
+                  "%zu run%s)",
+                  v.runs.size(), best->name.c_str(), best->mean, best->runs.size(),
+                  best->runs.size() == 1 ? "" : "s");
+    std::string sentence = buffer;
+    const patterns::VerifiedCodelet* chosen = v.tuner_choice ? v.codelet(*v.tuner_choice) : nullptr;
+    if (!v.tuner_choice) {
+        sentence += "; the tuner recorded no choice";
+    } else if (!chosen || !v.tuner_penalty_percent) {
+        sentence += "; the tuner's choice #" + std::to_string(*v.tuner_choice) +
+                    " was not verified: its penalty is unknown";
+    } else if (chosen->index == best->index) {
+        sentence += "; it is the tuner's choice (penalty 0 %)";
+    } else {
+        std::snprintf(buffer, sizeof buffer, "; the tuner's choice %s costs %.1f %% more than it%s",
+                      chosen->name.c_str(), *v.tuner_penalty_percent,
+                      chosen->winner_set ? " (in the winner set: their ranges overlap)" : "");
+        sentence += buffer;
+    }
+    return sentence + ".";
 }
 
 } // namespace topolens::gui

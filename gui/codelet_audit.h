@@ -6,6 +6,7 @@
 
 #include "analyzer/report/report.h"
 #include "patterns/audit/codelet_audit.h"
+#include "patterns/audit/verification.h"
 
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ using AuditCodelet = patterns::CodeletAudit; // the name gui_test uses
 std::optional<Audit> read_audit(const report::Report& report);
 Audit parse_audit(const std::string& json);
 
+// The object "verification" of each operation (AUDIT_FORMAT.md, "Verification runs"), parallel
+// to the document's operations (an operation without one gets an empty OperationVerification
+// of its name); nullopt when no operation has one. Throws std::runtime_error like parse_audit.
+std::optional<patterns::Verification> parse_verification(const std::string& json);
+
 // The verdict in words: "halo3d: the tuner's choice sendrecv is confirmed: <reason>".
 std::string verdict_sentence(const OperationAudit& operation);
 // Search cost and production check in words, e.g. "Search phase 3.86 s (88.6 % of the run),
@@ -31,5 +37,9 @@ std::string verdict_sentence(const OperationAudit& operation);
 // 1.04 x the search estimate (not flagged)."; leaves out the numbers that are NaN, empty when
 // the document has none of it.
 std::string search_sentence(const OperationAudit& operation);
+// What the verification runs say, for the verdict: "Verification runs (3): the best verified
+// codelet is sendrecv-pairwise (mean 1.1 ms over 1 run); the tuner's choice put-fence costs
+// 172.7 % more than it."; empty when no run ran the operation.
+std::string verification_sentence(const patterns::OperationVerification& verification);
 
 } // namespace topolens::gui

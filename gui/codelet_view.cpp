@@ -1,5 +1,6 @@
 #include "gui/codelet_view.h"
 
+#include <QAreaSeries>
 #include <QBarCategoryAxis>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
@@ -9,12 +10,16 @@
 #include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
 #include <algorithm>
+#include <cmath>
+#include <initializer_list>
 #include <set>
 
 namespace topolens::gui {
@@ -27,6 +32,25 @@ const QColor kOtherColor(150, 180, 225);     // light blue: every other codelet
 const QColor kOutlierColor(220, 30, 30);     // red: outliers the audit's filters found
 const QColor kUnflaggedColor(120, 120, 120); // grey: outliers of the box plot only
 const QColor kGlobalColor(230, 140, 0);      // orange: slow on most processes at once
+const QColor kWorstColor(200, 0, 0);         // red dashed outline: the worst set
+const QColor kVerifiedColor(110, 40, 160);   // purple: verification runs' range and mean
+const QColor kChosenColor(200, 0, 200);      // magenta: the chosen codelet (as the topology's)
+
+// Line colours of the measurement series, by position (repeating after twelve).
+const QColor kSeriesColors[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
+                                QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
+                                QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
+                                QColor(23, 190, 207),  QColor(0, 0, 128),     QColor(128, 128, 0)};
+QColor series_color(std::size_t position) {
+    return kSeriesColors[position % (sizeof kSeriesColors / sizeof kSeriesColors[0])];
+}
+
+// Where a verified codelet's range stands: right of its box (boxes are 0.5 wide).
+constexpr double kVerifiedOffset = 0.36;
+
+void hide_legend_marker(QChart* chart, QAbstractSeries* series) {
+    for (QLegendMarker* marker : chart->legend()->markers(series)) marker->setVisible(false);
+}
 
 QString html_escaped(const std::string& text) {
     return QString::fromStdString(text).toHtmlEscaped();
@@ -75,7 +99,17 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     chart_->legend()->hide();
     chart_view_ = new QChartView(chart_);
     chart_view_->setRenderHint(QPainter::Antialiasing);
-    layout->addWidget(chart_view_, 1);
+    series_chart_ = new QChart;
+    series_chart_->legend()->setAlignment(Qt::AlignBottom);
+    series_view_ = new QChartView(series_chart_);
+    series_view_->setRenderHint(QPainter::Antialiasing);
+    series_view_->setObjectName("measurement series");
+    charts_ = new QWidget;
+    auto* charts = new QHBoxLayout(charts_);
+    charts->setContentsMargins(0, 0, 0, 0);
+    charts->addWidget(chart_view_, 1);
+    charts->addWidget(series_view_, 1);
+    layout->addWidget(charts_, 1);
     // Codelet names are too long for the category axis: the axis shows indices, this key
     // names them.
     names_ = new QLabel;
@@ -95,10 +129,17 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
            "once (the whole run) &nbsp; <span style='color:%4'>&#9679;</span> beyond the "
            "whiskers, dropped by no filter. Each box: quartiles and median of the search-phase "
            "times per "
-           "measurement (slowest process), whiskers 1.5 IQR. Click a box to colour the "
-           "topology.")
+           "measurement (slowest process), whiskers 1.5 IQR. "
+           "<span style='color:%6'><b>- - -</b></span> red dashed outline: the worst set (the "
+           "slowest and every codelet whose range overlaps it; with verification runs, theirs). "
+           "<span style='color:%7'><b>|</b> &#9670;</span> verification runs' range and mean of "
+           "a verified codelet. Right: each codelet's time per measurement in search order "
+           "(slowest process); the chosen codelet's band reaches down to its fastest process. "
+           "Click a box or a line to choose a codelet (<span style='color:%8'>&#9650;</span>) "
+           "and colour the topology.")
             .arg(kTunerColor.name(), kAuditColor.name(), kOutlierColor.name(),
-                 kUnflaggedColor.name(), kGlobalColor.name()));
+                 kUnflaggedColor.name(), kGlobalColor.name(), kWorstColor.name(),
+                 kVerifiedColor.name(), kChosenColor.name()));
     layout->addWidget(key_);
     connect(operation_combo_, &QComboBox::currentIndexChanged, this,
             [this](int index) { show_operation(index); });
@@ -109,13 +150,19 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
 
 void CodeletView::set_report(const report::Report* report) {
     audit_.reset();
+    verification_.reset();
     ranks_.clear();
     std::string problem;
     if (report) {
         ranks_ = report->location_ranks();
         try {
             audit_ = read_audit(*report);
+            // A document of `topolens audit --format json` with runs carries their result.
+            if (audit_)
+                verification_ =
+                    parse_verification(report->attributes.at(patterns::kAuditAttribute));
         } catch (const std::exception& e) {
+            audit_.reset();
             problem = e.what();
         }
     }
@@ -129,7 +176,7 @@ void CodeletView::set_report(const report::Report* report) {
         message_->setText(problem.empty() ? tr("no tuned operations in this report")
                                           : QString::fromStdString(problem));
         message_->show();
-        chart_view_->hide();
+        charts_->hide();
         key_->hide();
         verdict_->clear();
         search_->clear();
@@ -139,16 +186,67 @@ void CodeletView::set_report(const report::Report* report) {
         codelet_combo_->clear();
         chart_->removeAllSeries();
         boxes_ = nullptr;
+        chosen_marker_ = nullptr;
+        verification_means_ = nullptr;
+        verification_ranges_.clear();
         for (auto*& series : outliers_) series = nullptr;
         categories_.clear();
+        series_chart_->removeAllSeries();
+        max_lines_.clear();
+        band_ = nullptr;
+        series_outliers_ = nullptr;
         return;
     }
     message_->clear();
     message_->hide();
-    chart_view_->show();
+    charts_->show();
     key_->show();
     names_->show();
     show_operation(0);
+}
+
+void CodeletView::set_verification(std::optional<patterns::Verification> verification) {
+    verification_ = std::move(verification);
+    if (!has_audit()) return;
+    const int chosen = codelet_;
+    show_operation(operation_ < 0 ? 0 : operation_);
+    if (chosen >= 0) { // keep the choice without colouring the topology again
+        codelet_ = chosen;
+        const QSignalBlocker block(codelet_combo_);
+        codelet_combo_->setCurrentIndex(chosen);
+        show_chosen();
+    }
+}
+
+const patterns::OperationVerification* CodeletView::current_verification() const {
+    const OperationAudit* op = current_operation();
+    if (!op || !verification_) return nullptr;
+    for (const patterns::OperationVerification& v : verification_->operations)
+        if (v.name == op->name) return v.runs.empty() ? nullptr : &v;
+    return nullptr;
+}
+
+bool CodeletView::in_worst_set(int position) const {
+    const OperationAudit* op = current_operation();
+    if (!op || position < 0 || position >= static_cast<int>(op->codelets.size())) return false;
+    const CodeletAudit& c = op->codelets[position];
+    if (const patterns::OperationVerification* v = current_verification();
+        v && !v->codelets.empty()) {
+        const patterns::VerifiedCodelet* verified = v->codelet(c.index);
+        return verified && verified->worst_set;
+    }
+    return c.worst_set;
+}
+
+QLineSeries* CodeletView::verification_range(int position) const {
+    return position >= 0 && position < static_cast<int>(verification_ranges_.size())
+               ? verification_ranges_[position]
+               : nullptr;
+}
+
+QLineSeries* CodeletView::max_line(int position) const {
+    return position >= 0 && position < static_cast<int>(max_lines_.size()) ? max_lines_[position]
+                                                                           : nullptr;
 }
 
 const OperationAudit* CodeletView::current_operation() const {
@@ -215,7 +313,12 @@ void CodeletView::show_operation(int index) {
     operation_ = index;
     codelet_ = -1;
     const OperationAudit& op = audit_->operations[index];
-    verdict_->setText(QString::fromStdString(verdict_sentence(op)));
+    const patterns::OperationVerification* verified = current_verification();
+    std::string verdict = verdict_sentence(op);
+    if (const std::string runs = verified ? verification_sentence(*verified) : std::string();
+        !runs.empty())
+        verdict += " " + runs;
+    verdict_->setText(QString::fromStdString(verdict));
 
     chart_->removeAllSeries();
     for (QAbstractAxis* axis : chart_->axes()) {
@@ -262,6 +365,7 @@ void CodeletView::show_operation(int index) {
         const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
         const bool audit = op.best && *op.best == c.index;
         const QString marks = winner_marks(op, c);
+        const bool worst = in_worst_set(static_cast<int>(i));
         // The axis names the codelet by its index (the key below names it in full).
         const QString label = QString::number(c.index) + (marks.isEmpty() ? "" : "<br>" + marks);
         categories_ << label;
@@ -270,8 +374,11 @@ void CodeletView::show_operation(int index) {
             QString("<td align='right'><b>%1</b></td><td>%2%3</td>")
                 .arg(c.index)
                 .arg(html_escaped(c.name))
-                .arg(marks.isEmpty() ? ""
-                                     : " <i>(" + QString(marks).replace("<br>", " + ") + ")</i>");
+                .arg((marks.isEmpty() ? ""
+                                      : " <i>(" + QString(marks).replace("<br>", " + ") + ")</i>") +
+                     (worst
+                          ? QString(" <i style='color:%1'>(worst set)</i>").arg(kWorstColor.name())
+                          : QString()));
         if (static_cast<int>(i % columns) == columns - 1 || i + 1 == op.codelets.size())
             names += "</tr>";
         codelet_combo_->addItem(QString("%1: %2").arg(c.index).arg(QString::fromStdString(c.name)));
@@ -280,7 +387,9 @@ void CodeletView::show_operation(int index) {
         set->setBrush(audit ? kAuditColor : tuner ? kTunerColor : kOtherColor);
         // Flat boxes (a spread of a few per cent) show little fill: the outline carries the
         // winner's colour too.
-        set->setPen(audit   ? QPen(kAuditColor.darker(130), 2.5)
+        // The worst set's outline is red and dashed, whatever the fill says.
+        set->setPen(worst   ? QPen(kWorstColor, 2.5, Qt::DashLine)
+                    : audit ? QPen(kAuditColor.darker(130), 2.5)
                     : tuner ? QPen(kTunerColor.darker(115), 2.5)
                             : QPen(QColor(40, 40, 40), 1));
         boxes_->append(set);
@@ -320,6 +429,31 @@ void CodeletView::show_operation(int index) {
             first = false;
         }
     }
+    // The verification runs' range and mean of each verified codelet, right of its box.
+    verification_ranges_.assign(op.codelets.size(), nullptr);
+    verification_means_ = nullptr;
+    if (verified) {
+        verification_means_ = new QScatterSeries;
+        verification_means_->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
+        verification_means_->setMarkerSize(11.0);
+        verification_means_->setColor(kVerifiedColor);
+        verification_means_->setBorderColor(kVerifiedColor.darker(150));
+        for (size_t i = 0; i < op.codelets.size(); ++i) {
+            const patterns::VerifiedCodelet* v = verified->codelet(op.codelets[i].index);
+            if (!v) continue;
+            const double x = static_cast<double>(i) + kVerifiedOffset;
+            auto* range = new QLineSeries;
+            range->append(x, v->lo);
+            range->append(x, v->hi);
+            range->setPen(QPen(kVerifiedColor, 4.0, Qt::SolidLine, Qt::FlatCap));
+            verification_ranges_[i] = range;
+            verification_means_->append(x, v->mean);
+            for (double t : {v->lo, v->hi}) {
+                low = std::min(low, t);
+                high = std::max(high, t);
+            }
+        }
+    }
     names_->setText("<table cellspacing='0' cellpadding='1' style='margin-left:20px'>"
                     "<tr><td colspan='8'>Codelets by index:</td></tr>" +
                     names + "</table>");
@@ -331,6 +465,15 @@ void CodeletView::show_operation(int index) {
                          .arg(QString::fromStdString(op.name)));
     chart_->addSeries(boxes_);
     for (auto* series : outliers_) chart_->addSeries(series);
+    for (auto* range : verification_ranges_)
+        if (range) chart_->addSeries(range);
+    if (verification_means_) chart_->addSeries(verification_means_);
+    chosen_marker_ = new QScatterSeries;
+    chosen_marker_->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+    chosen_marker_->setMarkerSize(16.0);
+    chosen_marker_->setColor(kChosenColor);
+    chosen_marker_->setBorderColor(kChosenColor.darker(150));
+    chart_->addSeries(chosen_marker_);
     auto* x = new QBarCategoryAxis;
     x->append(categories_);
     x->setTitleText(tr("codelet (index; names below)"));
@@ -340,6 +483,8 @@ void CodeletView::show_operation(int index) {
     auto* y = new QValueAxis;
     const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
     y->setRange(std::max(0.0, low - pad), high + pad);
+    // Inside the plot, so that the whole triangle shows.
+    box_floor_ = std::max(0.0, low - pad) + 0.04 * (high + pad - std::max(0.0, low - pad));
     y->setTitleText(tr("time per execution [s] (slowest process)"));
     y->setLabelFormat("%.3g");
     chart_->addAxis(x, Qt::AlignBottom);
@@ -351,10 +496,141 @@ void CodeletView::show_operation(int index) {
         series->attachAxis(x_points);
         series->attachAxis(y);
     }
+    for (QXYSeries* series : std::initializer_list<QXYSeries*>{verification_means_, chosen_marker_})
+        if (series) {
+            series->attachAxis(x_points);
+            series->attachAxis(y);
+        }
+    for (auto* range : verification_ranges_)
+        if (range) {
+            range->attachAxis(x_points);
+            range->attachAxis(y);
+        }
     connect(boxes_, &QBoxPlotSeries::clicked, this, [this](QBoxSet* set) {
         const int position = boxes_->boxSets().indexOf(set);
         if (position >= 0) codelet_box_clicked(position);
     });
+    draw_series(op);
+}
+
+void CodeletView::draw_series(const OperationAudit& op) {
+    series_chart_->removeAllSeries();
+    for (QAbstractAxis* axis : series_chart_->axes()) {
+        series_chart_->removeAxis(axis);
+        delete axis;
+    }
+    max_lines_.clear();
+    band_ = nullptr;
+    series_chart_->setTitle(
+        tr("%1: time per measurement, in search order").arg(QString::fromStdString(op.name)));
+    series_outliers_ = new QScatterSeries;
+    series_outliers_->setMarkerSize(8.0);
+    series_outliers_->setColor(kOutlierColor);
+    series_outliers_->setBorderColor(kOutlierColor.darker(180));
+    std::size_t measurements = 0;
+    double low = 0.0, high = 0.0;
+    bool first = true;
+    for (size_t i = 0; i < op.codelets.size(); ++i) {
+        const CodeletAudit& c = op.codelets[i];
+        auto* line = new QLineSeries;
+        line->setName(QString::number(c.index));
+        line->setColor(series_color(i));
+        for (size_t m = 0; m < c.samples.size(); ++m)
+            line->append(static_cast<double>(m), c.samples[m]);
+        for (const std::size_t m : c.box.outliers)
+            if (m < c.samples.size())
+                series_outliers_->append(static_cast<double>(m), c.samples[m]);
+        measurements = std::max(measurements, c.samples.size());
+        for (const std::vector<double>* values : {&c.samples, &c.samples_min})
+            for (double v : *values) {
+                low = first ? v : std::min(low, v);
+                high = first ? v : std::max(high, v);
+                first = false;
+            }
+        const int position = static_cast<int>(i);
+        connect(line, &QLineSeries::clicked, this,
+                [this, position](const QPointF&) { codelet_combo_changed(position); });
+        connect(line, &QLineSeries::hovered, this,
+                [this, position](const QPointF& point, bool state) {
+                    const OperationAudit* shown = current_operation();
+                    if (!state || !shown || position >= static_cast<int>(shown->codelets.size())) {
+                        QToolTip::hideText();
+                        return;
+                    }
+                    const CodeletAudit& c = shown->codelets[position];
+                    const auto m = static_cast<std::size_t>(std::lround(point.x()));
+                    QString tip = tr("codelet %1 (%2)").arg(c.index).arg(html_escaped(c.name));
+                    if (m < c.samples.size()) {
+                        tip += tr(", measurement %1: %2 s").arg(m).arg(c.samples[m], 0, 'g', 4);
+                        if (m < c.samples_min.size())
+                            tip += tr(" (fastest process %1 s)").arg(c.samples_min[m], 0, 'g', 4);
+                    }
+                    QToolTip::showText(QCursor::pos(), tip);
+                });
+        max_lines_.push_back(line);
+        series_chart_->addSeries(line);
+    }
+    series_chart_->addSeries(series_outliers_);
+    auto* x = new QValueAxis;
+    // Padded so that a spike at the first or last measurement shows whole.
+    const double last = measurements > 1 ? static_cast<double>(measurements - 1) : 1.0;
+    x->setRange(-0.03 * last - 0.1, last * 1.03 + 0.1);
+    x->setLabelFormat("%.0f");
+    x->setTickType(QValueAxis::TicksDynamic);
+    x->setTickAnchor(0.0);
+    x->setTickInterval(std::max(1.0, std::ceil(static_cast<double>(measurements) / 20.0)));
+    x->setTitleText(tr("measurement m (search order)"));
+    auto* y = new QValueAxis;
+    const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
+    y->setRange(std::max(0.0, low - pad), high + pad);
+    y->setTitleText(tr("time per execution [s]"));
+    y->setLabelFormat("%.3g");
+    series_chart_->addAxis(x, Qt::AlignBottom);
+    series_chart_->addAxis(y, Qt::AlignLeft);
+    for (QAbstractSeries* series : series_chart_->series()) {
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    hide_legend_marker(series_chart_, series_outliers_);
+    show_chosen();
+}
+
+void CodeletView::show_chosen() {
+    const OperationAudit* op = current_operation();
+    if (!op) return;
+    if (chosen_marker_) {
+        chosen_marker_->clear();
+        if (codelet_ >= 0) chosen_marker_->append(static_cast<double>(codelet_), box_floor_);
+    }
+    for (size_t i = 0; i < max_lines_.size(); ++i) {
+        QColor color = series_color(i);
+        const bool chosen = static_cast<int>(i) == codelet_;
+        if (codelet_ >= 0 && !chosen) color.setAlpha(70); // the others step back
+        max_lines_[i]->setPen(QPen(color, chosen ? 3.0 : 1.5));
+    }
+    if (band_) {
+        series_chart_->removeSeries(band_);
+        delete band_; // with its two lines
+        band_ = nullptr;
+    }
+    const CodeletAudit* c = current_codelet();
+    if (!c || c->samples_min.size() != c->samples.size() || c->samples.empty()) return;
+    band_ = new QAreaSeries;
+    auto* upper = new QLineSeries(band_);
+    auto* lower = new QLineSeries(band_);
+    for (size_t m = 0; m < c->samples.size(); ++m) {
+        upper->append(static_cast<double>(m), c->samples[m]);
+        lower->append(static_cast<double>(m), c->samples_min[m]);
+    }
+    band_->setUpperSeries(upper);
+    band_->setLowerSeries(lower);
+    QColor fill = series_color(static_cast<std::size_t>(codelet_));
+    fill.setAlpha(60);
+    band_->setBrush(fill);
+    band_->setPen(QPen(fill.darker(120), 1.0, Qt::DotLine));
+    series_chart_->addSeries(band_);
+    for (QAbstractAxis* axis : series_chart_->axes()) band_->attachAxis(axis);
+    hide_legend_marker(series_chart_, band_);
 }
 
 void CodeletView::codelet_box_clicked(int position) {
@@ -369,6 +645,7 @@ void CodeletView::codelet_combo_changed(int position) {
         const QSignalBlocker block(codelet_combo_);
         codelet_combo_->setCurrentIndex(position);
     }
+    show_chosen();
     emit codeletChosen(*op, op->codelets[position]);
 }
 

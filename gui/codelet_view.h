@@ -1,8 +1,12 @@
 // The codelet view: for one tuned operation of the report's codelet audit, a box plot per
 // codelet of its search-phase times (per measurement, the slowest process), outliers as
-// points, the tuner's and the audit's winners marked and the verdict in words. Choosing a
-// codelet (the combo box, or clicking its box) asks the topology to show that codelet's
-// mean time per process. Reads only the report attribute "topolens.audit".
+// points, the tuner's and the audit's winners and the worst set marked, the verdict in words;
+// beside it the same times in measurement order (the slowest process's line per codelet, and
+// for the chosen codelet the band down to the fastest process). With verification runs, each
+// verified codelet's range and mean beside its box. Choosing a codelet (the combo box, its
+// box, or its line) selects it in both charts and asks the topology to show that codelet's
+// mean time per process. Reads only the report attribute "topolens.audit" and the
+// verification runs it is given.
 #pragma once
 
 #include "analyzer/report/report.h"
@@ -14,11 +18,13 @@
 #include <string>
 #include <vector>
 
+class QAreaSeries;
 class QBoxPlotSeries;
 class QChart;
 class QChartView;
 class QComboBox;
 class QLabel;
+class QLineSeries;
 class QScatterSeries;
 
 namespace topolens::gui {
@@ -29,6 +35,10 @@ class CodeletView : public QWidget {
     explicit CodeletView(QWidget* parent = nullptr);
     // The report must outlive the view (or be replaced before it goes).
     void set_report(const report::Report* report);
+    // Verification runs of the report's tuned run (gui/verification_runs.h); nullopt: none.
+    // set_report takes those the audit document carries (normally none). Redraws the
+    // operation shown, keeping the codelet chosen.
+    void set_verification(std::optional<patterns::Verification> verification);
 
     bool choose_operation(const std::string& name);
     bool choose_codelet(const std::string& name);
@@ -48,7 +58,30 @@ class CodeletView : public QWidget {
     QString names_text() const;
     QString message_text() const;
     QChart* chart() const { return chart_; }
+    QChartView* chart_view() const { return chart_view_; }
     QBoxPlotSeries* box_series() const { return boxes_; }
+    // The codelet chosen, by position in the operation's codelets; -1: none.
+    int chosen_position() const { return codelet_; }
+    // The box chart's mark under the chosen codelet's box (empty without a choice).
+    QScatterSeries* chosen_marker() const { return chosen_marker_; }
+    // In the worst set: the verification's when runs verified the operation, else the audit's.
+    bool in_worst_set(int position) const;
+
+    // The verification runs of the operation shown; nullptr when none ran it.
+    const patterns::OperationVerification* current_verification() const;
+    // The verified codelet's range beside box `position` (two points: x, lo and x, hi);
+    // nullptr when it was not verified. The means of all verified codelets: one point each.
+    QLineSeries* verification_range(int position) const;
+    QScatterSeries* verification_means() const { return verification_means_; }
+
+    // The measurement series: per codelet (position) its samples by measurement m, the chosen
+    // codelet's band (upper: samples, lower: samples_min; nullptr without a choice or without
+    // samples_min) and the box plot's outliers at their measurement.
+    QChart* series_chart() const { return series_chart_; }
+    QChartView* series_chart_view() const { return series_view_; }
+    QLineSeries* max_line(int position) const;
+    QAreaSeries* band() const { return band_; }
+    QScatterSeries* series_outliers() const { return series_outliers_; }
 
   signals:
     // The user chose a codelet of an operation: colour the topology by it.
@@ -59,8 +92,11 @@ class CodeletView : public QWidget {
     void show_operation(int index);
     void codelet_box_clicked(int position);
     void codelet_combo_changed(int position);
+    void show_chosen(); // the choice in both charts
+    void draw_series(const OperationAudit& op);
 
     std::optional<Audit> audit_;
+    std::optional<patterns::Verification> verification_;
     std::vector<uint32_t> ranks_; // by location, for the outliers' hover text
     int operation_ = -1;
     int codelet_ = -1; // position in the operation's codelets
@@ -71,9 +107,19 @@ class CodeletView : public QWidget {
     QLabel* names_;
     QLabel* message_;
     QLabel* key_;
+    QWidget* charts_; // both charts, side by side
     QChartView* chart_view_;
     QChart* chart_;
+    QChartView* series_view_;
+    QChart* series_chart_;
     QBoxPlotSeries* boxes_ = nullptr;
+    QScatterSeries* chosen_marker_ = nullptr;
+    double box_floor_ = 0; // the box chart's lowest time: where the chosen marker sits
+    std::vector<QLineSeries*> verification_ranges_; // by position, nullptr: not verified
+    QScatterSeries* verification_means_ = nullptr;
+    std::vector<QLineSeries*> max_lines_; // by position
+    QAreaSeries* band_ = nullptr;
+    QScatterSeries* series_outliers_ = nullptr;
     QScatterSeries* outliers_[CodeletAudit::kOutlierCauses] = {}; // by OutlierCause
     QStringList categories_;
     QStringList outlier_tips_[CodeletAudit::kOutlierCauses]; // hover text per point, by series

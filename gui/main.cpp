@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
         QApplication app(argc, argv);
         return run_frame_bench(900, 700, frames, args.size() > 2 ? args[2] : "", std::cout);
     }
-    if (args.size() > 1 || (!args.empty() && !args[0].empty() && args[0][0] == '-')) {
-        std::cerr << "topolens-gui: error: expected at most one report or trace\n";
+    BrowserOptions options;
+    if (auto error = parse_browser_options(args, options)) {
+        std::cerr << "topolens-gui: error: " << *error << "\n";
         render_usage(std::cerr);
         return 2;
     }
@@ -49,9 +50,13 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName("topolens-gui");
     MainWindow window;
     window.show();
-    if (!args.empty()) {
-        const QString path = QString::fromStdString(args[0]);
-        QTimer::singleShot(0, &window, [&window, path] { window.open_file(path); });
+    if (!options.input.empty()) {
+        const QString path = QString::fromStdString(options.input);
+        QStringList runs;
+        for (const std::string& run : options.verify) runs << QString::fromStdString(run);
+        QTimer::singleShot(0, &window, [&window, path, runs] {
+            if (window.open_file(path) && !runs.isEmpty()) window.add_verification_runs(runs);
+        });
     }
     return app.exec();
 }

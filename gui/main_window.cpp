@@ -6,6 +6,7 @@
 #include "gui/topology_picture.h"
 #include "gui/topology_view.h"
 #include "gui/value_tree.h"
+#include "gui/verification_runs.h"
 #include "patterns/analyze_file.h"
 
 #include <QAction>
@@ -79,6 +80,7 @@ void MainWindow::build_menus() {
     file->addAction(tr("Open trace &directory..."), this, &MainWindow::open_trace_directory_dialog);
     recent_menu_ = file->addMenu(tr("&Recent files"));
     rebuild_recent_menu();
+    file->addAction(tr("Add &verification runs..."), this, &MainWindow::verification_dialog);
     file->addAction(tr("&Export view as PNG..."), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::export_dialog);
     file->addSeparator();
@@ -128,8 +130,11 @@ void MainWindow::build_menus() {
                "the largest value of any process over the whole program; high resolution: "
                "the grid's smallest .. largest value. Drag to rotate, wheel to zoom, click a "
                "cell to select its process.\n\n"
-               "Codelets: per tuned operation a box per codelet; click one to colour the "
-               "topology by its mean time per process."));
+               "Codelets: per tuned operation a box per codelet and, beside it, each "
+               "codelet's time per measurement; click a box or a line to choose the codelet "
+               "in both and colour the topology by its mean time per process. File > Add "
+               "verification runs draws the range of runs with one fixed codelet beside each "
+               "box."));
     });
 }
 
@@ -215,6 +220,82 @@ void MainWindow::export_dialog() {
     if (!path.isEmpty()) export_png(path);
 }
 
+void MainWindow::verification_dialog() {
+    const QStringList paths = QFileDialog::getOpenFileNames(
+        this, tr("Add verification runs (one fixed codelet each)"), QString(),
+        tr("Reports and traces (*.cubex *.otf2);;All files (*)"));
+    if (!paths.isEmpty()) add_verification_runs(paths);
+}
+
+bool MainWindow::add_verification_runs(const QStringList& paths) {
+    if (!report_) {
+        show_error(tr("No report"), tr("Open the tuned run's report first, then add its "
+                                       "verification runs."));
+        return false;
+    }
+    std::optional<Audit> audit;
+    try {
+        audit = read_audit(*report_);
+    } catch (const std::exception& e) {
+        show_error(tr("Cannot verify"), QString::fromStdString(e.what()));
+        return false;
+    }
+    if (!audit || audit->operations.empty()) {
+        show_error(tr("Cannot verify"), tr("This report has no tuned operations to verify."));
+        return false;
+    }
+    const QStringList all = verification_runs_ + paths;
+    std::vector<std::string> files;
+    for (const QString& path : all) files.push_back(path.toStdString());
+    std::optional<patterns::Verification> verification;
+    const QString error = run_in_worker(
+        tr("Verification runs"), tr("Reading %1 verification runs ...").arg(all.size()),
+        [&](const ProgressSink& progress) {
+            verification = verify_runs(*report_, *audit, files, progress);
+        });
+    if (!verification) {
+        show_error(tr("Cannot add the verification runs"),
+                   error.isEmpty() ? tr("Unknown error") : error);
+        return false;
+    }
+    verification_runs_ = all;
+    codelets_->set_verification(std::move(verification));
+    statusBar()->showMessage(tr("%1 verification runs").arg(all.size()));
+    return true;
+}
+
+QString MainWindow::run_in_worker(const QString& title, const QString& label,
+                                  const std::function<void(const ProgressSink&)>& work) {
+    QProgressDialog progress(label, QString(), 0, 0, this);
+    progress.setWindowTitle(title);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(0);
+    progress.show();
+    QString error;
+    QEventLoop loop;
+    QThread* worker = QThread::create([&] {
+        try {
+            work([&progress](const std::string& line) {
+                QMetaObject::invokeMethod(
+                    &progress,
+                    [&progress, text = QString::fromStdString(line)] {
+                        progress.setLabelText(text);
+                    },
+                    Qt::QueuedConnection);
+            });
+        } catch (const std::exception& e) {
+            error = QString::fromStdString(e.what());
+        }
+    });
+    connect(worker, &QThread::finished, &loop, &QEventLoop::quit);
+    worker->start();
+    loop.exec();
+    worker->wait();
+    delete worker;
+    QCoreApplication::removePostedEvents(&progress); // progress lines still queued
+    return error;
+}
+
 bool MainWindow::export_png(const QString& path) {
     const bool ok = views_->currentWidget() == topology_
                         ? topology_->grab_picture().save(path, "PNG")
@@ -238,32 +319,9 @@ bool MainWindow::open_file(const QString& path) {
     QString error;
     if (patterns::is_trace_path(file)) {
         // The analysis may take a while: a worker thread, the window stays responsive.
-        QProgressDialog progress(tr("Analyzing %1 ...").arg(path), QString(), 0, 0, this);
-        progress.setWindowTitle(tr("Analyzing trace"));
-        progress.setWindowModality(Qt::WindowModal);
-        progress.setMinimumDuration(0);
-        progress.show();
-        QEventLoop loop;
-        QThread* worker = QThread::create([&] {
-            try {
-                loaded = load_report_or_trace(file, [&progress](const std::string& line) {
-                    QMetaObject::invokeMethod(
-                        &progress,
-                        [&progress, text = QString::fromStdString(line)] {
-                            progress.setLabelText(text);
-                        },
-                        Qt::QueuedConnection);
-                });
-            } catch (const std::exception& e) {
-                error = QString::fromStdString(e.what());
-            }
-        });
-        connect(worker, &QThread::finished, &loop, &QEventLoop::quit);
-        worker->start();
-        loop.exec();
-        worker->wait();
-        delete worker;
-        QCoreApplication::removePostedEvents(&progress); // progress lines still queued
+        error = run_in_worker(
+            tr("Analyzing trace"), tr("Analyzing %1 ...").arg(path),
+            [&](const ProgressSink& progress) { loaded = load_report_or_trace(file, progress); });
     } else {
         QApplication::setOverrideCursor(Qt::WaitCursor);
         try {
@@ -290,6 +348,7 @@ void MainWindow::install_report(report::Report report, const QString& path) {
     topology_->set_picture(TopologyPicture{});
     report_ = std::make_unique<report::Report>(std::move(report));
     codelet_shown_.reset();
+    verification_runs_.clear(); // they verified the report before
     topology_index_ = default_topology(*report_);
     setWindowTitle(tr("topolens - %1").arg(QFileInfo(path).fileName()));
     rebuild_topology_menu();

@@ -7,8 +7,10 @@
 
 #include <QMainWindow>
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 class QActionGroup;
 class QMenu;
@@ -31,6 +33,12 @@ class MainWindow : public QMainWindow {
     bool open_file(const QString& path);
     // Writes the view on top (topology or codelets) as PNG; false (and a dialog) on failure.
     bool export_png(const QString& path);
+    // Adds verification runs (traces or reports of the program run with one fixed codelet) to
+    // the open report's: checked against it and shown in the codelet view. On failure (no
+    // report, an unreadable or unfitting run) shows an error dialog naming the run, keeps the
+    // runs added before and returns false.
+    bool add_verification_runs(const QStringList& paths);
+    QStringList verification_runs() const { return verification_runs_; }
 
     const report::Report* report() const { return report_.get(); }
     BrowserPanes* panes() const { return panes_; }
@@ -46,6 +54,12 @@ class MainWindow : public QMainWindow {
     void open_dialog();
     void open_trace_directory_dialog();
     void export_dialog();
+    void verification_dialog();
+    // Runs `work` in a worker thread behind a progress dialog that shows the lines it hands
+    // to its argument; the window stays responsive. Returns what it threw, empty if nothing.
+    using ProgressSink = std::function<void(const std::string&)>;
+    QString run_in_worker(const QString& title, const QString& label,
+                          const std::function<void(const ProgressSink&)>& work);
     void show_metric_help();
     void show_error(const QString& title, const QString& text);
     void remember_recent(const QString& path);
@@ -64,6 +78,7 @@ class MainWindow : public QMainWindow {
     QMenu* topology_menu_ = nullptr;
     QActionGroup* topology_group_ = nullptr;
     int topology_index_ = -1;
+    QStringList verification_runs_; // of the open report
     // The topology shows a codelet's means until the metric or call path selection changes.
     std::optional<std::pair<std::string, std::string>> codelet_shown_; // operation, codelet
 };

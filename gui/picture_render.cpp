@@ -4,7 +4,9 @@
 #include "gui/codelet_view.h"
 #include "gui/report_loading.h"
 #include "gui/topology_picture.h"
+#include "gui/verification_runs.h"
 
+#include <QChartView>
 #include <QImage>
 #include <QPixmap>
 #include <QWidget>
@@ -128,6 +130,15 @@ int topology_render(const report::Report& report, const RenderOptions& options, 
 int codelet_render(const report::Report& report, const RenderOptions& options, std::ostream& err) {
     CodeletView view;
     view.set_report(&report);
+    if (!options.verify.empty()) {
+        const std::optional<Audit> audit = read_audit(report);
+        if (!audit || audit->operations.empty()) {
+            err << "topolens-gui: error: no tuned operations in this report\n";
+            return 1;
+        }
+        view.set_verification(verify_runs(report, *audit, options.verify));
+    }
+    if (options.view == "series") view.chart_view()->hide(); // the series take the width
     if (!options.operation.empty() && !view.choose_operation(options.operation)) {
         err << "topolens-gui: error: no tuned operation named '" << options.operation << "'\n";
         return 1;
@@ -145,8 +156,8 @@ int codelet_render(const report::Report& report, const RenderOptions& options, s
 int render_picture(const RenderOptions& options, std::ostream& err) {
     try {
         const report::Report report = load_report_or_trace(options.input);
-        const int code = options.view == "codelets" ? codelet_render(report, options, err)
-                                                    : topology_render(report, options, err);
+        const int code = options.view == "topology" ? topology_render(report, options, err)
+                                                    : codelet_render(report, options, err);
         if (code == 0) err << "topolens-gui: wrote " << options.png << "\n";
         return code;
     } catch (const std::exception& e) {

@@ -5,14 +5,16 @@
 namespace topolens::gui {
 
 void render_usage(std::ostream& out) {
-    out << "usage: topolens-gui [REPORT|TRACE]\n"
+    out << "usage: topolens-gui [REPORT|TRACE [--verify RUN...]]\n"
            "       topolens-gui --render REPORT --png FILE [--metric NAME] [--callpath PATH]\n"
-           "                    [--view topology|codelets] [--orientation top|front|iso]\n"
+           "                    [--view topology|codelets|series] [--orientation top|front|iso]\n"
            "                    [--high-resolution] [--size WxH] [--topology NAME]\n"
-           "                    [--operation NAME] [--codelet NAME]\n"
+           "                    [--operation NAME] [--codelet NAME] [--verify RUN...]\n"
            "       topolens-gui --bench-frames [FRAMES [PNG_DIR]]\n\n"
            "Without --render: opens the browser (with REPORT, a .cubex report, or TRACE, an\n"
-           "OTF2 trace that is analyzed first).\n\n"
+           "OTF2 trace that is analyzed first). --verify RUN...: verification runs of the\n"
+           "tuned run (traces or reports of runs with one fixed codelet each), shown in the\n"
+           "codelet view beside the search's boxes (also File > Add verification runs).\n\n"
            "--render draws one view into a PNG file without opening a window (VTK still\n"
            "needs an X display: on a machine without one use `xvfb-run -a`):\n"
            "  --view topology   (default) the process grid coloured by --metric (unique or\n"
@@ -26,7 +28,11 @@ void render_usage(std::ostream& out) {
            "                    --operation OP --codelet NAME colours the grid by that\n"
            "                    codelet's mean time per process (from the codelet audit)\n"
            "  --view codelets   the box plots of the tuned operation --operation (default\n"
-           "                    the first) from the report's codelet audit\n"
+           "                    the first) from the report's codelet audit, and beside them\n"
+           "                    each codelet's time per measurement; --codelet NAME chooses\n"
+           "                    a codelet (its band down to the fastest process); --verify\n"
+           "                    RUN... adds verification runs' ranges beside the boxes\n"
+           "  --view series     the codelet view with only the time per measurement\n"
            "  --size WxH        picture size in pixels (default 1000x760)\n\n"
            "--bench-frames prints the topology view's frame times (first picture, still and\n"
            "rotating frames, median of FRAMES, default 20) for synthetic 8x8, 16x16x16 and\n"
@@ -50,9 +56,10 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
         } else if (arg == "--callpath") {
             if (!value(options.callpath)) return "--callpath needs a call path";
         } else if (arg == "--view") {
-            if (!value(options.view)) return "--view needs topology or codelets";
-            if (options.view != "topology" && options.view != "codelets")
-                return "--view must be topology or codelets, not '" + options.view + "'";
+            if (!value(options.view)) return "--view needs topology, codelets or series";
+            if (options.view != "topology" && options.view != "codelets" &&
+                options.view != "series")
+                return "--view must be topology, codelets or series, not '" + options.view + "'";
         } else if (arg == "--orientation") {
             if (!value(text)) return "--orientation needs top, front or iso";
             options.orientation = parse_orientation(text);
@@ -73,6 +80,11 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
             if (!value(options.operation)) return "--operation needs a tuned operation's name";
         } else if (arg == "--codelet") {
             if (!value(options.codelet)) return "--codelet needs a codelet name";
+        } else if (arg == "--verify") {
+            const std::size_t before = options.verify.size();
+            while (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-')
+                options.verify.push_back(args[++i]);
+            if (options.verify.size() == before) return "--verify needs one or more runs";
         } else if (arg == "--topology") {
             if (!value(options.topology)) return "--topology needs a topology name";
         } else if (!arg.empty() && arg[0] == '-') {
@@ -85,6 +97,30 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
     }
     if (options.input.empty()) return "no report given";
     if (options.png.empty()) return "--png FILE is required";
+    if (!options.verify.empty() && options.view == "topology")
+        return "--verify needs --view codelets or series";
+    return std::nullopt;
+}
+
+std::optional<std::string> parse_browser_options(const std::vector<std::string>& args,
+                                                 BrowserOptions& options) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "--verify") {
+            const std::size_t before = options.verify.size();
+            while (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-')
+                options.verify.push_back(args[++i]);
+            if (options.verify.size() == before) return "--verify needs one or more runs";
+        } else if (!arg.empty() && arg[0] == '-') {
+            return "unknown option '" + arg + "'";
+        } else if (options.input.empty()) {
+            options.input = arg;
+        } else {
+            return "expected at most one report or trace ('" + options.input + "', '" + arg + "')";
+        }
+    }
+    if (!options.verify.empty() && options.input.empty())
+        return "--verify needs the tuned run's report or trace";
     return std::nullopt;
 }
 

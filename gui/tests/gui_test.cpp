@@ -15,16 +15,21 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QAreaSeries>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
+#include <QChart>
+#include <QChartView>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLineSeries>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
+#include <QScatterSeries>
 #include <QTabWidget>
 #include <QTimer>
 #include <QtTest>
@@ -80,6 +85,22 @@ void legend_range(TopologyScene& scene, double range[2]) {
     const double* r = scene.legend()->GetLookupTable()->GetRange();
     range[0] = r[0];
     range[1] = r[1];
+}
+
+// Pixels of `image` within `tolerance` of the colour, per channel.
+int count_pixels(const QImage& image, const QColor& colour, int tolerance) {
+    int count = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            count += close_to(image.pixelColor(x, y), colour.red(), colour.green(), colour.blue(),
+                              tolerance);
+    return count;
+}
+
+// A real mouse click on a chart at a value of one of its series.
+void click_chart(QChartView* view, QAbstractSeries* series, const QPointF& value) {
+    const QPoint at = view->mapFromScene(view->chart()->mapToPosition(value, series));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, at);
 }
 
 QString describe(const QColor& c) {
@@ -807,6 +828,274 @@ class GuiTest : public QObject {
                 blue += c.blue() > 200 && c.red() < 60 && c.green() < 60;
             }
         QVERIFY(red > 50 && blue > 50);
+    }
+
+    void codelet_series_show_every_measurement_and_share_the_choice() {
+        const QString path = work_dir() + "/audited-series.cubex";
+        report::write_cube4(test::audited_report(), path.toStdString());
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1400, 950);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(path));
+        CodeletView& view = *window_->codelet_view();
+        window_->views()->setCurrentWidget(&view);
+        // The fixture's samples (max over processes) and samples_min, by codelet.
+        const double samples[3][4] = {{0.0020, 0.0021, 0.0022, 0.0090},
+                                      {0.0010, 0.0011, 0.0012, 0.0013},
+                                      {0.0030, 0.0031, 0.0032, 0.0033}};
+        const double mins[3][4] = {{0.0018, 0.0019, 0.0020, 0.0021},
+                                   {0.0008, 0.0009, 0.0010, 0.0011},
+                                   {0.0028, 0.0029, 0.0030, 0.0031}};
+        for (int i = 0; i < 3; ++i) {
+            const QLineSeries* line = view.max_line(i);
+            QVERIFY(line && line->isVisible());
+            QCOMPARE(line->name(), QString::number(i));
+            const QList<QPointF> points = line->points();
+            QCOMPARE(points.size(), 4); // one point per measurement, in order
+            for (int m = 0; m < 4; ++m) {
+                QVERIFY(points[m].x() == m);
+                QVERIFY2(points[m].y() == samples[i][m],
+                         qPrintable(QString::number(points[m].y())));
+            }
+        }
+        QVERIFY(!view.max_line(3));
+        // The box plot's outlier (isend-irecv, measurement 3) is a spike, marked.
+        const QList<QPointF> spikes = view.series_outliers()->points();
+        QCOMPARE(spikes.size(), 1);
+        QVERIFY(spikes[0].x() == 3 && spikes[0].y() == 0.0090);
+        // Nothing chosen yet: no band, no mark under a box.
+        QCOMPARE(view.chosen_position(), -1);
+        QVERIFY(!view.band());
+        QCOMPARE(view.chosen_marker()->count(), 0);
+        // On the screen: every codelet's line and the red spike.
+        QTest::qWait(100);
+        QImage picture = view.series_chart_view()->grab().toImage();
+        picture.save(work_dir() + "/series-unchosen.png");
+        const QColor line_colours[3] = {QColor(31, 119, 180), QColor(255, 127, 14),
+                                        QColor(44, 160, 44)};
+        for (const QColor& colour : line_colours)
+            QVERIFY2(count_pixels(picture, colour, 30) > 40,
+                     qPrintable(describe(colour) +
+                                QString(": %1 pixels").arg(count_pixels(picture, colour, 30))));
+        QVERIFY(count_pixels(picture, QColor(220, 30, 30), 30) > 15);
+
+        // A click on sendrecv-pairwise's line chooses it in both charts and colours the topology.
+        click_chart(view.series_chart_view(), view.max_line(1), QPointF(1.5, 0.00115));
+        QCOMPARE(view.chosen_position(), 1);
+        QCOMPARE(view.chosen_marker()->count(), 1);
+        QVERIFY(view.chosen_marker()->at(0).x() == 1); // under box 1
+        QVERIFY(QString::fromStdString(window_->topology_view()->scene().title_text())
+                    .contains("halo3d / sendrecv-pairwise"));
+        QAreaSeries* band = view.band();
+        QVERIFY(band && band->isVisible());
+        const QList<QPointF> lower = band->lowerSeries()->points();
+        const QList<QPointF> upper = band->upperSeries()->points();
+        QCOMPARE(lower.size(), 4);
+        QCOMPARE(upper.size(), 4);
+        for (int m = 0; m < 4; ++m) {
+            QVERIFY(lower[m].x() == m && lower[m].y() == mins[1][m]); // the band's min: samples_min
+            QVERIFY(upper[m].x() == m && upper[m].y() == samples[1][m]);
+        }
+        QCOMPARE(view.max_line(1)->pen().widthF(), 3.0);
+        QVERIFY(view.max_line(0)->pen().color().alpha() < 255); // the others step back
+        window_->views()->setCurrentWidget(&view);
+        QTest::qWait(100);
+        picture = view.series_chart_view()->grab().toImage();
+        picture.save(work_dir() + "/series-chosen.png");
+        // The band: sendrecv-pairwise's orange at alpha 60 over white.
+        QVERIFY2(
+            count_pixels(picture, QColor(255, 225, 198), 12) > 300,
+            qPrintable(
+                QString("%1 band pixels").arg(count_pixels(picture, QColor(255, 225, 198), 12))));
+        QImage boxes = view.chart_view()->grab().toImage();
+        boxes.save(work_dir() + "/boxes-chosen.png");
+        QVERIFY(count_pixels(boxes, QColor(200, 0, 200), 30) > 30); // the mark under box 1
+
+        // A click on put-fence's box chooses it in the series too.
+        click_chart(view.chart_view(), view.chosen_marker(), QPointF(2, 0.00315));
+        QCOMPARE(view.chosen_position(), 2);
+        QVERIFY(view.chosen_marker()->at(0).x() == 2);
+        QVERIFY(view.band());
+        const QList<QPointF> put_lower = view.band()->lowerSeries()->points();
+        for (int m = 0; m < 4; ++m) QVERIFY(put_lower[m].y() == mins[2][m]);
+        QCOMPARE(view.max_line(2)->pen().widthF(), 3.0);
+        QCOMPARE(view.max_line(1)->pen().widthF(), 1.5);
+        QVERIFY(QString::fromStdString(window_->topology_view()->scene().title_text())
+                    .contains("halo3d / put-fence"));
+    }
+
+    void codelet_view_verification_ranges_and_worst_set() {
+        const QString path = work_dir() + "/audited-verified.cubex";
+        report::write_cube4(test::audited_report_with_verification(), path.toStdString());
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1400, 950);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(path));
+        CodeletView& view = *window_->codelet_view();
+        window_->views()->setCurrentWidget(&view);
+        QVERIFY(view.current_verification());
+        // Ranges beside the boxes of the verified codelets only: isend-irecv and put-fence.
+        const QLineSeries* isend = view.verification_range(0);
+        const QLineSeries* put = view.verification_range(2);
+        QVERIFY(isend && put && isend->isVisible());
+        QVERIFY(!view.verification_range(1)); // sendrecv-pairwise: no run
+        QCOMPARE(isend->count(), 2);
+        QVERIFY(isend->at(0) == QPointF(0.36, 0.0041) && isend->at(0).y() == 0.0041);
+        QVERIFY(isend->at(1).x() == 0.36 && isend->at(1).y() == 0.0043);
+        QVERIFY(put->at(0).x() == 2.36 && put->at(0).y() == 0.0031 && put->at(1).y() == 0.0031);
+        const QList<QPointF> means = view.verification_means()->points();
+        QCOMPARE(means.size(), 2);
+        QVERIFY(means[0].x() == 0.36 && means[0].y() == 0.0042);
+        QVERIFY(means[1].x() == 2.36 && means[1].y() == 0.0031);
+        // The verdict names the best verified codelet and the tuner's penalty.
+        QCOMPARE(view.verdict_text(),
+                 QString("halo3d: the tuner's choice put-fence is wrong; the audit's winner is "
+                         "sendrecv-pairwise (the choice costs 42.5 % more). ") +
+                     test::kAuditReason +
+                     " Verification runs (3): the best verified codelet is put-fence (mean "
+                     "0.0031 s over 1 run); it is the tuner's choice (penalty 0 %).");
+        // The worst set is the verification's: isend-irecv, not the audit's put-fence.
+        QVERIFY(view.in_worst_set(0));
+        QVERIFY(!view.in_worst_set(1));
+        QVERIFY(!view.in_worst_set(2));
+        const QList<QBoxSet*> sets = view.box_series()->boxSets();
+        QCOMPARE(sets[0]->pen().color(), QColor(200, 0, 0));
+        QCOMPARE(sets[0]->pen().style(), Qt::DashLine);
+        QVERIFY(sets[2]->pen().style() != Qt::DashLine);
+        QCOMPARE(view.names_text().count("(worst set)"), 1);
+        QVERIFY(view.names_text().contains("isend-irecv <i style='color:#c80000'>(worst set)</i>"));
+        // On the screen: the purple ranges and means, the red dashed outline.
+        QTest::qWait(100);
+        QImage boxes = view.chart_view()->grab().toImage();
+        boxes.save(work_dir() + "/boxes-verified.png");
+        QVERIFY2(
+            count_pixels(boxes, QColor(110, 40, 160), 30) > 60,
+            qPrintable(QString("%1 purple").arg(count_pixels(boxes, QColor(110, 40, 160), 30))));
+        QVERIFY2(count_pixels(boxes, QColor(200, 0, 0), 30) > 40,
+                 qPrintable(QString("%1 red").arg(count_pixels(boxes, QColor(200, 0, 0), 30))));
+
+        // Without verification runs the audit's worst set is marked: put-fence.
+        view.set_verification(std::nullopt);
+        QVERIFY(!view.current_verification());
+        QVERIFY(!view.verification_range(0) && !view.verification_range(2));
+        QVERIFY(!view.verification_means());
+        QVERIFY(!view.in_worst_set(0));
+        QVERIFY(view.in_worst_set(2));
+        QCOMPARE(view.box_series()->boxSets()[2]->pen().style(), Qt::DashLine);
+        QVERIFY(!view.verdict_text().contains("Verification"));
+        QTest::qWait(100);
+        boxes = view.chart_view()->grab().toImage();
+        QCOMPARE(count_pixels(boxes, QColor(110, 40, 160), 30), 0);
+        QVERIFY(count_pixels(boxes, QColor(200, 0, 0), 30) > 40);
+
+        // A samples_min that does not match the samples is reported, not drawn.
+        report::Report broken = test::audited_report();
+        std::string& json = broken.attributes["topolens.audit"];
+        const std::string mins = "[0.0008, 0.0009, 0.0010, 0.0011]";
+        json.replace(json.find(mins), mins.size(), "[0.0008, 0.0009, 0.0010]");
+        CodeletView alone;
+        alone.set_report(&broken);
+        QVERIFY(!alone.has_audit());
+        QVERIFY2(alone.message_text().contains(
+                     "codelet sendrecv-pairwise: samples_min has 3 values, samples 4"),
+                 qPrintable(alone.message_text()));
+    }
+
+    void verification_runs_from_files_and_render() {
+        const QString tuned = work_dir() + "/tuned.cubex";
+        report::write_cube4(test::audited_report(), tuned.toStdString());
+        // Per run the slowest process's mean: 0.0015, 0.0031, 0.0011.
+        const QString v1 = work_dir() + "/verify-sendrecv-1.cubex";
+        const QString v2 = work_dir() + "/verify-put.cubex";
+        const QString v3 = work_dir() + "/verify-sendrecv-2.cubex";
+        report::write_cube4(test::verification_run(1, {0.0012, 0.0015}), v1.toStdString());
+        report::write_cube4(test::verification_run(2, {0.0031, 0.0030}), v2.toStdString());
+        report::write_cube4(test::verification_run(1, {0.0011}), v3.toStdString());
+        report::Report none = test::audited_report();
+        none.attributes.erase("topolens.codelet_measurements");
+        none.attributes.erase("topolens.audit");
+        const QString plain = work_dir() + "/verify-plain.cubex";
+        report::write_cube4(none, plain.toStdString());
+
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1400, 950);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(tuned));
+        QVERIFY(window_->add_verification_runs({v1, v2}));
+        QVERIFY(window_->add_verification_runs({v3})); // added to the two before
+        QCOMPARE(window_->verification_runs(), (QStringList{v1, v2, v3}));
+        CodeletView& view = *window_->codelet_view();
+        window_->views()->setCurrentWidget(&view);
+        const patterns::OperationVerification* v = view.current_verification();
+        QVERIFY(v);
+        QCOMPARE(v->runs.size(), size_t(3));
+        auto near = [](double a, double b) { return std::abs(a - b) < 1e-12; };
+        const QLineSeries* sendrecv = view.verification_range(1);
+        const QLineSeries* put = view.verification_range(2);
+        QVERIFY(sendrecv && put && !view.verification_range(0));
+        QVERIFY(near(sendrecv->at(0).y(), 0.0011) && near(sendrecv->at(1).y(), 0.0015));
+        QVERIFY(near(put->at(0).y(), 0.0031) && near(put->at(1).y(), 0.0031));
+        const QList<QPointF> means = view.verification_means()->points();
+        QCOMPARE(means.size(), 2);
+        QVERIFY(near(means[0].y(), 0.0013) && near(means[1].y(), 0.0031));
+        // (0.0031 - 0.0013) / 0.0013 = 138.46 %
+        QVERIFY2(view.verdict_text().endsWith(
+                     " Verification runs (3): the best verified codelet is sendrecv-pairwise "
+                     "(mean 0.0013 s over 2 runs); the tuner's choice put-fence costs 138.5 % "
+                     "more than it."),
+                 qPrintable(view.verdict_text()));
+        QVERIFY(view.in_worst_set(2) && !view.in_worst_set(1) && !view.in_worst_set(0));
+
+        // A run without tuned operations: a dialog names it, the runs before stay.
+        QString seen;
+        QTimer poll;
+        poll.setInterval(20);
+        connect(&poll, &QTimer::timeout, [&] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) return;
+            seen = box->windowTitle() + " | " + box->text();
+            box->accept();
+        });
+        poll.start();
+        QVERIFY(!window_->add_verification_runs({plain}));
+        poll.stop();
+        QVERIFY2(seen.contains("verification run " + plain + " holds no tuned operation"),
+                 qPrintable(seen));
+        QCOMPARE(window_->verification_runs().size(), 3);
+        QVERIFY(view.verification_range(1));
+
+        // --render: the series alone, with a chosen codelet and the runs; a bad run fails.
+        const QString program = env("TOPOLENS_GUI");
+        const QString png = work_dir() + "/render-series.png";
+        QFile::remove(png);
+        QProcess process;
+        process.start(program, {"--render", tuned, "--png", png, "--view", "series", "--codelet",
+                                "put-fence", "--verify", v1, v2});
+        QVERIFY(process.waitForFinished(30000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QImage image(png);
+        QCOMPARE(image.size(), QSize(1000, 760));
+        QVERIFY(count_pixels(image, QColor(44, 160, 44), 30) > 40); // put-fence's line
+        QVERIFY(count_pixels(image, QColor(220, 30, 30), 30) > 15); // the spike
+        const QString codelets = work_dir() + "/render-verified.png";
+        process.start(program, {"--render", tuned, "--png", codelets, "--view", "codelets",
+                                "--verify", v1, v2, v3});
+        QVERIFY(process.waitForFinished(30000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        image = QImage(codelets);
+        QVERIFY(count_pixels(image, QColor(110, 40, 160), 30) > 60); // the ranges
+        process.start(program, {"--render", tuned, "--png", codelets, "--view", "codelets",
+                                "--verify", plain});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(process.readAllStandardError().contains(
+            QString("verification run " + plain + " holds no tuned operation").toUtf8()));
+        process.start(program, {"--render", tuned, "--png", codelets, "--verify", v1});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 2); // --verify needs a codelet view
     }
 
     void render_command_writes_png() {
