@@ -482,9 +482,11 @@ void CodeletView::show_operation(int index) {
     x_points->setVisible(false);
     auto* y = new QValueAxis;
     const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
-    y->setRange(std::max(0.0, low - pad), high + pad);
-    // Inside the plot, so that the whole triangle shows.
-    box_floor_ = std::max(0.0, low - pad) + 0.04 * (high + pad - std::max(0.0, low - pad));
+    // A strip below the lowest box for the chosen codelet's mark, which sits inside the plot
+    // so that the whole triangle shows.
+    const double bottom = std::max(0.0, low - pad - 0.06 * (high - low));
+    y->setRange(bottom, high + pad);
+    box_floor_ = bottom + 0.03 * (high + pad - bottom);
     y->setTitleText(tr("time per execution [s] (slowest process)"));
     y->setLabelFormat("%.3g");
     chart_->addAxis(x, Qt::AlignBottom);
@@ -537,9 +539,21 @@ void CodeletView::draw_series(const OperationAudit& op) {
         line->setColor(series_color(i));
         for (size_t m = 0; m < c.samples.size(); ++m)
             line->append(static_cast<double>(m), c.samples[m]);
-        for (const std::size_t m : c.box.outliers)
-            if (m < c.samples.size())
-                series_outliers_->append(static_cast<double>(m), c.samples[m]);
+        // Coloured by cause as in the box plot (a propagated one, a ring there, pale red).
+        const std::vector<patterns::BoxOutlierCause> causes = patterns::box_outlier_causes(c);
+        for (size_t k = 0; k < c.box.outliers.size(); ++k) {
+            const std::size_t m = c.box.outliers[k];
+            if (m >= c.samples.size()) continue;
+            using Cause = CodeletAudit::OutlierCause;
+            const Cause cause = causes[k].cause;
+            const QColor colour = cause == Cause::Caused       ? kOutlierColor
+                                  : cause == Cause::Propagated ? kOutlierColor.lighter(160)
+                                  : cause == Cause::Global     ? kGlobalColor
+                                                               : kUnflaggedColor;
+            series_outliers_->append(static_cast<double>(m), c.samples[m]);
+            series_outliers_->setPointConfiguration(series_outliers_->count() - 1,
+                                                    QXYSeries::PointConfiguration::Color, colour);
+        }
         measurements = std::max(measurements, c.samples.size());
         for (const std::vector<double>* values : {&c.samples, &c.samples_min})
             for (double v : *values) {

@@ -864,6 +864,12 @@ class GuiTest : public QObject {
         const QList<QPointF> spikes = view.series_outliers()->points();
         QCOMPARE(spikes.size(), 1);
         QVERIFY(spikes[0].x() == 3 && spikes[0].y() == 0.0090);
+        // Slow by itself on rank 3 (heuristic): red, as its dot in the box plot.
+        QCOMPARE(view.series_outliers()
+                     ->pointConfiguration(0)
+                     .value(QXYSeries::PointConfiguration::Color)
+                     .value<QColor>(),
+                 QColor(220, 30, 30));
         // Nothing chosen yet: no band, no mark under a box.
         QCOMPARE(view.chosen_position(), -1);
         QVERIFY(!view.band());
