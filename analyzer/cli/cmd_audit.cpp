@@ -4,6 +4,7 @@
 // measurements trustworthy, what would ADCL's own rule have decided, and how many
 // measurements does each method need? (DESIGN.md "Codelet audit"; definitions in
 // patterns/audit/codelet_audit.h, adcl_rule.h, measurement_sweep.h and README).
+#include "analyzer/cli/audit_verification.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
@@ -14,12 +15,14 @@
 #include "patterns/audit/codelet_audit_json.h"
 #include "patterns/audit/codelet_measurements.h"
 #include "patterns/audit/measurement_sweep.h"
+#include "patterns/audit/verification_json.h"
 
 #include <charconv>
 #include <cmath>
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -30,6 +33,7 @@ namespace pt = topolens::patterns;
 
 struct AuditOptions {
     std::string input;
+    std::vector<std::string> verification_runs; // runs that each used one fixed codelet
     std::string format = "text";
     std::string rule = "audit"; // the text view: the audit, or ADCL's rule replayed
     bool sweep = false;
@@ -90,7 +94,12 @@ AuditOptions parse(const std::vector<std::string>& args) {
                     o.parameters.adcl.outlier_fraction = static_cast<int>(parse_whole(
                         "--outlier-fraction", v, 0, 100, "a whole number from 0 to 100"));
                 })
-        .positional(OptionParser::single(o.input, "input", true))
+        .positional([&](const std::string& v) {
+            if (o.input.empty())
+                o.input = v;
+            else
+                o.verification_runs.push_back(v);
+        })
         .parse(args);
     if (o.input.empty()) throw UsageError{"a trace or a report is needed"};
     if (o.format != "text" && o.format != "json")
@@ -399,9 +408,9 @@ std::string parameters_text(const pt::AuditParameters& p) {
 } // namespace
 
 void audit_usage(std::ostream& out) {
-    out << "usage: topolens audit TRACE|REPORT [--format text|json] [--b B] [--nomax F] [--nu NU]\n"
-           "         [--rule audit|adcl] [--measurements N] [--sweep] [--aggregate max|min]\n"
-           "         [--outlier-factor F] [--outlier-fraction P]\n\n"
+    out << "usage: topolens audit TRACE|REPORT [VERIFY...] [--format text|json] [--b B]\n"
+           "         [--nomax F] [--nu NU] [--rule audit|adcl] [--measurements N] [--sweep]\n"
+           "         [--aggregate max|min] [--outlier-factor F] [--outlier-fraction P]\n\n"
            "Audits the decisions of runtime autotuners recorded in a trace (ADCL-style tuned\n"
            "operations, see README \"Codelet audit\"): per tuned operation and codelet the\n"
            "search-phase measurements, estimates by the raw mean and four robust methods,\n"
@@ -412,6 +421,11 @@ void audit_usage(std::ostream& out) {
            "TRACE (archive directory or .otf2 anchor) is analyzed first; a REPORT written by\n"
            "`topolens analyze` holds the measurements, so the audit can be redone with other\n"
            "parameters without the trace.\n\n"
+           "VERIFY... are verification runs (traces or reports) of the same program that each\n"
+           "ran one fixed codelet (ADCL_EMETHOD_SELECTION, autotune_halo --codelet C): per\n"
+           "codelet the min-max range of the runs' times, the best and worst sets, instability\n"
+           "and its class, the penalty of the tuner's choice against the best verified codelet,\n"
+           "and the ranking error of the search's timing technique (Benkert 2011, ch. 6).\n\n"
            "  --format text|json  output (default text; JSON: patterns/audit/AUDIT_FORMAT.md)\n"
            "  --b B               heuristic: outliers are t > B * min t (default 3, >= 1)\n"
            "  --nomax F           most outliers, as a fraction of the measurements, the heuristic\n"
@@ -477,8 +491,12 @@ int audit_main(const std::vector<std::string>& args) {
             return kExitOk;
         }
         const pt::Audit audit = pt::audit(measurements, o.parameters, ranks);
+        std::optional<pt::Verification> verification;
+        if (!o.verification_runs.empty())
+            verification = verify_against(measurements, audit, o.verification_runs);
         if (o.format == "json") {
-            std::cout << pt::to_json(audit, ranks);
+            const std::string json = pt::to_json(audit, ranks);
+            std::cout << (verification ? pt::with_verification(json, *verification) : json);
             return kExitOk;
         }
         if (o.rule == "adcl") {
@@ -501,9 +519,13 @@ int audit_main(const std::vector<std::string>& args) {
                   << ", n_o^max = " << percent(o.parameters.nomax)
                   << " of the measurements, nu = " << fixed(o.parameters.nu, 1)
                   << parameters_text(o.parameters) << ")\n";
-        for (const pt::OperationAudit& op : audit.operations) {
+        for (std::size_t i = 0; i < audit.operations.size(); ++i) {
             std::cout << "\n";
-            print_operation(std::cout, op, audit.run_seconds, ranks, o.parameters.aggregate);
+            print_operation(std::cout, audit.operations[i], audit.run_seconds, ranks,
+                            o.parameters.aggregate);
+            if (!verification) continue;
+            std::cout << "\n";
+            print_verification(std::cout, verification->operations[i]);
         }
     } catch (const std::exception& e) {
         print_error("audit: " + std::string(e.what()));

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <filesystem>
 
 using namespace topolens;
@@ -180,12 +182,24 @@ TEST(AuditCommand, BadOptionsAreUsageErrors) {
                                                  {trace, "--nu", "0"},
                                                  {trace, "--format", "xml"},
                                                  {trace, "--bogus"},
-                                                 {trace, trace},
                                                  {trace, "--b"}}) {
         const auto r = audit(args);
         EXPECT_EQ(r.exit_code, 2) << r.err;
         EXPECT_TRUE(contains(r.err, "topolens: error: audit:")) << r.err;
     }
+}
+
+// A second trace is a verification run (`topolens audit TUNED VERIFY...`), no usage error:
+// the tuned run itself searched several codelets, so it cannot verify; one line says so.
+TEST(AuditCommand, ATunedRunIsNoVerificationRun) {
+    ScratchDir scratch;
+    const std::string trace = write_run(scratch / "t", {});
+    const auto r = audit({trace, trace});
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "topolens: error: audit: verification run " + trace)) << r.err;
+    EXPECT_TRUE(contains(r.err, "is a tuned search")) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
 TEST(AuditCommand, SummaryShowsTheVerdictNotTheDocuments) {
