@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace topolens::patterns {
@@ -33,27 +34,50 @@ int sign(double v) {
     return (v > 0) - (v < 0);
 }
 
-// Checks one verification run's operation against the tuned run's and returns its time.
+// The tuned run's index of a verification run's codelet `index` named `name`: the same index
+// with the same name, else the one codelet of the tuned run with that name (a tuner such as
+// ADCL numbers codelets in the order it first runs them, so a run of one fixed codelet calls
+// it 0); nullopt when the tuned run has no such codelet or several with that name.
+std::optional<int64_t> tuned_index(const OperationMeasurements& tuned_op, int64_t index,
+                                   const std::string& name) {
+    if (auto same = tuned_op.codelets.find(index);
+        same != tuned_op.codelets.end() && same->second == name)
+        return index;
+    std::optional<int64_t> found;
+    for (const auto& [i, n] : tuned_op.codelets) {
+        if (n != name) continue;
+        if (found) return std::nullopt;
+        found = i;
+    }
+    return found;
+}
+
+// Checks one verification run's operation against the tuned run's and returns its time, its
+// codelet given by the tuned run's index.
 RunTime checked_run_time(const OperationMeasurements& run_op, const OperationMeasurements& tuned_op,
                          const std::string& path) {
+    std::map<int64_t, int64_t> to_tuned;
     for (const auto& [index, name] : run_op.codelets) {
-        auto tuned = tuned_op.codelets.find(index);
-        if (tuned == tuned_op.codelets.end())
+        const std::optional<int64_t> tuned = tuned_index(tuned_op, index, name);
+        if (auto same = tuned_op.codelets.find(index); !tuned && same != tuned_op.codelets.end())
+            throw VerificationError("verification run " + path + ": codelet " +
+                                    std::to_string(index) + " of " + quoted(run_op.name) + " is " +
+                                    quoted(name) + ", in the tuned run it is " +
+                                    quoted(same->second) + " (another codelet set)");
+        if (!tuned)
             throw VerificationError("verification run " + path + ": codelet " +
                                     std::to_string(index) + " " + quoted(name) + " of " +
                                     quoted(run_op.name) +
                                     " is not a codelet of the tuned run (another codelet set)");
-        if (tuned->second != name)
-            throw VerificationError("verification run " + path + ": codelet " +
-                                    std::to_string(index) + " of " + quoted(run_op.name) + " is " +
-                                    quoted(name) + ", in the tuned run it is " +
-                                    quoted(tuned->second) + " (another codelet set)");
+        to_tuned[index] = *tuned;
     }
-    const RunTime t = verification_run_time(run_op, path);
-    if (!tuned_op.codelets.count(t.codelet))
+    RunTime t = verification_run_time(run_op, path);
+    auto tuned = to_tuned.find(t.codelet);
+    if (tuned == to_tuned.end())
         throw VerificationError("verification run " + path + ": it ran codelet " +
                                 std::to_string(t.codelet) + " of " + quoted(run_op.name) +
                                 ", which the tuned run does not have (another codelet set)");
+    t.codelet = tuned->second;
     return t;
 }
 

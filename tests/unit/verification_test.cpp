@@ -191,6 +191,29 @@ TEST(Verification, OneCodeletOnlyIsVeryStable) {
     EXPECT_FALSE(op.ranking_error);
 }
 
+// ADCL numbers codelets in the order it first runs them: a run of one fixed codelet calls it 0.
+// The codelet is known by its name: 'c' (2 in the tuned run) run as codelet 0 verifies 2.
+TEST(Verification, ACodeletIsKnownByItsNameWhenTheRunNumbersItOtherwise) {
+    const CodeletMeasurements tuned = tuned_run({3e-3, 2e-3, 1e-3}, 2);
+    VerificationInput renumbered = fixed_run(0, 1e-3, "selection");
+    renumbered.measurements.operations[0].codelets = {{0, "c"}};
+    const Verification v =
+        verify(tuned, patterns::audit(tuned, {}, {0, 1}), {renumbered, fixed_run(1, 2e-3, "b")});
+    const OperationVerification& op = v.operations[0];
+    ASSERT_EQ(op.codelets.size(), 2u);
+    EXPECT_EQ(op.codelets[0].index, 1);
+    EXPECT_EQ(op.codelets[0].name, "b");
+    EXPECT_EQ(op.codelets[1].index, 2);
+    EXPECT_EQ(op.codelets[1].name, "c");
+    EXPECT_EQ(op.codelets[1].mean, 1e-3);
+    EXPECT_EQ(op.best, 2);
+    EXPECT_EQ(op.tuner_penalty_percent, 0.0);
+    // A name the tuned run does not have is still another codelet set.
+    VerificationInput unknown = fixed_run(0, 1e-3, "unknown");
+    unknown.measurements.operations[0].codelets = {{0, "zz"}};
+    EXPECT_THROW(verify(tuned, patterns::audit(tuned, {}, {0, 1}), {unknown}), VerificationError);
+}
+
 TEST(Verification, WithoutRunsOfAnOperationEverySearchedCodeletIsUnverified) {
     const CodeletMeasurements tuned = tuned_run({1e-3, 2e-3}, 0);
     const Verification v = verify(tuned, patterns::audit(tuned, {}, {0, 1}), {});
