@@ -32,11 +32,14 @@ std::string gui_program() {
 
 void render_usage(std::ostream& out) {
     out << "usage: topolens render REPORT --png FILE [--metric NAME] [--callpath PATH]\n"
-           "                       [--view topology|codelets] [--orientation front|top|iso]\n"
+           "                       [--view topology|codelets|series] [--orientation "
+           "front|top|iso]\n"
            "                       [--high-resolution] [--operation NAME] [--codelet NAME]\n"
-           "                       [--size WxH] [--topology NAME]\n\n"
+           "                       [--verify RUN...] [--size WxH] [--topology NAME]\n\n"
            "Draws the GUI's topology view or codelet view of REPORT (a .cubex report or a\n"
            "trace, which is analyzed first) into a PNG file, without opening a window.\n"
+           "--view series draws only the codelets' time per measurement; --verify RUN...\n"
+           "adds verification runs (each ran one fixed codelet) to the codelet view.\n"
            "VTK needs an X display to draw, also here: on a machine without one run it as\n"
            "`xvfb-run -a topolens render ...`.\n\n"
            "See `topolens-gui --help` for every option. The work is done by topolens-gui\n"

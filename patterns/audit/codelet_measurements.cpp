@@ -140,7 +140,8 @@ const char* timing_technique_words(TimingTechnique t) {
     case TimingTechnique::Unknown:
         break;
     }
-    return "unknown (no search-phase measurement)";
+    return "not known (no search-phase measurement, or a report written before topolens "
+           "recorded it)";
 }
 
 std::optional<TimingTechnique> parse_timing_technique(const std::string& key) {

@@ -43,7 +43,7 @@ struct ProductionTotal {
 enum class TimingTechnique { Unknown, BarrierBefore, NoBarrier, TimerObject };
 const char* timing_technique_key(TimingTechnique t);   // "barrier", "no-barrier", "timer-object",
                                                        // "unknown"
-const char* timing_technique_words(TimingTechnique t); // "a barrier before each measurement"
+const char* timing_technique_words(TimingTechnique t); // "a barrier before each measurement", ...
 std::optional<TimingTechnique> parse_timing_technique(const std::string& key);
 
 struct OperationMeasurements {
