@@ -117,9 +117,11 @@ struct Verification {
 };
 
 // Checks every run against the tuned run (`tuned`, audited as `audit`) and verifies each tuned
-// operation. Throws VerificationError for a run with an operation the tuned run does not tune
-// (another program), with a codelet whose index or name differs from the tuned run's, that
-// used several codelets or searched, or without any operation.
+// operation. A run's codelet is the tuned run's with the same index and name, else the one
+// with its name (ADCL numbers a fixed run's codelet 0); indices in the result are the tuned
+// run's. Throws VerificationError for a run with an operation the tuned run does not tune
+// (another program), with a codelet name the tuned run lacks or has twice, that used several
+// codelets or searched, or without any operation.
 Verification verify(const CodeletMeasurements& tuned, const Audit& audit,
                     const std::vector<VerificationInput>& runs);
 
