@@ -5,6 +5,7 @@
 #include "recorder.h"
 #include "recorder_state.h"
 #include "trace/tuned_encoding.h"
+#include "tuned_operations.h"
 
 #include <cstring>
 #include <string>
@@ -33,15 +34,9 @@ TunedOperation* tuned_operation(int handle) {
 }
 
 uint32_t codelet_region(TunedOperation& op, int index, const char* name) {
-    if (auto found = op.codelet_regions.find(index); found != op.codelet_regions.end())
-        return found->second;
-    RegionDefinition region;
-    region.name = name && *name ? name : "codelet " + std::to_string(index);
-    region.canonical_name = encoding::codelet_canonical_name(op.name, index, region.name);
-    region.description = "codelet " + std::to_string(index) + " of tuned operation " + op.name;
-    const uint32_t id = state().definitions.region(region);
-    op.codelet_regions[index] = id;
-    return id;
+    return define_codelet_region(
+        op, index, name && *name ? name : "codelet " + std::to_string(index),
+        "codelet " + std::to_string(index) + " of tuned operation " + op.name);
 }
 
 } // namespace
@@ -144,24 +139,7 @@ int topolens_cart_coords(int topology, const int coords[]) {
 
 int topolens_tuned_op_define(const char* name) {
     if (!can_record() || !name || !*name) return 0;
-    RecorderState& s = state();
-    for (size_t i = 0; i < s.tuned.size(); ++i)
-        if (s.tuned[i].name == name) return static_cast<int>(i + 1);
-    TunedOperation op;
-    op.name = name;
-    RegionDefinition region;
-    region.name = name;
-    region.canonical_name = encoding::tuned_op_canonical_name(name);
-    region.description = std::string("tuned operation ") + name;
-    op.region = s.definitions.region(region);
-    op.codelet_parameter =
-        s.definitions.parameter(encoding::codelet_parameter_name(name), OTF2_PARAMETER_TYPE_INT64);
-    op.phase_parameter =
-        s.definitions.parameter(encoding::phase_parameter_name(name), OTF2_PARAMETER_TYPE_STRING);
-    op.decision_parameter =
-        s.definitions.parameter(encoding::decision_parameter_name(name), OTF2_PARAMETER_TYPE_INT64);
-    s.tuned.push_back(std::move(op));
-    return static_cast<int>(s.tuned.size());
+    return define_tuned_operation(name, std::string("tuned operation ") + name);
 }
 
 int topolens_codelet_switch(int handle, int index, const char* name) {

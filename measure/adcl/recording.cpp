@@ -4,12 +4,11 @@
 
 #include "recorder.h"
 #include "recorder_state.h"
-#include "trace/tuned_encoding.h"
+#include "tuned_operations.h"
 
 #include <string>
 
 using namespace topolens::measure;
-namespace encoding = topolens::trace;
 
 namespace {
 
@@ -31,36 +30,13 @@ extern "C" {
 
 int topolens_adcl_operation(const char* name, const char* description) {
     if (!recording() || !name || !*name) return 0;
-    RecorderState& s = state();
-    for (size_t i = 0; i < s.tuned.size(); ++i)
-        if (s.tuned[i].name == name) return static_cast<int>(i + 1);
-    // As topolens_tuned_op_define, with the adapter's description of the operation.
-    TunedOperation op;
-    op.name = name;
-    RegionDefinition region;
-    region.name = name;
-    region.canonical_name = encoding::tuned_op_canonical_name(name);
-    region.description = description ? description : "";
-    op.region = s.definitions.region(region);
-    op.codelet_parameter =
-        s.definitions.parameter(encoding::codelet_parameter_name(name), OTF2_PARAMETER_TYPE_INT64);
-    op.phase_parameter =
-        s.definitions.parameter(encoding::phase_parameter_name(name), OTF2_PARAMETER_TYPE_STRING);
-    op.decision_parameter =
-        s.definitions.parameter(encoding::decision_parameter_name(name), OTF2_PARAMETER_TYPE_INT64);
-    s.tuned.push_back(std::move(op));
-    return static_cast<int>(s.tuned.size());
+    return define_tuned_operation(name, description ? description : "");
 }
 
 int topolens_adcl_codelet(int handle, int index, const char* name, const char* description) {
     TunedOperation* op = operation(handle);
     if (!op || index < 0 || !name || !*name) return -1;
-    if (op->codelet_regions.count(index)) return 0;
-    RegionDefinition region;
-    region.name = name;
-    region.canonical_name = encoding::codelet_canonical_name(op->name, index, name);
-    region.description = description ? description : "";
-    op->codelet_regions[index] = state().definitions.region(region);
+    define_codelet_region(*op, index, name, description ? description : "");
     return 0;
 }
 

@@ -60,18 +60,6 @@ test::CommandResult audit(const std::vector<std::string>& args) {
     return run_command(argv);
 }
 
-// Whether `part` occurs in `text` once line breaks and indentation are ignored (the audit
-// wraps its sentences).
-bool contains(const std::string& text, const std::string& part) {
-    std::string flat;
-    for (char ch : text) {
-        const char c = ch == '\n' ? ' ' : ch;
-        if (c == ' ' && !flat.empty() && flat.back() == ' ') continue;
-        flat += c;
-    }
-    return flat.find(part) != std::string::npos;
-}
-
 } // namespace
 
 TEST(AuditCommand, ConfirmsAGoodDecisionOnTheTraceAndOnItsReport) {
@@ -79,8 +67,8 @@ TEST(AuditCommand, ConfirmsAGoodDecisionOnTheTraceAndOnItsReport) {
     const std::string trace = write_run(scratch / "t", {});
     const auto text = audit({trace});
     ASSERT_EQ(text.exit_code, 0) << text.err;
-    EXPECT_TRUE(contains(text.out, "halo: CONFIRMED")) << text.out;
-    EXPECT_TRUE(contains(text.out, "tuner's choice 0 fast")) << text.out;
+    EXPECT_TRUE(test::contains_words(text.out, "halo: CONFIRMED")) << text.out;
+    EXPECT_TRUE(test::contains_words(text.out, "tuner's choice 0 fast")) << text.out;
 
     const auto analyzed = run_command(
         {TOPOLENS_BIN, "analyze", trace, "-o", (scratch / "r.cubex").string(), "--quiet"});
@@ -89,7 +77,8 @@ TEST(AuditCommand, ConfirmsAGoodDecisionOnTheTraceAndOnItsReport) {
     const auto from_report = audit({(scratch / "r.cubex").string(), "--format", "json"});
     ASSERT_EQ(from_report.exit_code, 0) << from_report.err;
     EXPECT_EQ(from_trace.out, from_report.out);
-    EXPECT_TRUE(contains(from_report.out, "\"verdict\": \"confirmed\"")) << from_report.out;
+    EXPECT_TRUE(test::contains_words(from_report.out, "\"verdict\": \"confirmed\""))
+        << from_report.out;
 }
 
 TEST(AuditCommand, OtherParametersRecomputeTheAuditFromTheReport) {
@@ -105,8 +94,8 @@ TEST(AuditCommand, OtherParametersRecomputeTheAuditFromTheReport) {
     const auto b3 = audit({report, "--format", "json"});
     const auto b2 = audit({report, "--format", "json", "--b", "2"});
     ASSERT_EQ(b2.exit_code, 0) << b2.err;
-    EXPECT_TRUE(contains(b3.out, "\"b\": 3")) << b3.out;
-    EXPECT_TRUE(contains(b2.out, "\"b\": 2")) << b2.out;
+    EXPECT_TRUE(test::contains_words(b3.out, "\"b\": 3")) << b3.out;
+    EXPECT_TRUE(test::contains_words(b2.out, "\"b\": 2")) << b2.out;
     // heuristic outliers of codelet 0: none with b = 3, the 25-tick run with b = 2.
     const auto heuristic_count = [](const std::string& json) {
         const std::size_t h = json.find("\"heuristic\": {");
@@ -123,9 +112,9 @@ TEST(AuditCommand, NoDecisionIsUndecided) {
     run.decide = false;
     const auto r = audit({write_run(scratch / "t", run)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "halo: UNDECIDED")) << r.out;
-    EXPECT_TRUE(contains(r.out, "No process recorded a decision")) << r.out;
-    EXPECT_TRUE(contains(r.out, "the fastest codelet is 0 (fast)")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "halo: UNDECIDED")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "No process recorded a decision")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "the fastest codelet is 0 (fast)")) << r.out;
 }
 
 TEST(AuditCommand, CodeletSetsThatDifferBetweenRanksAreNamed) {
@@ -134,10 +123,10 @@ TEST(AuditCommand, CodeletSetsThatDifferBetweenRanksAreNamed) {
     run.rank1_skips_codelet1 = true;
     const auto r = audit({write_run(scratch / "t", run)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "different codelet sets")) << r.out;
-    EXPECT_TRUE(contains(r.out, "rank(s) 1 measured {0}")) << r.out;
-    EXPECT_TRUE(contains(r.out, "rank(s) 0 measured {0 1}")) << r.out;
-    EXPECT_TRUE(contains(r.out, "halo: QUESTIONABLE")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "different codelet sets")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "rank(s) 1 measured {0}")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "rank(s) 0 measured {0 1}")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "halo: QUESTIONABLE")) << r.out;
 }
 
 TEST(AuditCommand, ASingleMeasurementIsNamedAndNotConfirmed) {
@@ -146,8 +135,8 @@ TEST(AuditCommand, ASingleMeasurementIsNamedAndNotConfirmed) {
     run.measurements = 1;
     const auto r = audit({write_run(scratch / "t", run)});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "single measurement per process")) << r.out;
-    EXPECT_TRUE(contains(r.out, "halo: QUESTIONABLE")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "single measurement per process")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "halo: QUESTIONABLE")) << r.out;
 }
 
 TEST(AuditCommand, ATraceWithoutTunedOperationsIsAnError) {
@@ -158,7 +147,7 @@ TEST(AuditCommand, ATraceWithoutTunedOperationsIsAnError) {
     const std::string trace = b.write((scratch / "t").string());
     const auto r = audit({trace});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_TRUE(contains(r.err, "holds no tuned operations")) << r.err;
+    EXPECT_TRUE(test::contains_words(r.err, "holds no tuned operations")) << r.err;
 }
 
 TEST(AuditCommand, ADamagedReportIsNamed) {
@@ -166,10 +155,10 @@ TEST(AuditCommand, ADamagedReportIsNamed) {
     test::write_file(scratch / "bad.cubex", "this is not a tar archive at all");
     const auto r = audit({(scratch / "bad.cubex").string()});
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_TRUE(contains(r.err, "bad.cubex")) << r.err;
+    EXPECT_TRUE(test::contains_words(r.err, "bad.cubex")) << r.err;
     const auto missing = audit({(scratch / "missing.cubex").string()});
     EXPECT_EQ(missing.exit_code, 1);
-    EXPECT_TRUE(contains(missing.err, "missing.cubex")) << missing.err;
+    EXPECT_TRUE(test::contains_words(missing.err, "missing.cubex")) << missing.err;
 }
 
 TEST(AuditCommand, BadOptionsAreUsageErrors) {
@@ -185,7 +174,7 @@ TEST(AuditCommand, BadOptionsAreUsageErrors) {
                                                  {trace, "--b"}}) {
         const auto r = audit(args);
         EXPECT_EQ(r.exit_code, 2) << r.err;
-        EXPECT_TRUE(contains(r.err, "topolens: error: audit:")) << r.err;
+        EXPECT_TRUE(test::contains_words(r.err, "topolens: error: audit:")) << r.err;
     }
 }
 
@@ -196,8 +185,9 @@ TEST(AuditCommand, ATunedRunIsNoVerificationRun) {
     const std::string trace = write_run(scratch / "t", {});
     const auto r = audit({trace, trace});
     EXPECT_EQ(r.exit_code, 1) << r.err;
-    EXPECT_TRUE(contains(r.err, "topolens: error: audit: verification run " + trace)) << r.err;
-    EXPECT_TRUE(contains(r.err, "is a tuned search")) << r.err;
+    EXPECT_TRUE(test::contains_words(r.err, "topolens: error: audit: verification run " + trace))
+        << r.err;
+    EXPECT_TRUE(test::contains_words(r.err, "is a tuned search")) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
 }
@@ -209,9 +199,10 @@ TEST(AuditCommand, SummaryShowsTheVerdictNotTheDocuments) {
     ASSERT_EQ(run_command({TOPOLENS_BIN, "analyze", trace, "-o", report, "--quiet"}).exit_code, 0);
     const auto r = run_command({TOPOLENS_BIN, "summary", report});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "autotuning (codelet audit; details: topolens audit")) << r.out;
-    EXPECT_TRUE(contains(r.out, "halo: confirmed. The tuner chose 0 (fast)")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "autotuning (codelet audit; details: topolens audit"))
+        << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "halo: confirmed. The tuner chose 0 (fast)")) << r.out;
     // The stored measurements and audit are summarized by their size, not printed.
-    EXPECT_TRUE(contains(r.out, "lines; read by topolens audit and the GUI)")) << r.out;
-    EXPECT_FALSE(contains(r.out, "topolens-codelet-measurements")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "lines; read by topolens audit and the GUI)")) << r.out;
+    EXPECT_FALSE(test::contains_words(r.out, "topolens-codelet-measurements")) << r.out;
 }

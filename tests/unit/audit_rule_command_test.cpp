@@ -55,17 +55,6 @@ test::CommandResult audit(const std::string& trace, const std::vector<std::strin
     return run_command(argv);
 }
 
-// Whether `part` occurs in `text` once line breaks and indentation are ignored.
-bool contains(const std::string& text, const std::string& part) {
-    std::string flat;
-    for (char ch : text) {
-        const char c = ch == '\n' ? ' ' : ch;
-        if (c == ' ' && !flat.empty() && flat.back() == ' ') continue;
-        flat += c;
-    }
-    return flat.find(part) != std::string::npos;
-}
-
 class AuditRuleCommand : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
@@ -87,18 +76,22 @@ std::string AuditRuleCommand::trace_;
 TEST_F(AuditRuleCommand, AdclRuleDisagreesWithTheRecordedDecision) {
     const auto r = audit(trace_, {"--rule", "adcl"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "ADCL_OUTLIER_FACTOR = 3, ADCL_OUTLIER_FRACTION = 20")) << r.out;
-    EXPECT_TRUE(contains(r.out, "timing: no barrier before the measurements")) << r.out;
-    EXPECT_TRUE(contains(r.out, "halo: ADCL's rule picks 1 slow (unfiltered avg); the tuner "
-                                "chose 0 fast"))
+    EXPECT_TRUE(test::contains_words(r.out, "ADCL_OUTLIER_FACTOR = 3, ADCL_OUTLIER_FRACTION = 20"))
         << r.out;
-    EXPECT_TRUE(contains(r.out, "its 20% outliers are not below 20%, so the smallest non-zero "
-                                "unfiltered avg wins: 1 slow (unfiltered)."))
+    EXPECT_TRUE(test::contains_words(r.out, "timing: no barrier before the measurements")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out,
+                                     "halo: ADCL's rule picks 1 slow (unfiltered avg); the tuner "
+                                     "chose 0 fast"))
+        << r.out;
+    EXPECT_TRUE(test::contains_words(r.out,
+                                     "its 20% outliers are not below 20%, so the smallest non-zero "
+                                     "unfiltered avg wins: 1 slow (unfiltered)."))
         << r.out;
     // The default view names ADCL's rule among the facts.
     const auto d = audit(trace_, {});
     ASSERT_EQ(d.exit_code, 0) << d.err;
-    EXPECT_TRUE(contains(d.out, "ADCL's rule 1 slow (unfiltered avg); the tuner chose 0 fast"))
+    EXPECT_TRUE(
+        test::contains_words(d.out, "ADCL's rule 1 slow (unfiltered avg); the tuner chose 0 fast"))
         << d.out;
 }
 
@@ -108,29 +101,32 @@ TEST_F(AuditRuleCommand, OutlierFractionAndAggregateAndMeasurementsChangeTheRepl
     // 20 < 21.
     auto r = audit(trace_, {"--rule", "adcl", "--outlier-fraction", "21"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, same)) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, same)) << r.out;
     // The fastest process (rank 1) has no outliers.
     r = audit(trace_, {"--rule", "adcl", "--aggregate", "min"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "min over processes")) << r.out;
-    EXPECT_TRUE(contains(r.out, same)) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "min over processes")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, same)) << r.out;
     // The default view says whose estimates it shows.
     r = audit(trace_, {"--aggregate", "min"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "estimates of the fastest process (min)")) << r.out;
-    EXPECT_TRUE(contains(r.out, "the fastest process's estimate of one execution")) << r.out;
-    EXPECT_TRUE(contains(r.out, "ADCL's rule 0 fast (filtered avg); the tuner chose the same"))
+    EXPECT_TRUE(test::contains_words(r.out, "estimates of the fastest process (min)")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "the fastest process's estimate of one execution"))
+        << r.out;
+    EXPECT_TRUE(
+        test::contains_words(r.out, "ADCL's rule 0 fast (filtered avg); the tuner chose the same"))
         << r.out;
     // The first 3 measurements hold no outlier.
     r = audit(trace_, {"--rule", "adcl", "--measurements", "3"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "the first 3 measurement(s) per process")) << r.out;
-    EXPECT_TRUE(contains(r.out, same)) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, "the first 3 measurement(s) per process")) << r.out;
+    EXPECT_TRUE(test::contains_words(r.out, same)) << r.out;
     // Outlier factor 5: 40 < 50, no outliers; the filtered avg of 0 is then 16 > 14.
     r = audit(trace_, {"--rule", "adcl", "--outlier-factor", "5"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "halo: ADCL's rule picks 1 slow (filtered avg); the tuner chose "
-                                "0 fast"))
+    EXPECT_TRUE(test::contains_words(
+        r.out, "halo: ADCL's rule picks 1 slow (filtered avg); the tuner chose "
+               "0 fast"))
         << r.out;
 }
 
@@ -167,13 +163,15 @@ TEST_F(AuditRuleCommand, SweepShowsWhereEachWinnerSettles) {
         EXPECT_TRUE(o["stable_from"].has(key)) << key;
     const auto text = audit(trace_, {"--sweep"});
     ASSERT_EQ(text.exit_code, 0) << text.err;
-    EXPECT_TRUE(contains(text.out, "halo: the winner from the first N measurements of each codelet "
-                                   "per process (N = 1-10 of 10 available; tuner's choice 0)"))
+    EXPECT_TRUE(test::contains_words(
+        text.out, "halo: the winner from the first N measurements of each codelet "
+                  "per process (N = 1-10 of 10 available; tuner's choice 0)"))
         << text.out;
-    EXPECT_TRUE(contains(text.out, "N ADCL raw mean heuristic IQR cluster Student-t consensus"))
+    EXPECT_TRUE(
+        test::contains_words(text.out, "N ADCL raw mean heuristic IQR cluster Student-t consensus"))
         << text.out;
-    EXPECT_TRUE(contains(text.out, " 4 1 u ")) << text.out;
-    EXPECT_TRUE(contains(text.out, "stable from N 8 ")) << text.out;
+    EXPECT_TRUE(test::contains_words(text.out, " 4 1 u ")) << text.out;
+    EXPECT_TRUE(test::contains_words(text.out, "stable from N 8 ")) << text.out;
 }
 
 TEST_F(AuditRuleCommand, JsonHoldsTheNewKeys) {

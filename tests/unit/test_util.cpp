@@ -51,6 +51,16 @@ CommandResult run_command(const std::vector<std::string>& argv,
     return r;
 }
 
+bool contains_words(const std::string& text, const std::string& part) {
+    std::string flat;
+    for (char ch : text) {
+        const char c = ch == '\n' ? ' ' : ch;
+        if (c == ' ' && !flat.empty() && flat.back() == ' ') continue;
+        flat += c;
+    }
+    return flat.find(part) != std::string::npos;
+}
+
 std::string read_file(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream s;

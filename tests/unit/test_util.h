@@ -35,4 +35,8 @@ CommandResult run_command(const std::vector<std::string>& argv,
 std::string read_file(const std::filesystem::path& path);
 void write_file(const std::filesystem::path& path, const std::string& content);
 
+// Whether `part` occurs in `text` once line breaks and runs of blanks are ignored (the
+// commands wrap their sentences and indent their continuation lines).
+bool contains_words(const std::string& text, const std::string& part);
+
 } // namespace topolens::test
