@@ -102,6 +102,8 @@ AuditOptions parse(const std::vector<std::string>& args) {
         })
         .parse(args);
     if (o.input.empty()) throw UsageError{"a trace or a report is needed"};
+    if (o.sweep && !o.verification_runs.empty())
+        throw UsageError{"verification runs go with the audit, not with --sweep", false};
     if (o.format != "text" && o.format != "json")
         throw UsageError{"--format must be text or json, not '" + o.format + "'"};
     if (o.rule != "audit" && o.rule != "adcl")
@@ -504,7 +506,8 @@ int audit_main(const std::vector<std::string>& args) {
                       << " (ADCL_OUTLIER_FACTOR = " << o.parameters.adcl.outlier_factor
                       << ", ADCL_OUTLIER_FRACTION = " << o.parameters.adcl.outlier_fraction
                       << parameters_text(o.parameters) << ")\n";
-            for (const pt::OperationAudit& op : audit.operations) {
+            for (std::size_t i = 0; i < audit.operations.size(); ++i) {
+                const pt::OperationAudit& op = audit.operations[i];
                 std::cout << "\n";
                 print_adcl_operation(std::cout, op, o.parameters);
                 if (!op.diagnostics.empty()) {
@@ -512,6 +515,7 @@ int audit_main(const std::vector<std::string>& args) {
                     for (const std::string& d : op.diagnostics)
                         std::cout << wrap("- " + d, 92, 4, 6, " ");
                 }
+                if (verification) print_verification(std::cout, verification->operations[i]);
             }
             return kExitOk;
         }

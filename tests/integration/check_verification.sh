@@ -83,6 +83,15 @@ grep -q "best verified codelet: 3 pair_isend_irecv_ddt" "$work/audit.txt" ||
     tl_fail "the text names another best verified codelet"
 "$TL_TOPOLENS" audit "$work/tuned.cubex" "${verify[@]}" --format json >"$work/audit.json" ||
     tl_fail "audit --format json with verification runs failed"
+# The view of ADCL's rule prints the verification too; --sweep refuses verification runs.
+"$TL_TOPOLENS" audit "$work/tuned.cubex" "${verify[@]}" --rule adcl >"$work/adcl.txt" ||
+    tl_fail "audit --rule adcl with verification runs failed"
+grep -q "best verified codelet: 3 pair_isend_irecv_ddt" "$work/adcl.txt" ||
+    tl_fail "--rule adcl prints no verification"
+rc=0
+"$TL_TOPOLENS" audit "$work/tuned.cubex" "${verify[0]}" --sweep >/dev/null 2>"$work/sweep.err" || rc=$?
+[ "$rc" = 2 ] && grep -q "verification runs go with the audit, not with --sweep" "$work/sweep.err" ||
+    tl_fail "--sweep with a verification run: exit $rc, $(cat "$work/sweep.err")"
 echo "== verification_check (sample's winner: $winner)"
 "$TL_VERIFICATION_CHECK" "$work/audit.json" halo3d --runs 5 --best 3 --tuner "$winner" \
     --unverified 1,2,5,6,7,8,9,10 --ordered 3,4,0 --worst-has 0 "${expectations[@]}" \
