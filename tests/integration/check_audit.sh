@@ -8,33 +8,12 @@
 # usage: check_audit.sh NAME NP [audit_check expectations ...] -- [SAMPLE OPTIONS ...]
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-[ "$#" -ge 3 ] || tl_fail "usage: check_audit.sh NAME NP [EXPECTATIONS ...] -- [OPTIONS ...]"
-name="$1" np="$2"
-shift 2
-expectations=()
-while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
-    expectations+=("$1")
-    shift
-done
-[ "$#" -gt 0 ] || tl_fail "missing -- before the sample's options"
-shift
+tl_expectations_then_options check_audit.sh "$@"
+set -- "${options[@]}"
 work="$(tl_workdir "$name")"
 [ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set (topolens not built)"
 [ -n "${TL_AUDIT_CHECK:-}" ] || tl_fail "TL_AUDIT_CHECK is not set"
-# Synthetic costs far above the scheduling noise of 8 ranks on 2 shared cores: with two
-# busy processes beside them (and other MPI jobs on the machine, load average 10-30) an
-# execution's MPI exchange took 10-30 ms typically and 100-300 ms in bursts, beyond its
-# synthetic cost. Codelet 3 (40 ms) stays best by 60 ms per execution, codelet 4 (100 ms)
-# second by 30 ms, and the heuristic's 3x-the-fastest threshold (~110 ms at codelet 3) lies
-# ~65 ms above its typical execution. Measured figures: samples/autotune_halo/README.md.
-costs=130000,130000,130000,40000,100000,130000,130000,130000,130000,130000,130000
-# Blocks of 12^3: a face (1152 bytes) goes eagerly through Open MPI's shared memory (limit
-# 4 KB) and needs no rendezvous with a receiver that waits for a core; the default 24^3
-# (4.6 KB faces) made codelet 3's exchange under load twice as slow and twice as noisy.
-block=12
-# Real codelets vary from one execution to the next; a synthetic sleep hardly does, and then
-# IQR's fences sit within 0.1 ms of the typical time and flag every scheduling hiccup.
-jitter=0.1
+costs="$TL_AUDIT_COSTS" block="$TL_AUDIT_BLOCK" jitter="$TL_AUDIT_JITTER" # common.sh
 
 echo "== autotune_halo on $np ranks: --block $block --codelet-costs $costs --cost-jitter $jitter $*"
 rc=0

@@ -15,24 +15,13 @@
 # (EXPECTATIONS: more verification_check options, e.g. --no-false-orderings, --tuner 4)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-[ "$#" -ge 3 ] || tl_fail "usage: check_verification.sh NAME NP [EXPECTATIONS ...] -- [OPTIONS ...]"
-name="$1" np="$2"
-shift 2
-expectations=()
-while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
-    expectations+=("$1")
-    shift
-done
-[ "$#" -gt 0 ] || tl_fail "missing -- before the tuned run's options"
-shift
+tl_expectations_then_options check_verification.sh "$@"
+set -- "${options[@]}"
 work="$(tl_workdir "$name")"
 [ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set (topolens not built)"
 [ -n "${TL_VERIFICATION_CHECK:-}" ] || tl_fail "TL_VERIFICATION_CHECK is not set"
-# As check_audit.sh: costs far above the scheduling noise of 8 ranks on 2 shared cores
-# (10-30 ms of exchange per execution, bursts of 100-300 ms under other jobs), 12^3 blocks
-# whose faces go eagerly, 10% jitter.
-costs=130000,130000,130000,40000,100000,130000,130000,130000,130000,130000,130000
-common=(--block 12 --codelet-costs "$costs" --cost-jitter 0.1)
+# The audit scenario of common.sh: codelet 3 best, 4 second, the others slowest.
+common=(--block "$TL_AUDIT_BLOCK" --codelet-costs "$TL_AUDIT_COSTS" --cost-jitter "$TL_AUDIT_JITTER")
 
 # run_sample DIR [OPTIONS ...]: traces one run into DIR/trace, its output in DIR/stdout.
 run_sample() {

@@ -77,3 +77,37 @@ TL_AWK_CSV='
             return n
         }
 '
+
+# The codelet audit's scenario of samples/autotune_halo, shared by check_audit.sh and
+# check_verification.sh. Synthetic costs far above the scheduling noise of 8 ranks on 2 shared
+# cores: with two busy processes beside them (and other MPI jobs on the machine, load average
+# 10-30) an execution's MPI exchange took 10-30 ms typically and 100-300 ms in bursts, beyond
+# its synthetic cost. Codelet 3 (40 ms) stays best by 60 ms per execution, codelet 4 (100 ms)
+# second by 30 ms, and the heuristic's 3x-the-fastest threshold (~110 ms at codelet 3) lies
+# ~65 ms above its typical execution. Measured figures: samples/autotune_halo/README.md.
+TL_AUDIT_COSTS=130000,130000,130000,40000,100000,130000,130000,130000,130000,130000,130000
+# Blocks of 12^3: a face (1152 bytes) goes eagerly through Open MPI's shared memory (limit
+# 4 KB) and needs no rendezvous with a receiver that waits for a core; the default 24^3
+# (4.6 KB faces) made codelet 3's exchange under load twice as slow and twice as noisy.
+TL_AUDIT_BLOCK=12
+# Real codelets vary from one execution to the next; a synthetic sleep hardly does, and then
+# IQR's fences sit within 0.1 ms of the typical time and flag every scheduling hiccup.
+TL_AUDIT_JITTER=0.1
+
+# tl_expectations_then_options SCRIPT NAME NP [EXPECTATIONS ...] -- [OPTIONS ...]: sets name,
+# np, the array expectations and the array options (what follows --).
+tl_expectations_then_options() {
+    local script="$1"
+    shift
+    [ "$#" -ge 3 ] || tl_fail "usage: $script NAME NP [EXPECTATIONS ...] -- [OPTIONS ...]"
+    name="$1" np="$2"
+    shift 2
+    expectations=()
+    while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
+        expectations+=("$1")
+        shift
+    done
+    [ "$#" -gt 0 ] || tl_fail "missing -- before the sample's options"
+    shift
+    options=("$@")
+}
