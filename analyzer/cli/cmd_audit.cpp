@@ -497,8 +497,8 @@ int audit_main(const std::vector<std::string>& args) {
         if (!o.verification_runs.empty())
             verification = verify_against(measurements, audit, o.verification_runs);
         if (o.format == "json") {
-            const std::string json = pt::to_json(audit, ranks);
-            std::cout << (verification ? pt::with_verification(json, *verification) : json);
+            std::cout << (verification ? pt::with_verification(audit, ranks, *verification)
+                                       : pt::to_json(audit, ranks));
             return kExitOk;
         }
         if (o.rule == "adcl") {

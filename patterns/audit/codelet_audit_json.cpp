@@ -96,7 +96,8 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
     w.end_object();
 }
 
-void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint32_t>& ranks) {
+void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint32_t>& ranks,
+               const std::function<void()>& more) {
     w.begin_object();
     w.key("name").value(op.name);
     w.key("timing_technique").value(timing_technique_key(op.timing));
@@ -140,6 +141,7 @@ void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint
     w.key("codelets").begin_array();
     for (const CodeletAudit& c : op.codelets) codelet(w, c, ranks);
     w.end_array();
+    if (more) more();
     w.end_object();
 }
 
@@ -158,6 +160,11 @@ void parameters_tail(json::Writer& w, const AuditParameters& p) {
 } // namespace
 
 std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks) {
+    return to_json(audit, ranks, OperationMembers{});
+}
+
+std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks,
+                    const OperationMembers& more) {
     json::Writer w;
     w.begin_object();
     w.key("format").value("topolens-audit");
@@ -170,7 +177,10 @@ std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks) {
     w.end_object();
     w.key("run_seconds").value(audit.run_seconds);
     w.key("operations").begin_array();
-    for (const OperationAudit& op : audit.operations) operation(w, op, ranks);
+    for (std::size_t k = 0; k < audit.operations.size(); ++k)
+        operation(w, audit.operations[k], ranks, [&] {
+            if (more) more(w, k);
+        });
     w.end_array();
     w.end_object();
     return w.text() + "\n";

@@ -1,6 +1,7 @@
 #include "patterns/audit/verification_json.h"
 
 #include "analyzer/report/json.h"
+#include "patterns/audit/codelet_audit_json.h"
 
 #include <stdexcept>
 
@@ -53,76 +54,7 @@ void codelet(json::Writer& w, const VerifiedCodelet& c) {
     w.end_object();
 }
 
-// Where each operation object of the audit document ends (the index of its closing brace),
-// and its name: a scan that knows strings and nesting, nothing else of JSON.
-struct OperationEnds {
-    std::vector<std::size_t> ends;
-    std::vector<std::string> names;
-};
-
-OperationEnds operation_ends(const std::string& text) {
-    OperationEnds out;
-    std::vector<char> open; // '{' or '['
-    std::string string, last_string, key;
-    bool in_string = false, escaped = false, after_colon = false, in_operations = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char ch = text[i];
-        if (in_string) {
-            if (escaped)
-                escaped = false, string += ch;
-            else if (ch == '\\')
-                escaped = true, string += ch;
-            else if (ch == '"') {
-                in_string = false;
-                last_string = string;
-                if (after_colon && in_operations && open.size() == 3 && key == "name")
-                    out.names.push_back(string);
-                after_colon = false;
-            } else
-                string += ch;
-            continue;
-        }
-        switch (ch) {
-        case '"':
-            in_string = true;
-            string.clear();
-            break;
-        case ':':
-            key = last_string;
-            after_colon = true;
-            break;
-        case '[':
-            if (open.size() == 1 && after_colon && key == "operations") in_operations = true;
-            open.push_back(ch);
-            after_colon = false;
-            break;
-        case '{':
-            open.push_back(ch);
-            after_colon = false;
-            break;
-        case '}':
-        case ']':
-            if (in_operations && ch == '}' && open.size() == 3) out.ends.push_back(i);
-            if (in_operations && ch == ']' && open.size() == 2) in_operations = false;
-            if (!open.empty()) open.pop_back();
-            after_colon = false;
-            break;
-        case ' ':
-        case '\n':
-        case '\t':
-        case '\r':
-            break;
-        default:
-            after_colon = false; // a number, true, false or null
-        }
-    }
-    return out;
-}
-
-} // namespace
-
-std::string to_json(const OperationVerification& v) {
-    json::Writer w;
+void verification(json::Writer& w, const OperationVerification& v) {
     w.begin_object();
     w.key("runs").begin_array();
     for (const std::string& path : v.runs) w.value(path);
@@ -151,39 +83,30 @@ std::string to_json(const OperationVerification& v) {
     w.end_array();
     indices(w, "unverified", v.unverified);
     w.end_object();
+}
+
+} // namespace
+
+std::string to_json(const OperationVerification& v) {
+    json::Writer w;
+    verification(w, v);
     return w.text();
 }
 
-std::string with_verification(const std::string& audit_json, const Verification& v) {
-    const OperationEnds found = operation_ends(audit_json);
-    if (found.ends.size() != v.operations.size() || found.names.size() != v.operations.size())
+std::string with_verification(const Audit& audit, const std::vector<uint32_t>& ranks,
+                              const Verification& v) {
+    if (audit.operations.size() != v.operations.size())
         throw std::invalid_argument(
-            "with_verification: the audit has " + std::to_string(found.ends.size()) +
+            "with_verification: the audit has " + std::to_string(audit.operations.size()) +
             " operation(s), the verification " + std::to_string(v.operations.size()));
-    for (std::size_t k = 0; k < found.names.size(); ++k) {
-        const std::string quoted = json::string(v.operations[k].name); // as the scan saw it
-        if (found.names[k] != quoted.substr(1, quoted.size() - 2))
+    for (std::size_t k = 0; k < v.operations.size(); ++k)
+        if (audit.operations[k].name != v.operations[k].name)
             throw std::invalid_argument("with_verification: operation " + std::to_string(k) +
                                         " of the audit is not " + v.operations[k].name);
-    }
-    std::string out = audit_json;
-    for (std::size_t k = found.ends.size(); k-- > 0;) {
-        const std::size_t brace = found.ends[k];
-        std::size_t last = brace; // just after the operation's last member
-        while (last > 0 && (out[last - 1] == ' ' || out[last - 1] == '\n')) --last;
-        const std::size_t line = out.rfind('\n', brace);
-        const std::size_t indent = line == std::string::npos ? 0 : brace - line - 1;
-        const std::string member_indent(indent + 2, ' ');
-        std::string object;
-        for (char ch : to_json(v.operations[k])) {
-            object += ch;
-            if (ch == '\n') object += member_indent;
-        }
-        const bool empty = out[last - 1] == '{';
-        out.insert(last, std::string(empty ? "" : ",") + "\n" + member_indent +
-                             "\"verification\": " + object);
-    }
-    return out;
+    return to_json(audit, ranks, [&](json::Writer& w, std::size_t k) {
+        w.key("verification");
+        verification(w, v.operations[k]);
+    });
 }
 
 } // namespace topolens::patterns

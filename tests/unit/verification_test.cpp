@@ -377,8 +377,7 @@ TEST(VerificationJson, EachOperationGetsItsVerificationObject) {
     const CodeletMeasurements tuned = tuned_run({5e-3, 4e-3, 1e-3, 2e-3, 3e-3, 6e-3, 7e-3}, 2);
     const Audit audit = patterns::audit(tuned, {}, {0, 1});
     const Verification v = verify(tuned, audit, runs_of(kBoundaries));
-    const std::string plain = to_json(audit, {0, 1});
-    const std::string text = with_verification(plain, v);
+    const std::string text = with_verification(audit, {0, 1}, v);
     const JsonValue doc = parse_json(text);
     const JsonValue& op = doc["operations"][0];
     // The audit's own members are unchanged, the verification comes last.
@@ -420,7 +419,7 @@ TEST(VerificationJson, EachOperationGetsItsVerificationObject) {
     EXPECT_NEAR(e["max_avg_percent"].num(), (3.75 - 1.3) / 1.3 * 100, 1e-9);
     // Without any: null where nothing is known.
     const Verification none = verify(tuned, audit, {});
-    const JsonValue bare = parse_json(with_verification(plain, none));
+    const JsonValue bare = parse_json(with_verification(audit, {0, 1}, none));
     const JsonValue& n = bare["operations"][0]["verification"];
     EXPECT_EQ(n["runs"].size(), 0u);
     EXPECT_TRUE(n["best"].is_null());
@@ -434,7 +433,7 @@ TEST(VerificationJson, OperationsThatDoNotMatchAreRefused) {
     const Audit audit = patterns::audit(tuned, {}, {0, 1});
     Verification v = verify(tuned, audit, {});
     v.operations[0].name = "other";
-    EXPECT_THROW(with_verification(to_json(audit, {0, 1}), v), std::invalid_argument);
+    EXPECT_THROW(with_verification(audit, {0, 1}, v), std::invalid_argument);
     v.operations.clear();
-    EXPECT_THROW(with_verification(to_json(audit, {0, 1}), v), std::invalid_argument);
+    EXPECT_THROW(with_verification(audit, {0, 1}, v), std::invalid_argument);
 }
