@@ -27,18 +27,30 @@ class Archive {
     OTF2_EvtWriter* events() const { return events_; }
     uint64_t flushes() const;
 
-    // Closes this process's event writer and returns the number of events it wrote.
-    uint64_t close_events();
+    // After a failed write of the event writer. OTF2 3.0 must never touch that writer
+    // again: its file layer frees its 4 MiB write-behind buffer when a write fails but keeps
+    // the pointer, so the next flush or the close writes into freed memory (the SIGSEGV in
+    // OTF2_File_Write of a full disk) or frees it twice. The writer is left as it is and the
+    // archive is never closed on this process (OTF2_Archive_Close would close the writer).
+    void abandon_events();
+    bool events_abandoned() const { return abandoned_; }
+
+    // The calls below return the first OTF2 error of the step (OTF2_SUCCESS if everything
+    // was written), from the return codes and from the errors OTF2 only reports.
+
+    // Closes this process's event writer; `count` = the number of events it wrote.
+    OTF2_ErrorCode close_events(uint64_t& count);
     // Rank 0: the writer for global definitions (valid until close()).
     OTF2_GlobalDefWriter* global_definitions();
-    void write_local_definitions(int rank, const IdMappings& mappings,
-                                 const std::vector<ClockSample>& clock);
-    // Collective.
-    void close();
+    OTF2_ErrorCode write_local_definitions(int rank, const IdMappings& mappings,
+                                           const std::vector<ClockSample>& clock);
+    // Writes the anchor (rank 0) and closes the files. Not after abandon_events().
+    OTF2_ErrorCode close();
 
   private:
     OTF2_Archive* archive_ = nullptr;
     OTF2_EvtWriter* events_ = nullptr;
+    bool abandoned_ = false;
 };
 
 } // namespace topolens::measure
