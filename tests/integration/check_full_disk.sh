@@ -14,6 +14,8 @@
 #   --stdout REGEX       a line the program's stdout must hold
 #   --run-failures N     ranks whose writing must fail while the program runs
 #   --finalize-failures N  ranks whose writing must fail in MPI_Finalize
+#   --fill BYTES         a file of BYTES on the tmpfs before the run; "@FILLER@" in the
+#                        program's arguments stands for its path
 #   --missing TEXT       the incomplete trace's summary must name TEXT (repeatable)
 #   --not-missing TEXT   ... and must not name TEXT (repeatable)
 # Needs root and mount(2): otherwise it skips (exit 77, ctest's SKIP_RETURN_CODE).
@@ -22,12 +24,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set (topolens not built)"
 name="$1" np="$2"
 shift 2
-size=200k stdout_regex="" run_failures="" finalize_failures=""
+size=200k fill="" stdout_regex="" run_failures="" finalize_failures=""
 env=() missing=() not_missing=()
 while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
     --size) size="$2" && shift 2 ;;
     --env) env+=(-x "$2") && shift 2 ;;
+    --fill) fill="$2" && shift 2 ;;
     --stdout) stdout_regex="$2" && shift 2 ;;
     --run-failures) run_failures="$2" && shift 2 ;;
     --finalize-failures) finalize_failures="$2" && shift 2 ;;
@@ -66,6 +69,10 @@ if ! mount -t tmpfs -o "size=$size" tmpfs "$disk" 2>"$work/mount.err"; then
     exit 77
 fi
 mounted=1
+args=()
+for a in "$@"; do args+=("${a//@FILLER@/$disk/filler}"); done
+set -- ${args[@]+"${args[@]}"}
+if [ -n "$fill" ]; then head -c "$fill" /dev/zero >"$disk/filler"; fi
 
 echo "== topolens run -np $np ${env[*]} -- $program $* on a $size tmpfs"
 status=0

@@ -2,7 +2,8 @@
  * trace per pair and rank, so a trace fills a small disk quickly. Checks every value it
  * receives; rank 0 prints one line at the end. Exits non-zero on a wrong value.
  * PROBES extra MPI_Iprobe calls per pair on rank 1 give rank 1 a larger trace than rank 0.
- *   sendrecv_pairs PAIRS [PROBES] */
+ * FREE: a file rank 0 deletes after the pairs (space freed on a full disk before MPI_Finalize).
+ *   sendrecv_pairs PAIRS [PROBES [FREE]] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
             MPI_Send(&value, 1, MPI_LONG, 0, 8, MPI_COMM_WORLD);
         }
     }
+    if (rank == 0 && argc > 3 && remove(argv[3]) != 0) perror("sendrecv_pairs: FREE");
     long all_wrong = 0;
     MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) printf("sendrecv_pairs: %ld pairs, %ld wrong values\n", pairs, all_wrong);
