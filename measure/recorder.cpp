@@ -322,7 +322,7 @@ void enter_mpi(MpiFn fn) {
         mpi_enter_hook(fn);
     RecorderState& s = state();
     s.in_mpi = true;
-    record([&](OTF2_EvtWriter* w) {
+    record(s, [&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_Enter(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
     });
 }
@@ -330,7 +330,7 @@ void enter_mpi(MpiFn fn) {
 void leave_mpi(MpiFn fn) {
     RecorderState& s = state();
     // No writer: MPI_Finalize closed it before its own region ends, or writing failed.
-    record([&](OTF2_EvtWriter* w) {
+    record(s, [&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_Leave(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
     });
     s.in_mpi = false;

@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace topolens::measure {
@@ -68,13 +69,16 @@ RecorderState& state();
 // Writes one event as `write(writer)` while this rank's event writer is healthy, and stops
 // recording if the write fails; never calls OTF2 after a failure. The two branches are all
 // the hot path pays.
-template <class Write> inline void record(Write&& write) {
-    OTF2_EvtWriter* writer = state().events;
+template <class Write> inline void record(RecorderState& s, Write&& write) {
+    OTF2_EvtWriter* writer = s.events;
     if (!writer) [[unlikely]]
         return;
     const OTF2_ErrorCode rc = write(writer);
     if (rc != OTF2_SUCCESS) [[unlikely]]
         stop_recording(rc);
+}
+template <class Write> inline void record(Write&& write) {
+    record(state(), std::forward<Write>(write));
 }
 
 // Prints "topolens: <message>" on stderr once per distinct message on this process.
