@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace topolens::measure {
@@ -115,6 +116,7 @@ struct ChunkPool {
     size_t allocated = 0;
     std::vector<void*> spare;
     uint64_t flushes = 0;
+    uint64_t bytes_flushed = 0;    // chunk bytes handed to OTF2's file layer before the close
     bool events_abandoned = false; // see Archive::abandon_events
 };
 
@@ -163,7 +165,11 @@ void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
 OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, bool final) {
     // An abandoned event writer is never touched again; this only guards that promise.
     if (type == OTF2_FILETYPE_EVENTS && pool.events_abandoned) return OTF2_NO_FLUSH;
-    if (type == OTF2_FILETYPE_EVENTS && !final) ++pool.flushes;
+    if (type == OTF2_FILETYPE_EVENTS && !final) {
+        ++pool.flushes;
+        // The pool is exhausted: the event buffer holds all its chunks, written whole.
+        pool.bytes_flushed += pool.allocated * pool.chunk_size;
+    }
     return OTF2_FLUSH;
 }
 
@@ -184,6 +190,7 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
     pool.chunk_size = std::clamp<uint64_t>(buffer_bytes / 8, OTF2_CHUNK_SIZE_MIN, 1 << 20);
     pool.max_chunks = std::max<uint64_t>(1, buffer_bytes / pool.chunk_size);
     pool.flushes = 0;
+    pool.bytes_flushed = 0;
     pool.events_abandoned = false;
     otf2_errors::capture(); // OTF2's errors become our own one-line messages
 
@@ -220,6 +227,31 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
 
 uint64_t Archive::flushes() const {
     return pool.flushes;
+}
+
+PendingEvents Archive::pending_events() const {
+    PendingEvents pending;
+    if (!events_) return pending;
+    // OTF2 3.0 writes through a 4 MiB buffer (OTF2_FILE_BUFFER_SIZE, internal): what passed
+    // it before stays there until the close, and the close writes the buffer's chunks (the
+    // last one partly: this is an upper bound).
+    constexpr uint64_t kWriteBehind = 4 << 20;
+    const uint64_t held = pool.allocated - std::min(pool.allocated, pool.spare.size());
+    pending.bytes = pool.bytes_flushed % kWriteBehind + held * pool.chunk_size;
+    pending.through_full_buffer = pending.bytes >= kWriteBehind;
+    return pending;
+}
+
+uint64_t Archive::recorded_events() const {
+    uint64_t count = 0;
+    if (events_) OTF2_EvtWriter_GetNumberOfEvents(events_, &count);
+    return count;
+}
+
+uint64_t free_disk_bytes(const std::string& directory) {
+    struct statvfs disk {};
+    if (statvfs(directory.c_str(), &disk) != 0) return UINT64_MAX; // unknown: no limit
+    return static_cast<uint64_t>(disk.f_bavail) * disk.f_frsize;
 }
 
 void Archive::abandon_events() {

@@ -19,6 +19,18 @@ namespace topolens::measure {
 std::string prepare_trace_directory(const std::string& requested, std::string& error,
                                     std::vector<std::string>& notes);
 
+// What closing this process's event writer may still write.
+struct PendingEvents {
+    uint64_t bytes = 0;
+    // The bytes pass OTF2 3.0's full write-behind buffer inside the close: a failed write
+    // there leaves the dangling pointer of abandon_events() and the close then crashes.
+    bool through_full_buffer = false;
+};
+
+// Free bytes for an unprivileged writer on the file system holding `directory` (UINT64_MAX
+// if unknown).
+uint64_t free_disk_bytes(const std::string& directory);
+
 class Archive {
   public:
     // Collective over `comm`. On failure returns false with the reason in `error`.
@@ -34,6 +46,9 @@ class Archive {
     // archive is never closed on this process (OTF2_Archive_Close would close the writer).
     void abandon_events();
     bool events_abandoned() const { return abandoned_; }
+    PendingEvents pending_events() const;
+    // Events recorded so far (reads the writer's counter only).
+    uint64_t recorded_events() const;
 
     // The calls below return the first OTF2 error of the step (OTF2_SUCCESS if everything
     // was written), from the return codes and from the errors OTF2 only reports.

@@ -143,8 +143,7 @@ void stop_recording(OTF2_ErrorCode rc) {
     s.outcome.error = reported != OTF2_SUCCESS ? reported : rc;
     s.outcome.stage = static_cast<int32_t>(WriteStage::Run);
     s.outcome.seconds = static_cast<double>(now() - s.first_time) / kTicksPerSecond;
-    // Reads the writer's counter only; nothing in it is written or flushed again.
-    OTF2_EvtWriter_GetNumberOfEvents(s.events, &s.outcome.events);
+    s.outcome.events = s.archive.recorded_events(); // nothing is written or flushed again
     s.archive.abandon_events();
     s.events = nullptr;
     s.active = false;
@@ -160,6 +159,37 @@ void finalize_failed(RecorderState& s, OTF2_ErrorCode rc, WriteStage stage) {
     s.outcome.stage = static_cast<int32_t>(stage);
     s.outcome.seconds = static_cast<double>(now() - s.first_time) / kTicksPerSecond;
     std::fprintf(stderr, "topolens: %s\n", write_failure_line(s.rank, s.outcome).c_str());
+}
+
+// Collective. Whether this rank may close its event writer. OTF2 3.0 crashes when a write
+// fails inside a close whose bytes pass its full write-behind buffer (Archive::
+// abandon_events), so such closes only go ahead when the disk has room for them: rank 0
+// counts the bytes of every close, the safe ones first, then grants the others in rank
+// order. A rank refused keeps its writer abandoned, as if its write had failed; only a disk
+// filled from elsewhere at the same time can still bring the crash.
+bool room_to_close_events(RecorderState& s) {
+    // Slack per rank: pages of the file system, the local definitions.
+    constexpr uint64_t kSlack = 64 << 10;
+    PendingEvents mine;
+    if (!s.archive.events_abandoned()) mine = s.archive.pending_events();
+    const uint64_t request[2] = {mine.bytes + kSlack, mine.through_full_buffer ? 1u : 0u};
+    std::vector<uint64_t> all(s.rank == 0 ? 2 * static_cast<size_t>(s.size) : 0);
+    PMPI_Gather(request, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, 0, s.tool_comm);
+    std::vector<int> granted(s.rank == 0 ? static_cast<size_t>(s.size) : 0, 1);
+    if (s.rank == 0) {
+        const uint64_t free = free_disk_bytes(s.directory);
+        uint64_t used = 0;
+        for (size_t r = 0; r < granted.size(); ++r)
+            if (!all[2 * r + 1]) used += all[2 * r];
+        for (size_t r = 0; r < granted.size(); ++r) {
+            if (!all[2 * r + 1]) continue;
+            granted[r] = used <= free && all[2 * r] <= free - used;
+            if (granted[r]) used += all[2 * r];
+        }
+    }
+    int ok = 1;
+    PMPI_Scatter(granted.data(), 1, MPI_INT, &ok, 1, MPI_INT, 0, s.tool_comm);
+    return ok != 0;
 }
 
 // Rank 0: what every rank wrote, said once, and told to `topolens run`.
@@ -206,6 +236,11 @@ void finish_measurement(Timestamp enter_time) {
 
     ProcessContribution mine;
     mine.host = host_name();
+    if (!room_to_close_events(s) && !s.archive.events_abandoned()) {
+        s.outcome.events = s.archive.recorded_events();
+        s.archive.abandon_events();
+        finalize_failed(s, OTF2_ERROR_ENOSPC, WriteStage::Finalize);
+    }
     if (s.archive.events_abandoned())
         mine.event_count = s.outcome.events;
     else
