@@ -477,14 +477,13 @@ void request_completed(MPI_Request request, const MPI_Status& status) {
     if (info->persistent && !info->active) return; // an inactive persistent request
     int cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
-    const uint64_t id = info->id;
     if (cancelled && info->kind != RequestInfo::Kind::Null) {
         record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, now(), id);
+            return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, now(), info->id);
         });
     } else if (info->kind == RequestInfo::Kind::Send) {
         record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, now(), id);
+            return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, now(), info->id);
         });
     } else if (info->kind == RequestInfo::Kind::Recv) {
         int bytes = 0;
@@ -493,7 +492,7 @@ void request_completed(MPI_Request request, const MPI_Status& status) {
             return OTF2_EvtWriter_MpiIrecv(
                 w, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE), info->comm,
                 static_cast<uint32_t>(status.MPI_TAG),
-                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), id);
+                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info->id);
         });
     }
     if (info->persistent)
