@@ -1,5 +1,7 @@
 #include "archive.h"
 
+#include "otf2_errors.h"
+
 #define OTF2_MPI_USE_PMPI // our own collectives must not be recorded
 #include <otf2/OTF2_MPI_Collectives.h>
 
@@ -11,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace topolens::measure {
@@ -113,6 +116,8 @@ struct ChunkPool {
     size_t allocated = 0;
     std::vector<void*> spare;
     uint64_t flushes = 0;
+    uint64_t bytes_flushed = 0;    // chunk bytes handed to OTF2's file layer before the close
+    bool events_abandoned = false; // see Archive::abandon_events
 };
 
 struct BufferChunks {
@@ -158,7 +163,13 @@ void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
 }
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, bool final) {
-    if (type == OTF2_FILETYPE_EVENTS && !final) ++pool.flushes;
+    // An abandoned event writer is never touched again; this only guards that promise.
+    if (type == OTF2_FILETYPE_EVENTS && pool.events_abandoned) return OTF2_NO_FLUSH;
+    if (type == OTF2_FILETYPE_EVENTS && !final) {
+        ++pool.flushes;
+        // The pool is exhausted: the event buffer holds all its chunks, written whole.
+        pool.bytes_flushed += pool.allocated * pool.chunk_size;
+    }
     return OTF2_FLUSH;
 }
 
@@ -179,6 +190,9 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
     pool.chunk_size = std::clamp<uint64_t>(buffer_bytes / 8, OTF2_CHUNK_SIZE_MIN, 1 << 20);
     pool.max_chunks = std::max<uint64_t>(1, buffer_bytes / pool.chunk_size);
     pool.flushes = 0;
+    pool.bytes_flushed = 0;
+    pool.events_abandoned = false;
+    otf2_errors::capture(); // OTF2's errors become our own one-line messages
 
     archive_ = OTF2_Archive_Open(directory.c_str(), "traces", OTF2_FILEMODE_WRITE, pool.chunk_size,
                                  OTF2_CHUNK_SIZE_DEFINITIONS_DEFAULT, OTF2_SUBSTRATE_POSIX,
@@ -215,26 +229,81 @@ uint64_t Archive::flushes() const {
     return pool.flushes;
 }
 
-uint64_t Archive::close_events() {
+PendingEvents Archive::pending_events() const {
+    PendingEvents pending;
+    if (!events_) return pending;
+    // OTF2 3.0 writes through a 4 MiB buffer (OTF2_FILE_BUFFER_SIZE, internal): what passed
+    // it before stays there until the close, and the close writes the buffer's chunks (the
+    // last one partly: this is an upper bound).
+    constexpr uint64_t kWriteBehind = 4 << 20;
+    const uint64_t held = pool.allocated - std::min(pool.allocated, pool.spare.size());
+    pending.bytes = pool.bytes_flushed % kWriteBehind + held * pool.chunk_size;
+    pending.through_full_buffer = pending.bytes >= kWriteBehind;
+    return pending;
+}
+
+uint64_t Archive::recorded_events() const {
     uint64_t count = 0;
+    if (events_) OTF2_EvtWriter_GetNumberOfEvents(events_, &count);
+    return count;
+}
+
+uint64_t free_disk_bytes(const std::string& directory) {
+    struct statvfs disk {};
+    if (statvfs(directory.c_str(), &disk) != 0) return UINT64_MAX; // unknown: no limit
+    return static_cast<uint64_t>(disk.f_bavail) * disk.f_frsize;
+}
+
+void Archive::abandon_events() {
+    abandoned_ = true;
+    pool.events_abandoned = true;
+    events_ = nullptr;
+}
+
+namespace {
+
+// The first error of a step: a failed call's code, else what OTF2 reported meanwhile.
+OTF2_ErrorCode first_error(OTF2_ErrorCode returned, uint64_t mark) {
+    const OTF2_ErrorCode reported = otf2_errors::first_since(mark);
+    return reported != OTF2_SUCCESS ? reported : returned;
+}
+
+// Keeps the first failure of a sequence of calls.
+void keep(OTF2_ErrorCode& first, OTF2_ErrorCode rc) {
+    if (first == OTF2_SUCCESS) first = rc;
+}
+
+} // namespace
+
+OTF2_ErrorCode Archive::close_events(uint64_t& count) {
+    count = 0;
+    if (abandoned_ || !archive_) return OTF2_ERROR_INVALID_CALL;
+    const uint64_t mark = otf2_errors::count();
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
     if (events_) {
-        OTF2_EvtWriter_GetNumberOfEvents(events_, &count);
-        OTF2_Archive_CloseEvtWriter(archive_, events_);
+        keep(rc, OTF2_EvtWriter_GetNumberOfEvents(events_, &count));
+        keep(rc, OTF2_Archive_CloseEvtWriter(archive_, events_));
         events_ = nullptr;
     }
-    OTF2_Archive_CloseEvtFiles(archive_);
-    return count;
+    keep(rc, OTF2_Archive_CloseEvtFiles(archive_));
+    return first_error(rc, mark);
 }
 
 OTF2_GlobalDefWriter* Archive::global_definitions() {
     return OTF2_Archive_GetGlobalDefWriter(archive_);
 }
 
-void Archive::write_local_definitions(int rank, const IdMappings& mappings,
-                                      const std::vector<ClockSample>& clock) {
-    OTF2_Archive_OpenDefFiles(archive_);
+OTF2_ErrorCode Archive::write_local_definitions(int rank, const IdMappings& mappings,
+                                                const std::vector<ClockSample>& clock) {
+    if (!archive_) return OTF2_ERROR_INVALID_CALL;
+    const uint64_t mark = otf2_errors::count();
+    OTF2_ErrorCode rc = OTF2_Archive_OpenDefFiles(archive_);
     OTF2_DefWriter* writer =
         OTF2_Archive_GetDefWriter(archive_, static_cast<OTF2_LocationRef>(rank));
+    if (!writer) {
+        keep(rc, OTF2_ERROR_INVALID_CALL);
+        return first_error(rc, mark);
+    }
     const std::pair<OTF2_MappingType, const std::vector<uint64_t>*> tables[] = {
         {OTF2_MAPPING_STRING, &mappings.strings},
         {OTF2_MAPPING_REGION, &mappings.regions},
@@ -243,18 +312,23 @@ void Archive::write_local_definitions(int rank, const IdMappings& mappings,
     for (const auto& [type, ids] : tables) {
         if (ids->empty()) continue;
         OTF2_IdMap* map = OTF2_IdMap_CreateFromUint64Array(ids->size(), ids->data(), false);
-        OTF2_DefWriter_WriteMappingTable(writer, type, map);
+        keep(rc, OTF2_DefWriter_WriteMappingTable(writer, type, map));
         OTF2_IdMap_Free(map);
     }
     for (const ClockSample& sample : clock)
-        OTF2_DefWriter_WriteClockOffset(writer, sample.local_time, sample.offset, sample.deviation);
-    OTF2_Archive_CloseDefWriter(archive_, writer);
-    OTF2_Archive_CloseDefFiles(archive_);
+        keep(rc, OTF2_DefWriter_WriteClockOffset(writer, sample.local_time, sample.offset,
+                                                 sample.deviation));
+    keep(rc, OTF2_Archive_CloseDefWriter(archive_, writer));
+    keep(rc, OTF2_Archive_CloseDefFiles(archive_));
+    return first_error(rc, mark);
 }
 
-void Archive::close() {
-    if (archive_) OTF2_Archive_Close(archive_);
+OTF2_ErrorCode Archive::close() {
+    if (!archive_ || abandoned_) return OTF2_ERROR_INVALID_CALL;
+    const uint64_t mark = otf2_errors::count();
+    const OTF2_ErrorCode rc = OTF2_Archive_Close(archive_);
     archive_ = nullptr;
+    return first_error(rc, mark);
 }
 
 } // namespace topolens::measure

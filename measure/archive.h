@@ -19,6 +19,18 @@ namespace topolens::measure {
 std::string prepare_trace_directory(const std::string& requested, std::string& error,
                                     std::vector<std::string>& notes);
 
+// What closing this process's event writer may still write.
+struct PendingEvents {
+    uint64_t bytes = 0;
+    // The bytes pass OTF2 3.0's full write-behind buffer inside the close: a failed write
+    // there leaves the dangling pointer of abandon_events() and the close then crashes.
+    bool through_full_buffer = false;
+};
+
+// Free bytes for an unprivileged writer on the file system holding `directory` (UINT64_MAX
+// if unknown).
+uint64_t free_disk_bytes(const std::string& directory);
+
 class Archive {
   public:
     // Collective over `comm`. On failure returns false with the reason in `error`.
@@ -27,18 +39,33 @@ class Archive {
     OTF2_EvtWriter* events() const { return events_; }
     uint64_t flushes() const;
 
-    // Closes this process's event writer and returns the number of events it wrote.
-    uint64_t close_events();
+    // After a failed write of the event writer. OTF2 3.0 must never touch that writer
+    // again: its file layer frees its 4 MiB write-behind buffer when a write fails but keeps
+    // the pointer, so the next flush or the close writes into freed memory (the SIGSEGV in
+    // OTF2_File_Write of a full disk) or frees it twice. The writer is left as it is and the
+    // archive is never closed on this process (OTF2_Archive_Close would close the writer).
+    void abandon_events();
+    bool events_abandoned() const { return abandoned_; }
+    PendingEvents pending_events() const;
+    // Events recorded so far (reads the writer's counter only).
+    uint64_t recorded_events() const;
+
+    // The calls below return the first OTF2 error of the step (OTF2_SUCCESS if everything
+    // was written), from the return codes and from the errors OTF2 only reports.
+
+    // Closes this process's event writer; `count` = the number of events it wrote.
+    OTF2_ErrorCode close_events(uint64_t& count);
     // Rank 0: the writer for global definitions (valid until close()).
     OTF2_GlobalDefWriter* global_definitions();
-    void write_local_definitions(int rank, const IdMappings& mappings,
-                                 const std::vector<ClockSample>& clock);
-    // Collective.
-    void close();
+    OTF2_ErrorCode write_local_definitions(int rank, const IdMappings& mappings,
+                                           const std::vector<ClockSample>& clock);
+    // Writes the anchor (rank 0) and closes the files. Not after abandon_events().
+    OTF2_ErrorCode close();
 
   private:
     OTF2_Archive* archive_ = nullptr;
     OTF2_EvtWriter* events_ = nullptr;
+    bool abandoned_ = false;
 };
 
 } // namespace topolens::measure

@@ -2,6 +2,8 @@
 
 #include "recorder_state.h"
 
+#include "otf2_errors.h"
+
 #include <cstdio>
 #include <fstream>
 #include <unistd.h>
@@ -74,29 +76,25 @@ std::string host_name() {
     return name;
 }
 
-void write_report_path(const RecorderState& s) {
-    if (s.rank != 0 || s.config.report_path_file.empty()) return;
-    std::ofstream out(s.config.report_path_file);
-    out << s.directory << '\n';
-    if (!out)
-        warn_once("cannot write TOPOLENS_REPORT_PATH_FILE '" + s.config.report_path_file + "'");
-}
-
 void close_open_user_activity(RecorderState& s, Timestamp time) {
     for (auto& op : s.tuned)
         if (op.executing) {
             warn_once("tuned operation '" + op.name + "' was still executing at MPI_Finalize");
             if (op.executing_codelet >= 0)
-                OTF2_EvtWriter_Leave(s.events, nullptr, time,
-                                     op.codelet_regions[op.executing_codelet]);
-            OTF2_EvtWriter_Leave(s.events, nullptr, time, op.region);
+                record([&](OTF2_EvtWriter* w) {
+                    return OTF2_EvtWriter_Leave(w, nullptr, time,
+                                                op.codelet_regions[op.executing_codelet]);
+                });
+            record([&](OTF2_EvtWriter* w) {
+                return OTF2_EvtWriter_Leave(w, nullptr, time, op.region);
+            });
             op.executing = false;
         }
     while (!s.user_region_stack.empty()) {
         const uint32_t region = s.user_region_stack.back();
         warn_once("region '" + s.definitions.regions()[region].name +
                   "' was still open at MPI_Finalize");
-        OTF2_EvtWriter_Leave(s.events, nullptr, time, region);
+        record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, time, region); });
         s.user_region_stack.pop_back();
     }
 }
@@ -123,6 +121,7 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
         return;
     }
     s.events = s.archive.events();
+    s.otf2_error_mark = otf2_errors::count();
     define_mpi_regions(s);
     s.communicators.start(s.rank);
     s.same_clock = shares_reference_clock(s.tool_comm);
@@ -130,32 +129,122 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     // The end of MPI_Init is a global synchronisation point for analyzers.
     PMPI_Barrier(s.tool_comm);
     s.first_time = enter_time;
-    OTF2_EvtWriter_Enter(s.events, nullptr, enter_time,
-                         s.mpi_regions[static_cast<size_t>(init_fn)]);
-    OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(init_fn)]);
-    s.active = true;
+    const uint32_t init = s.mpi_regions[static_cast<size_t>(init_fn)];
+    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, enter_time, init); });
+    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), init); });
+    s.active = s.events != nullptr;
 }
+
+void stop_recording(OTF2_ErrorCode rc) {
+    RecorderState& s = state();
+    if (s.outcome.error != 0) return;
+    // OTF2 reports the failing system call first (e.g. ENOSPC), then each layer above it.
+    const OTF2_ErrorCode reported = otf2_errors::first_since(s.otf2_error_mark);
+    s.outcome.error = reported != OTF2_SUCCESS ? reported : rc;
+    s.outcome.stage = static_cast<int32_t>(WriteStage::Run);
+    s.outcome.seconds = static_cast<double>(now() - s.first_time) / kTicksPerSecond;
+    s.outcome.events = s.archive.recorded_events(); // nothing is written or flushed again
+    s.archive.abandon_events();
+    s.events = nullptr;
+    s.active = false;
+    std::fprintf(stderr, "topolens: %s\n", write_failure_line(s.rank, s.outcome).c_str());
+}
+
+namespace {
+
+// A failure while finishing the trace, kept unless the rank failed before.
+void finalize_failed(RecorderState& s, OTF2_ErrorCode rc, WriteStage stage) {
+    if (rc == OTF2_SUCCESS || s.outcome.error != 0) return;
+    s.outcome.error = rc;
+    s.outcome.stage = static_cast<int32_t>(stage);
+    s.outcome.seconds = static_cast<double>(now() - s.first_time) / kTicksPerSecond;
+    std::fprintf(stderr, "topolens: %s\n", write_failure_line(s.rank, s.outcome).c_str());
+}
+
+// Collective. Whether this rank may close its event writer. OTF2 3.0 crashes when a write
+// fails inside a close whose bytes pass its full write-behind buffer (Archive::
+// abandon_events), so such closes only go ahead when the disk has room for them: rank 0
+// counts the bytes of every close, the safe ones first, then grants the others in rank
+// order. A rank refused keeps its writer abandoned, as if its write had failed; only a disk
+// filled from elsewhere at the same time can still bring the crash.
+bool room_to_close_events(RecorderState& s) {
+    // Slack per rank: pages of the file system, the local definitions.
+    constexpr uint64_t kSlack = 64 << 10;
+    PendingEvents mine;
+    if (!s.archive.events_abandoned()) mine = s.archive.pending_events();
+    const uint64_t request[2] = {mine.bytes + kSlack, mine.through_full_buffer ? 1u : 0u};
+    std::vector<uint64_t> all(s.rank == 0 ? 2 * static_cast<size_t>(s.size) : 0);
+    PMPI_Gather(request, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, 0, s.tool_comm);
+    std::vector<int> granted(s.rank == 0 ? static_cast<size_t>(s.size) : 0, 1);
+    if (s.rank == 0) {
+        const uint64_t free = free_disk_bytes(s.directory);
+        uint64_t used = 0;
+        for (size_t r = 0; r < granted.size(); ++r)
+            if (!all[2 * r + 1]) used += all[2 * r];
+        for (size_t r = 0; r < granted.size(); ++r) {
+            if (!all[2 * r + 1]) continue;
+            granted[r] = used <= free && all[2 * r] <= free - used;
+            if (granted[r]) used += all[2 * r];
+        }
+    }
+    int ok = 1;
+    PMPI_Scatter(granted.data(), 1, MPI_INT, &ok, 1, MPI_INT, 0, s.tool_comm);
+    return ok != 0;
+}
+
+// Rank 0: what every rank wrote, said once, and told to `topolens run`.
+void report_outcome(RecorderState& s, bool definitions_written, OTF2_ErrorCode definitions_error) {
+    std::vector<RankOutcome> all(static_cast<size_t>(s.rank == 0 ? s.size : 0));
+    PMPI_Gather(&s.outcome, sizeof(RankOutcome), MPI_BYTE, all.data(), sizeof(RankOutcome),
+                MPI_BYTE, 0, s.tool_comm);
+    if (s.rank != 0) return;
+    const TraceStatus status = trace_status(all, definitions_written, definitions_error);
+    bool told = false; // through the report file, to `topolens run`, which says it
+    if (!s.config.report_path_file.empty()) {
+        std::ofstream out(s.config.report_path_file);
+        out << report_path_text(s.directory, status);
+        told = static_cast<bool>(out);
+        if (!told)
+            warn_once("cannot write TOPOLENS_REPORT_PATH_FILE '" + s.config.report_path_file + "'");
+    }
+    if ((!status.complete && !told) || s.config.verbose)
+        std::fprintf(stderr, "topolens: %s\n", trace_summary_line(s.directory, status).c_str());
+}
+
+} // namespace
 
 void finish_measurement(Timestamp enter_time) {
     RecorderState& s = state();
-    if (!s.active) {
+    // A rank that stopped after a write error still takes part in every collective step.
+    const bool measured = s.active || s.outcome.error != 0;
+    if (!measured) {
         if (s.tool_comm != MPI_COMM_NULL) PMPI_Comm_free(&s.tool_comm);
         return;
     }
     const uint32_t finalize = s.mpi_regions[static_cast<size_t>(MpiFn::Finalize)];
     close_open_user_activity(s, enter_time);
-    OTF2_EvtWriter_Enter(s.events, nullptr, enter_time, finalize);
+    record(
+        [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, enter_time, finalize); });
     s.clock.push_back(measure_clock_offset(s.tool_comm, s.same_clock));
     // The end of MPI_Finalize is a global synchronisation point too: analyzers (Scalasca,
     // topolens) take no process to leave it before the last one entered.
     PMPI_Barrier(s.tool_comm);
     const Timestamp last_time = now();
-    OTF2_EvtWriter_Leave(s.events, nullptr, last_time, finalize);
+    record(
+        [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, last_time, finalize); });
     s.active = false;
 
     ProcessContribution mine;
     mine.host = host_name();
-    mine.event_count = s.archive.close_events();
+    if (!room_to_close_events(s) && !s.archive.events_abandoned()) {
+        s.outcome.events = s.archive.recorded_events();
+        s.archive.abandon_events();
+        finalize_failed(s, OTF2_ERROR_ENOSPC, WriteStage::Finalize);
+    }
+    if (s.archive.events_abandoned())
+        mine.event_count = s.outcome.events;
+    else
+        finalize_failed(s, s.archive.close_events(mine.event_count), WriteStage::Finalize);
     s.events = nullptr;
     mine.first_time = to_global(s.first_time, s.clock.front());
     mine.last_time = to_global(last_time, s.clock.back());
@@ -165,6 +254,17 @@ void finish_measurement(Timestamp enter_time) {
     mine.comm_keys = s.communicators.keys();
     mine.owned_comms = s.communicators.owned();
     mine.topologies = s.topologies;
+
+    // Rank 0 writes the global definitions and the anchor only with a healthy archive (an
+    // abandoned event writer keeps it from ever closing it); everyone learns whether it does.
+    int definitions_written = s.rank == 0 && !s.archive.events_abandoned();
+    PMPI_Bcast(&definitions_written, 1, MPI_INT, 0, s.tool_comm);
+    OTF2_ErrorCode definitions_error = OTF2_SUCCESS;
+    if (!definitions_written) {
+        report_outcome(s, false, definitions_error);
+        PMPI_Comm_free(&s.tool_comm);
+        return;
+    }
 
     // Everyone's definitions to rank 0; each process's id mappings back.
     const std::vector<char> bytes = serialize(mine);
@@ -187,8 +287,10 @@ void finish_measurement(Timestamp enter_time) {
         for (int p = 0; p < s.size; ++p)
             all.push_back(deserialize(gathered.data() + displacements[p], lengths[p]));
         std::vector<std::string> warnings;
+        const uint64_t mark = otf2_errors::count();
         const std::vector<IdMappings> mappings =
             write_global_definitions(all, s.archive.global_definitions(), warnings);
+        definitions_error = otf2_errors::first_since(mark);
         report(warnings);
         for (int p = 0; p < s.size; ++p) {
             mapping_displacements[p] = static_cast<int>(flat_mappings.size());
@@ -214,24 +316,27 @@ void finish_measurement(Timestamp enter_time) {
                           my_flat.begin() + static_cast<long>(position + my_flat[t]));
         position += my_flat[t];
     }
-    s.archive.write_local_definitions(s.rank, my_mappings, s.clock);
-    s.archive.close();
-    if (s.config.verbose && s.rank == 0)
-        std::fprintf(stderr, "topolens: trace written to %s\n", s.directory.c_str());
+    finalize_failed(s, s.archive.write_local_definitions(s.rank, my_mappings, s.clock),
+                    WriteStage::Definitions);
+    if (!s.archive.events_abandoned()) {
+        // Rank 0 writes the anchor here; the close's errors on other ranks are their own.
+        const OTF2_ErrorCode closed = s.archive.close();
+        if (s.rank == 0) {
+            if (definitions_error == OTF2_SUCCESS) definitions_error = closed;
+        } else {
+            finalize_failed(s, closed, WriteStage::Definitions);
+        }
+    }
     if (s.archive.flushes() > 0 && s.config.verbose)
         std::fprintf(stderr, "topolens: rank %d flushed its event buffer %llu times\n", s.rank,
                      static_cast<unsigned long long>(s.archive.flushes()));
-    write_report_path(s);
+    report_outcome(s, true, definitions_error);
     PMPI_Comm_free(&s.tool_comm);
 }
 
 // ---------------------------------------------------------------- events
 
 namespace {
-
-inline OTF2_EvtWriter* writer() {
-    return state().events;
-}
 
 inline uint32_t comm_id(MPI_Comm comm) {
     return state().communicators.local_id(comm);
@@ -252,13 +357,17 @@ void enter_mpi(MpiFn fn) {
         mpi_enter_hook(fn);
     RecorderState& s = state();
     s.in_mpi = true;
-    OTF2_EvtWriter_Enter(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
+    record(s, [&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_Enter(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
+    });
 }
 
 void leave_mpi(MpiFn fn) {
     RecorderState& s = state();
-    if (s.events) // MPI_Finalize closes the writer before its own region ends
-        OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
+    // No writer: MPI_Finalize closed it before its own region ends, or writing failed.
+    record(s, [&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_Leave(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
+    });
     s.in_mpi = false;
 }
 
@@ -272,8 +381,10 @@ uint64_t message_bytes(int count, MPI_Datatype type) {
 void send_event(MPI_Comm comm, int dest, int tag, uint64_t bytes) {
     const uint32_t id = comm_id(comm);
     if (dest == MPI_PROC_NULL || dest < 0 || id == Communicators::kUnknown) return;
-    OTF2_EvtWriter_MpiSend(writer(), nullptr, now(), static_cast<uint32_t>(dest), id,
-                           static_cast<uint32_t>(tag), bytes);
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_MpiSend(w, nullptr, now(), static_cast<uint32_t>(dest), id,
+                                      static_cast<uint32_t>(tag), bytes);
+    });
 }
 
 void recv_event(MPI_Comm comm, const MPI_Status& status) {
@@ -283,9 +394,11 @@ void recv_event(MPI_Comm comm, const MPI_Status& status) {
         return;
     int bytes = 0;
     PMPI_Get_count(&status, MPI_BYTE, &bytes);
-    OTF2_EvtWriter_MpiRecv(writer(), nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE), id,
-                           static_cast<uint32_t>(status.MPI_TAG),
-                           bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes));
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_MpiRecv(w, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE),
+                                      id, static_cast<uint32_t>(status.MPI_TAG),
+                                      bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes));
+    });
 }
 
 void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request request) {
@@ -302,8 +415,10 @@ void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request
     info.tag = tag;
     info.bytes = bytes;
     s.requests.add(request, info);
-    OTF2_EvtWriter_MpiIsend(s.events, nullptr, now(), static_cast<uint32_t>(dest), info.comm,
-                            static_cast<uint32_t>(tag), bytes, info.id);
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(dest), info.comm,
+                                       static_cast<uint32_t>(tag), bytes, info.id);
+    });
 }
 
 void irecv_started(MPI_Comm comm, int source, MPI_Request request) {
@@ -313,7 +428,9 @@ void irecv_started(MPI_Comm comm, int source, MPI_Request request) {
     if (source != MPI_PROC_NULL && info.comm != Communicators::kUnknown) {
         info.kind = RequestInfo::Kind::Recv;
         info.id = s.requests.next_id();
-        OTF2_EvtWriter_MpiIrecvRequest(s.events, nullptr, now(), info.id);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), info.id);
+        });
     }
     s.requests.add(request, info);
 }
@@ -341,11 +458,15 @@ void persistent_started(MPI_Request request) {
     if (info->kind == RequestInfo::Kind::Null) return;
     info->id = s.requests.next_id();
     if (info->kind == RequestInfo::Kind::Send)
-        OTF2_EvtWriter_MpiIsend(s.events, nullptr, now(), static_cast<uint32_t>(info->peer),
-                                info->comm, static_cast<uint32_t>(info->tag), info->bytes,
-                                info->id);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(info->peer),
+                                           info->comm, static_cast<uint32_t>(info->tag),
+                                           info->bytes, info->id);
+        });
     else
-        OTF2_EvtWriter_MpiIrecvRequest(s.events, nullptr, now(), info->id);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), info->id);
+        });
 }
 
 void request_completed(MPI_Request request, const MPI_Status& status) {
@@ -357,16 +478,22 @@ void request_completed(MPI_Request request, const MPI_Status& status) {
     int cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
     if (cancelled && info->kind != RequestInfo::Kind::Null) {
-        OTF2_EvtWriter_MpiRequestCancelled(s.events, nullptr, now(), info->id);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, now(), info->id);
+        });
     } else if (info->kind == RequestInfo::Kind::Send) {
-        OTF2_EvtWriter_MpiIsendComplete(s.events, nullptr, now(), info->id);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, now(), info->id);
+        });
     } else if (info->kind == RequestInfo::Kind::Recv) {
         int bytes = 0;
         PMPI_Get_count(&status, MPI_BYTE, &bytes);
-        OTF2_EvtWriter_MpiIrecv(s.events, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE),
-                                info->comm, static_cast<uint32_t>(status.MPI_TAG),
-                                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes),
-                                info->id);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIrecv(
+                w, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE), info->comm,
+                static_cast<uint32_t>(status.MPI_TAG),
+                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info->id);
+        });
     }
     if (info->persistent)
         info->active = false;
@@ -380,7 +507,9 @@ void request_tested(MPI_Request request) {
     RequestInfo* info = s.requests.find(request);
     if (!info || info->kind == RequestInfo::Kind::Null) return;
     if (info->persistent && !info->active) return;
-    OTF2_EvtWriter_MpiRequestTest(s.events, nullptr, now(), info->id);
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_MpiRequestTest(w, nullptr, now(), info->id);
+    });
 }
 
 void request_freed(MPI_Request request) {
@@ -390,15 +519,18 @@ void request_freed(MPI_Request request) {
 }
 
 void collective_begin() {
-    OTF2_EvtWriter_MpiCollectiveBegin(writer(), nullptr, now());
+    record([](OTF2_EvtWriter* w) { return OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, now()); });
 }
 
 void collective_end(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t bytes_sent,
                     uint64_t bytes_received) {
     const uint32_t id = comm_id(comm);
-    OTF2_EvtWriter_MpiCollectiveEnd(
-        writer(), nullptr, now(), op, id == Communicators::kUnknown ? OTF2_UNDEFINED_COMM : id,
-        root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root), bytes_sent, bytes_received);
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_MpiCollectiveEnd(
+            w, nullptr, now(), op, id == Communicators::kUnknown ? OTF2_UNDEFINED_COMM : id,
+            root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root), bytes_sent,
+            bytes_received);
+    });
 }
 
 // ---------------------------------------------------------------- communicators

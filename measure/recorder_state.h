@@ -8,6 +8,7 @@
 #include "definitions.h"
 #include "mpi_functions.h"
 #include "requests.h"
+#include "write_outcome.h"
 
 #include <mpi.h>
 #include <otf2/otf2.h>
@@ -15,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace topolens::measure {
@@ -53,9 +55,31 @@ struct RecorderState {
     std::vector<uint32_t> user_region_stack; // open user regions, innermost last
     std::vector<TunedOperation> tuned;       // handle = index + 1
     std::set<std::string> warned;            // messages shown once
+    RankOutcome outcome;                     // this rank's first failed write, if any
+    uint64_t otf2_error_mark = 0;            // OTF2 errors reported before recording began
 };
 
 RecorderState& state();
+
+// After a failed OTF2 write on this rank (`rc` its code): recording stops for good, the
+// event writer is abandoned (Archive::abandon_events), one line names the error and how
+// far the trace goes, and the program runs on.
+[[gnu::cold]] void stop_recording(OTF2_ErrorCode rc);
+
+// Writes one event as `write(writer)` while this rank's event writer is healthy, and stops
+// recording if the write fails; never calls OTF2 after a failure. The two branches are all
+// the hot path pays.
+template <class Write> inline void record(RecorderState& s, Write&& write) {
+    OTF2_EvtWriter* writer = s.events;
+    if (!writer) [[unlikely]]
+        return;
+    const OTF2_ErrorCode rc = write(writer);
+    if (rc != OTF2_SUCCESS) [[unlikely]]
+        stop_recording(rc);
+}
+template <class Write> inline void record(Write&& write) {
+    record(state(), std::forward<Write>(write));
+}
 
 // Prints "topolens: <message>" on stderr once per distinct message on this process.
 void warn_once(const std::string& message);

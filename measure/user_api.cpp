@@ -54,7 +54,7 @@ int topolens_region_enter(const char* name) {
     RecorderState& s = state();
     const uint32_t region = s.definitions.user_region(name);
     s.user_region_stack.push_back(region);
-    OTF2_EvtWriter_Enter(s.events, nullptr, now(), region);
+    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region); });
     return 0;
 }
 
@@ -69,7 +69,7 @@ int topolens_region_leave(const char* name) {
         return -1;
     }
     s.user_region_stack.pop_back();
-    OTF2_EvtWriter_Leave(s.events, nullptr, now(), region);
+    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), region); });
     return 0;
 }
 
@@ -148,7 +148,9 @@ int topolens_codelet_switch(int handle, int index, const char* name) {
     if (!op || index < 0) return -1;
     codelet_region(*op, index, name);
     op->current_codelet = index;
-    OTF2_EvtWriter_ParameterInt(state().events, nullptr, now(), op->codelet_parameter, index);
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_ParameterInt(w, nullptr, now(), op->codelet_parameter, index);
+    });
     return 0;
 }
 
@@ -173,8 +175,10 @@ int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
         return -1;
     }
     RecorderState& s = state();
-    OTF2_EvtWriter_ParameterString(s.events, nullptr, now(), op->phase_parameter,
-                                   s.definitions.string(word));
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_ParameterString(w, nullptr, now(), op->phase_parameter,
+                                              s.definitions.string(word));
+    });
     return 0;
 }
 
@@ -183,7 +187,9 @@ int topolens_tuned_decision(int handle, int index, const char* name) {
     TunedOperation* op = tuned_operation(handle);
     if (!op || index < 0) return -1;
     codelet_region(*op, index, name);
-    OTF2_EvtWriter_ParameterInt(state().events, nullptr, now(), op->decision_parameter, index);
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_ParameterInt(w, nullptr, now(), op->decision_parameter, index);
+    });
     return 0;
 }
 
@@ -195,13 +201,15 @@ int topolens_tuned_begin(int handle) {
         warn_once("topolens_tuned_begin(\"" + op->name + "\") while an execution is open; ignored");
         return -1;
     }
-    RecorderState& s = state();
     const Timestamp time = now();
-    OTF2_EvtWriter_Enter(s.events, nullptr, time, op->region);
+    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, time, op->region); });
     op->executing = true;
     op->executing_codelet = op->current_codelet;
     if (op->executing_codelet >= 0)
-        OTF2_EvtWriter_Enter(s.events, nullptr, time, op->codelet_regions[op->executing_codelet]);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_Enter(w, nullptr, time,
+                                        op->codelet_regions[op->executing_codelet]);
+        });
     return 0;
 }
 
@@ -213,11 +221,13 @@ int topolens_tuned_end(int handle) {
         warn_once("topolens_tuned_end(\"" + op->name + "\") without topolens_tuned_begin; ignored");
         return -1;
     }
-    RecorderState& s = state();
     const Timestamp time = now();
     if (op->executing_codelet >= 0)
-        OTF2_EvtWriter_Leave(s.events, nullptr, time, op->codelet_regions[op->executing_codelet]);
-    OTF2_EvtWriter_Leave(s.events, nullptr, time, op->region);
+        record([&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_Leave(w, nullptr, time,
+                                        op->codelet_regions[op->executing_codelet]);
+        });
+    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, time, op->region); });
     op->executing = false;
     return 0;
 }

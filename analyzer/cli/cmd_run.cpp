@@ -24,6 +24,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kLibraryName = "libtopolens-measure.so";
+// The program succeeded but its trace is incomplete (a failed program's status wins).
+constexpr int kExitTraceIncomplete = 3;
 
 struct RunOptions {
     int np = 4;
@@ -156,11 +158,23 @@ int run_and_wait(const std::vector<std::string>& cmd) {
     return kExitFailure;
 }
 
-std::string reported_trace(const std::string& report_file) {
-    std::ifstream in(report_file);
+// What rank 0 wrote into TOPOLENS_REPORT_PATH_FILE: the trace directory, then "complete"
+// or "incomplete" and one line per part that was not written (measure/write_outcome.h).
+struct ReportedTrace {
     std::string path;
-    std::getline(in, path);
-    return path;
+    bool complete = true;
+    std::vector<std::string> missing;
+};
+
+ReportedTrace reported_trace(const std::string& report_file) {
+    std::ifstream in(report_file);
+    ReportedTrace trace;
+    std::getline(in, trace.path);
+    std::string state;
+    if (std::getline(in, state) && state == "incomplete") trace.complete = false;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) trace.missing.push_back(line);
+    return trace;
 }
 
 } // namespace
@@ -171,6 +185,8 @@ void run_usage(std::ostream& out) {
            "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
            "preloaded, and reports where the trace was written. Options other than these are\n"
            "passed to mpirun unchanged.\n\n"
+           "Returns mpirun's exit status; 3 if that was 0 but the trace is incomplete (a\n"
+           "write failed, e.g. a full disk: the message says what is missing).\n\n"
            "  -np N            number of MPI processes (also -n, --np)\n"
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
            "  --dry-run        print the mpirun command instead of running it\n\n"
@@ -202,14 +218,20 @@ int run_main(const std::vector<std::string>& args) {
         }
         report_file = make_report_file();
         const int status = run_and_wait(mpirun_command(options, library, report_file));
-        const std::string trace = reported_trace(report_file);
+        const ReportedTrace trace = reported_trace(report_file);
         std::remove(report_file.c_str());
-        if (!trace.empty())
-            std::cerr << "topolens: trace written to " << trace << "\n";
-        else
+        if (trace.path.empty()) {
             std::cerr << "topolens: no trace was reported (did the program reach MPI_Finalize "
                          "with measurement enabled?)\n";
-        return status;
+            return status;
+        }
+        if (trace.complete) {
+            std::cerr << "topolens: trace written to " << trace.path << "\n";
+            return status;
+        }
+        std::cerr << "topolens: the trace in " << trace.path
+                  << " is incomplete: " << join(trace.missing, "; ") << "\n";
+        return status != kExitOk ? status : kExitTraceIncomplete;
     } catch (const std::exception& e) {
         if (!report_file.empty()) std::remove(report_file.c_str());
         print_error(e.what());

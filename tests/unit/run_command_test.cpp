@@ -115,6 +115,26 @@ TEST(RunCommand, SaysSoWhenNoTraceWasReported) {
     EXPECT_NE(r.err.find("topolens: no trace was reported"), std::string::npos) << r.err;
 }
 
+// The library's status lines after the path (measure/write_outcome.h): an incomplete trace
+// is reported with what is missing; a program that succeeded then exits 3, a failed one
+// keeps its own status.
+TEST(RunCommand, ReportsAnIncompleteTrace) {
+    FakeMpirun fake;
+    const std::string report = "/traces/t\nincomplete\nrank 1 stopped early, 2.0 s after "
+                               "MPI_Init (No space left on device)\ndefinitions/anchor not "
+                               "written (No space left on device)";
+    CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(report));
+    EXPECT_EQ(r.exit_code, 3);
+    EXPECT_EQ(r.err, "topolens: the trace in /traces/t is incomplete: rank 1 stopped early, 2.0 "
+                     "s after MPI_Init (No space left on device); definitions/anchor not written "
+                     "(No space left on device)\n");
+    r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(report, "5"));
+    EXPECT_EQ(r.exit_code, 5);
+    r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env("/traces/t\ncomplete"));
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.err, "topolens: trace written to /traces/t\n");
+}
+
 TEST(RunCommand, FindsTheLibraryNextToTheExecutable) {
     FakeMpirun fake;
     ScratchDir install;
