@@ -2,6 +2,7 @@
 
 #define OTF2_MPI_USE_PMPI // our own collectives must not be recorded
 #include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/OTF2_Pthread_Locks.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,9 +122,13 @@ struct BufferChunks {
 };
 
 ChunkPool pool;
+// The pool is shared by the writers of all threads (threaded archives). Chunks are asked
+// for rarely (one per chunk_size bytes of events), so the lock costs nothing measurable.
+std::mutex pool_mutex;
 
 void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
                      uint64_t chunk_size) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
     auto*& owned = reinterpret_cast<BufferChunks*&>(*per_buffer);
     if (!owned) owned = new BufferChunks;
     void* chunk = nullptr;
@@ -131,7 +137,9 @@ void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buf
     } else if (!pool.spare.empty()) {
         chunk = pool.spare.back();
         pool.spare.pop_back();
-    } else if (pool.allocated < pool.max_chunks) {
+    } else if (pool.allocated < pool.max_chunks || owned->chunks.empty()) {
+        // A writer without any chunk cannot make room by flushing: each thread's writer
+        // gets at least one, beyond the pool if there are more threads than chunks.
         chunk = std::malloc(chunk_size);
         if (chunk) ++pool.allocated;
     }
@@ -140,6 +148,7 @@ void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buf
 }
 
 void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer, bool final) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
     auto*& owned = reinterpret_cast<BufferChunks*&>(*per_buffer);
     if (!owned) return;
     for (void* chunk : owned->chunks) {
@@ -158,6 +167,7 @@ void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
 }
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, bool final) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
     if (type == OTF2_FILETYPE_EVENTS && !final) ++pool.flushes;
     return OTF2_FLUSH;
 }
@@ -174,7 +184,7 @@ const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 // ---------------------------------------------------------------- archive
 
 bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm comm, int rank,
-                   std::string& error) {
+                   bool threaded, std::string& error) {
     // Chunks between OTF2's limits; at least one chunk, more when the buffer allows.
     pool.chunk_size = std::clamp<uint64_t>(buffer_bytes / 8, OTF2_CHUNK_SIZE_MIN, 1 << 20);
     pool.max_chunks = std::max<uint64_t>(1, buffer_bytes / pool.chunk_size);
@@ -191,6 +201,10 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
             OTF2_MPI_Archive_SetCollectiveCallbacks(archive_, comm, MPI_COMM_NULL) ==
                 OTF2_SUCCESS &&
             OTF2_Archive_SetCreator(archive_, "topolens measure 0.1") == OTF2_SUCCESS &&
+            // Writers of several threads share the archive (OTF2 requires the callbacks
+            // before the first writer is asked for).
+            (!threaded ||
+             OTF2_Pthread_Archive_SetLockingCallbacks(archive_, nullptr) == OTF2_SUCCESS) &&
             OTF2_Archive_OpenEvtFiles(archive_) == OTF2_SUCCESS;
     }
     if (ok) {
@@ -215,6 +229,18 @@ uint64_t Archive::flushes() const {
     return pool.flushes;
 }
 
+OTF2_EvtWriter* Archive::thread_events(uint64_t location) {
+    return OTF2_Archive_GetEvtWriter(archive_, location);
+}
+
+uint64_t Archive::close_thread_events(OTF2_EvtWriter* writer) {
+    uint64_t count = 0;
+    if (!writer) return 0;
+    OTF2_EvtWriter_GetNumberOfEvents(writer, &count);
+    OTF2_Archive_CloseEvtWriter(archive_, writer);
+    return count;
+}
+
 uint64_t Archive::close_events() {
     uint64_t count = 0;
     if (events_) {
@@ -230,11 +256,20 @@ OTF2_GlobalDefWriter* Archive::global_definitions() {
     return OTF2_Archive_GetGlobalDefWriter(archive_);
 }
 
-void Archive::write_local_definitions(int rank, const IdMappings& mappings,
+void Archive::write_local_definitions(int rank, size_t threads, const IdMappings& mappings,
                                       const std::vector<ClockSample>& clock) {
     OTF2_Archive_OpenDefFiles(archive_);
-    OTF2_DefWriter* writer =
-        OTF2_Archive_GetDefWriter(archive_, static_cast<OTF2_LocationRef>(rank));
+    for (uint32_t thread = 0; thread < threads; ++thread) {
+        OTF2_DefWriter* writer =
+            OTF2_Archive_GetDefWriter(archive_, thread_location_id(rank, thread));
+        write_mappings_and_clock(writer, mappings, clock);
+        OTF2_Archive_CloseDefWriter(archive_, writer);
+    }
+    OTF2_Archive_CloseDefFiles(archive_);
+}
+
+void Archive::write_mappings_and_clock(OTF2_DefWriter* writer, const IdMappings& mappings,
+                                       const std::vector<ClockSample>& clock) {
     const std::pair<OTF2_MappingType, const std::vector<uint64_t>*> tables[] = {
         {OTF2_MAPPING_STRING, &mappings.strings},
         {OTF2_MAPPING_REGION, &mappings.regions},
@@ -248,8 +283,6 @@ void Archive::write_local_definitions(int rank, const IdMappings& mappings,
     }
     for (const ClockSample& sample : clock)
         OTF2_DefWriter_WriteClockOffset(writer, sample.local_time, sample.offset, sample.deviation);
-    OTF2_Archive_CloseDefWriter(archive_, writer);
-    OTF2_Archive_CloseDefFiles(archive_);
 }
 
 void Archive::close() {

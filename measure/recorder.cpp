@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <unistd.h>
 
 namespace topolens::measure {
@@ -14,13 +15,65 @@ RecorderState& state() {
 }
 
 void warn_once(const std::string& message) {
+    static std::mutex guard; // its own: warnings come also from under shared_lock()
+    std::lock_guard<std::mutex> lock(guard);
     if (state().warned.insert(message).second)
         std::fprintf(stderr, "topolens: %s\n", message.c_str());
 }
 
+namespace {
+thread_local ThreadLocation* this_thread = nullptr;
+} // namespace
+
+ThreadLocation& thread_location() {
+    if (this_thread) [[likely]]
+        return *this_thread;
+    RecorderState& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto location = std::make_unique<ThreadLocation>();
+    location->number = static_cast<uint32_t>(s.threads.size());
+    // Score-P's numbering: the thread number above the rank; thread 0 keeps id = rank.
+    location->events = s.archive.thread_events(thread_location_id(s.rank, location->number));
+    this_thread = location.get();
+    s.threads.push_back(std::move(location));
+    return *this_thread;
+}
+
+OTF2_EvtWriter* event_writer() {
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return s.events;
+    return thread_location().events;
+}
+
+std::vector<uint32_t>& user_region_stack() {
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return s.user_region_stack;
+    return thread_location().user_region_stack;
+}
+
+std::unique_lock<std::mutex> shared_lock() {
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return {};
+    return std::unique_lock<std::mutex>(s.mutex);
+}
+
+bool on_init_thread(const char* what) {
+    if (!state().threaded || thread_location().number == 0) return true;
+    warn_once(std::string(what) +
+              " on a thread other than the one that called MPI_Init: at "
+              "MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE it is recorded on that thread "
+              "only; not recorded");
+    return false;
+}
+
 bool recording() {
     const RecorderState& s = state();
-    return s.active && !s.in_mpi;
+    if (!s.threaded) [[likely]]
+        return s.active && !s.in_mpi;
+    return s.active && !thread_location().in_mpi;
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -92,13 +145,43 @@ void close_open_user_activity(RecorderState& s, Timestamp time) {
             OTF2_EvtWriter_Leave(s.events, nullptr, time, op.region);
             op.executing = false;
         }
-    while (!s.user_region_stack.empty()) {
-        const uint32_t region = s.user_region_stack.back();
-        warn_once("region '" + s.definitions.regions()[region].name +
-                  "' was still open at MPI_Finalize");
-        OTF2_EvtWriter_Leave(s.events, nullptr, time, region);
-        s.user_region_stack.pop_back();
+    auto close_regions = [&](std::vector<uint32_t>& stack, OTF2_EvtWriter* events) {
+        while (!stack.empty()) {
+            const uint32_t region = stack.back();
+            warn_once("region '" + s.definitions.regions()[region].name +
+                      "' was still open at MPI_Finalize");
+            OTF2_EvtWriter_Leave(events, nullptr, time, region);
+            stack.pop_back();
+        }
+    };
+    if (!s.threaded) {
+        close_regions(s.user_region_stack, s.events);
+        return;
     }
+    for (auto& thread : s.threads) close_regions(thread->user_region_stack, thread->events);
+}
+
+// The thread level decides how the run is recorded (before the archive opens: threads
+// need OTF2's locking); said once, by rank 0, at MPI_Init when verbose.
+void choose_thread_mode(RecorderState& s) {
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    s.threaded = provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE;
+    if (s.threaded && s.config.verbose)
+        report({std::string(provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
+                                                            : "MPI_THREAD_SERIALIZED") +
+                ": each thread that calls MPI is recorded as its own location; tuned "
+                "operations and topolens topologies on the thread that called MPI_Init only"});
+}
+
+// The thread that called MPI_Init is thread 0, with the process's first writer.
+void adopt_init_thread(RecorderState& s) {
+    if (!s.threaded) return;
+    s.requests.set_threaded(true);
+    auto master = std::make_unique<ThreadLocation>();
+    master->events = s.events;
+    this_thread = master.get();
+    s.threads.push_back(std::move(master));
 }
 
 } // namespace
@@ -117,12 +200,16 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
 
     PMPI_Comm_dup(MPI_COMM_WORLD, &s.tool_comm);
     if (!agree_on_directory(s)) return;
+    choose_thread_mode(s);
     std::string error;
-    if (!s.archive.open(s.directory, s.config.buffer_bytes, s.tool_comm, s.rank, error)) {
+    if (!s.archive.open(s.directory, s.config.buffer_bytes, s.tool_comm, s.rank, s.threaded,
+                        error)) {
         report({error + "; measurement is off, the program runs on"});
+        s.threaded = false;
         return;
     }
     s.events = s.archive.events();
+    adopt_init_thread(s);
     define_mpi_regions(s);
     s.communicators.start(s.rank);
     s.same_clock = shares_reference_clock(s.tool_comm);
@@ -151,9 +238,20 @@ void finish_measurement(Timestamp enter_time) {
     PMPI_Barrier(s.tool_comm);
     const Timestamp last_time = now();
     OTF2_EvtWriter_Leave(s.events, nullptr, last_time, finalize);
-    s.active = false;
-
     ProcessContribution mine;
+    {
+        // Other threads must be done with MPI by now (MPI's rule); any late one records
+        // nothing once `active` is off.
+        std::unique_lock<std::mutex> lock = shared_lock();
+        s.active = false;
+        if (s.threaded) {
+            for (auto& thread : s.threads)
+                if (thread->number > 0)
+                    mine.thread_event_counts.push_back(
+                        s.archive.close_thread_events(thread->events));
+            for (auto& thread : s.threads) thread->events = nullptr;
+        }
+    }
     mine.host = host_name();
     mine.event_count = s.archive.close_events();
     s.events = nullptr;
@@ -214,7 +312,8 @@ void finish_measurement(Timestamp enter_time) {
                           my_flat.begin() + static_cast<long>(position + my_flat[t]));
         position += my_flat[t];
     }
-    s.archive.write_local_definitions(s.rank, my_mappings, s.clock);
+    s.archive.write_local_definitions(s.rank, 1 + mine.thread_event_counts.size(), my_mappings,
+                                      s.clock);
     s.archive.close();
     if (s.config.verbose && s.rank == 0)
         std::fprintf(stderr, "topolens: trace written to %s\n", s.directory.c_str());
@@ -230,11 +329,15 @@ void finish_measurement(Timestamp enter_time) {
 namespace {
 
 inline OTF2_EvtWriter* writer() {
-    return state().events;
+    return event_writer();
 }
 
 inline uint32_t comm_id(MPI_Comm comm) {
-    return state().communicators.local_id(comm);
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return s.communicators.local_id(comm);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return s.communicators.local_id(comm);
 }
 
 } // namespace
@@ -248,15 +351,29 @@ void set_mpi_enter_hook(MpiEnterHook hook) {
 }
 
 void enter_mpi(MpiFn fn) {
-    if (mpi_enter_hook) [[unlikely]]
-        mpi_enter_hook(fn);
     RecorderState& s = state();
+    if (mpi_enter_hook) [[unlikely]]
+        if (!s.threaded || thread_location().number == 0) mpi_enter_hook(fn);
+    if (s.threaded) [[unlikely]] {
+        ThreadLocation& thread = thread_location();
+        thread.in_mpi = true;
+        OTF2_EvtWriter_Enter(thread.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
+        return;
+    }
     s.in_mpi = true;
     OTF2_EvtWriter_Enter(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
 }
 
 void leave_mpi(MpiFn fn) {
     RecorderState& s = state();
+    if (s.threaded) [[unlikely]] {
+        ThreadLocation& thread = thread_location();
+        if (thread.events)
+            OTF2_EvtWriter_Leave(thread.events, nullptr, now(),
+                                 s.mpi_regions[static_cast<size_t>(fn)]);
+        thread.in_mpi = false;
+        return;
+    }
     if (s.events) // MPI_Finalize closes the writer before its own region ends
         OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
     s.in_mpi = false;
@@ -292,6 +409,7 @@ void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request
     RecorderState& s = state();
     RequestInfo info;
     info.comm = comm_id(comm);
+    std::unique_lock<std::mutex> lock = shared_lock();
     if (dest == MPI_PROC_NULL || dest < 0 || info.comm == Communicators::kUnknown) {
         s.requests.add(request, info); // completes without a message record
         return;
@@ -302,7 +420,8 @@ void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request
     info.tag = tag;
     info.bytes = bytes;
     s.requests.add(request, info);
-    OTF2_EvtWriter_MpiIsend(s.events, nullptr, now(), static_cast<uint32_t>(dest), info.comm,
+    lock = {};
+    OTF2_EvtWriter_MpiIsend(writer(), nullptr, now(), static_cast<uint32_t>(dest), info.comm,
                             static_cast<uint32_t>(tag), bytes, info.id);
 }
 
@@ -310,12 +429,15 @@ void irecv_started(MPI_Comm comm, int source, MPI_Request request) {
     RecorderState& s = state();
     RequestInfo info;
     info.comm = comm_id(comm);
+    std::unique_lock<std::mutex> lock = shared_lock();
     if (source != MPI_PROC_NULL && info.comm != Communicators::kUnknown) {
         info.kind = RequestInfo::Kind::Recv;
         info.id = s.requests.next_id();
-        OTF2_EvtWriter_MpiIrecvRequest(s.events, nullptr, now(), info.id);
     }
     s.requests.add(request, info);
+    lock = {};
+    if (info.kind == RequestInfo::Kind::Recv)
+        OTF2_EvtWriter_MpiIrecvRequest(writer(), nullptr, now(), info.id);
 }
 
 void persistent_created(PersistentKind kind, MPI_Comm comm, int peer, int tag, uint64_t bytes,
@@ -330,62 +452,78 @@ void persistent_created(PersistentKind kind, MPI_Comm comm, int peer, int tag, u
     info.peer = peer;
     info.tag = tag;
     info.bytes = bytes;
+    std::unique_lock<std::mutex> lock = shared_lock();
     state().requests.add(request, info);
 }
 
 void persistent_started(MPI_Request request) {
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     RequestInfo* info = s.requests.find(request);
     if (!info || !info->persistent) return;
     info->active = true;
     if (info->kind == RequestInfo::Kind::Null) return;
     info->id = s.requests.next_id();
-    if (info->kind == RequestInfo::Kind::Send)
-        OTF2_EvtWriter_MpiIsend(s.events, nullptr, now(), static_cast<uint32_t>(info->peer),
-                                info->comm, static_cast<uint32_t>(info->tag), info->bytes,
-                                info->id);
+    const RequestInfo started = *info;
+    lock = {};
+    if (started.kind == RequestInfo::Kind::Send)
+        OTF2_EvtWriter_MpiIsend(writer(), nullptr, now(), static_cast<uint32_t>(started.peer),
+                                started.comm, static_cast<uint32_t>(started.tag), started.bytes,
+                                started.id);
     else
-        OTF2_EvtWriter_MpiIrecvRequest(s.events, nullptr, now(), info->id);
+        OTF2_EvtWriter_MpiIrecvRequest(writer(), nullptr, now(), started.id);
 }
 
-void request_completed(MPI_Request request, const MPI_Status& status) {
+uint64_t request_activation(MPI_Request request) {
+    RecorderState& s = state();
+    if (!s.threaded || request == MPI_REQUEST_NULL) [[likely]]
+        return 0;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const RequestInfo* info = s.requests.find(request);
+    return info ? info->serial : 0;
+}
+
+void request_completed(MPI_Request request, const MPI_Status& status, uint64_t activation) {
     RecorderState& s = state();
     if (request == MPI_REQUEST_NULL) return;
-    RequestInfo* info = s.requests.find(request);
-    if (!info) return; // a request of an operation we do not record (e.g. a collective)
-    if (info->persistent && !info->active) return; // an inactive persistent request
+    std::unique_lock<std::mutex> lock = shared_lock();
+    // Threaded: another thread may have been given the same handle since it completed.
+    std::optional<RequestInfo> taken = s.requests.take(request, activation);
+    if (!taken) return; // a request of an operation we do not record (e.g. a collective)
+    const RequestInfo& info = *taken;
+    lock = {};
+    if (info.persistent && !info.active) return; // an inactive persistent request
     int cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
-    if (cancelled && info->kind != RequestInfo::Kind::Null) {
-        OTF2_EvtWriter_MpiRequestCancelled(s.events, nullptr, now(), info->id);
-    } else if (info->kind == RequestInfo::Kind::Send) {
-        OTF2_EvtWriter_MpiIsendComplete(s.events, nullptr, now(), info->id);
-    } else if (info->kind == RequestInfo::Kind::Recv) {
+    if (cancelled && info.kind != RequestInfo::Kind::Null) {
+        OTF2_EvtWriter_MpiRequestCancelled(writer(), nullptr, now(), info.id);
+    } else if (info.kind == RequestInfo::Kind::Send) {
+        OTF2_EvtWriter_MpiIsendComplete(writer(), nullptr, now(), info.id);
+    } else if (info.kind == RequestInfo::Kind::Recv) {
         int bytes = 0;
         PMPI_Get_count(&status, MPI_BYTE, &bytes);
-        OTF2_EvtWriter_MpiIrecv(s.events, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE),
-                                info->comm, static_cast<uint32_t>(status.MPI_TAG),
-                                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes),
-                                info->id);
+        OTF2_EvtWriter_MpiIrecv(writer(), nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE),
+                                info.comm, static_cast<uint32_t>(status.MPI_TAG),
+                                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info.id);
     }
-    if (info->persistent)
-        info->active = false;
-    else
-        s.requests.erase(request);
 }
 
 void request_tested(MPI_Request request) {
     RecorderState& s = state();
     if (request == MPI_REQUEST_NULL) return;
-    RequestInfo* info = s.requests.find(request);
+    std::unique_lock<std::mutex> lock = shared_lock();
+    const RequestInfo* info = s.requests.find(request);
     if (!info || info->kind == RequestInfo::Kind::Null) return;
     if (info->persistent && !info->active) return;
-    OTF2_EvtWriter_MpiRequestTest(s.events, nullptr, now(), info->id);
+    const uint64_t id = info->id;
+    lock = {};
+    OTF2_EvtWriter_MpiRequestTest(writer(), nullptr, now(), id);
 }
 
 void request_freed(MPI_Request request) {
     // An active nonpersistent request freed by the program still completes inside MPI; we
     // can no longer observe it, so it is forgotten here.
+    std::unique_lock<std::mutex> lock = shared_lock();
     state().requests.erase(request);
 }
 
@@ -403,14 +541,18 @@ void collective_end(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t byte
 
 // ---------------------------------------------------------------- communicators
 
+// Communicators::add agrees on a key with the other members (collective): the shared
+// table is locked only around its own changes, never across that communication.
 void communicator_created(MPI_Comm created, MPI_Comm parent, const char* how) {
-    state().communicators.add(created, parent, how);
+    RecorderState& s = state();
+    s.communicators.add(created, parent, how, s.threaded ? &s.mutex : nullptr);
 }
 
 void cartesian_communicator_created(MPI_Comm created, MPI_Comm parent, const char* how) {
     RecorderState& s = state();
-    const uint32_t id = s.communicators.add(created, parent, how);
+    const uint32_t id = s.communicators.add(created, parent, how, s.threaded ? &s.mutex : nullptr);
     if (id == Communicators::kUnknown) return;
+    std::unique_lock<std::mutex> lock = shared_lock();
     int ndims = 0;
     PMPI_Cartdim_get(created, &ndims);
     TopologyRecord record;
@@ -428,6 +570,7 @@ void cartesian_communicator_created(MPI_Comm created, MPI_Comm parent, const cha
 }
 
 void communicator_freed(MPI_Comm comm) {
+    std::unique_lock<std::mutex> lock = shared_lock();
     state().communicators.remove(comm);
 }
 

@@ -1,4 +1,7 @@
 // State shared by the recorder's parts (recorder.cpp, user_api.cpp). One per process.
+// At MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE ("threaded") every thread that makes an
+// MPI call records into its own OTF2 location (ThreadLocation); what all threads share is
+// then guarded by RecorderState::mutex (shared_lock()). At lower levels nothing is locked.
 #pragma once
 
 #include "archive.h"
@@ -12,7 +15,10 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 
+#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,11 +37,24 @@ struct TunedOperation {
     int executing_codelet = -1;
 };
 
+// One recording thread's location (threaded levels only). Thread 0 called MPI_Init.
+struct ThreadLocation {
+    uint32_t number = 0;
+    OTF2_EvtWriter* events = nullptr;
+    bool in_mpi = false;
+    std::vector<uint32_t> user_region_stack; // open user regions, innermost last
+};
+
 struct RecorderState {
     Config config;
-    bool started = false; // start_measurement ran (whether or not it succeeded)
-    bool active = false;  // events are being recorded
-    bool in_mpi = false;  // inside a recorded MPI call: nested calls are not recorded
+    bool started = false;             // start_measurement ran (whether or not it succeeded)
+    std::atomic<bool> active = false; // events are being recorded
+    bool in_mpi = false;              // inside a recorded MPI call: nested calls are not recorded
+    // A location per thread (MPI_THREAD_SERIALIZED or MULTIPLE); then in_mpi, events and
+    // user_region_stack here are unused: each ThreadLocation has its own.
+    bool threaded = false;
+    std::mutex mutex;                                     // shared state, when threaded
+    std::vector<std::unique_ptr<ThreadLocation>> threads; // by number
     int rank = 0;
     int size = 1;
     MPI_Comm tool_comm = MPI_COMM_NULL; // our own communication, apart from the program's
@@ -56,6 +75,18 @@ struct RecorderState {
 };
 
 RecorderState& state();
+
+// The calling thread's location, made on its first call (threaded levels only).
+ThreadLocation& thread_location();
+// The calling thread's event writer and open user regions, at any level.
+OTF2_EvtWriter* event_writer();
+std::vector<uint32_t>& user_region_stack();
+// Holds RecorderState::mutex when threaded; nothing otherwise.
+std::unique_lock<std::mutex> shared_lock();
+// False, with one warning per `what`, on a thread other than the one that called MPI_Init
+// at threaded levels: tuned operations, topologies and the ADCL adapter's records are
+// process-wide state recorded on that thread only.
+bool on_init_thread(const char* what);
 
 // Prints "topolens: <message>" on stderr once per distinct message on this process.
 void warn_once(const std::string& message);

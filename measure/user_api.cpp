@@ -24,6 +24,12 @@ bool can_record() {
     return recording();
 }
 
+// Tuned operations and topologies are process-wide: at threaded levels recorded on the
+// thread that called MPI_Init only (others are told once, and ignored).
+bool can_record_on_init_thread(const char* function) {
+    return recording() && on_init_thread(function);
+}
+
 TunedOperation* tuned_operation(int handle) {
     RecorderState& s = state();
     if (handle <= 0 || static_cast<size_t>(handle) > s.tuned.size()) {
@@ -52,31 +58,36 @@ int topolens_is_active(void) {
 int topolens_region_enter(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     const uint32_t region = s.definitions.user_region(name);
-    s.user_region_stack.push_back(region);
-    OTF2_EvtWriter_Enter(s.events, nullptr, now(), region);
+    lock = {};
+    user_region_stack().push_back(region);
+    OTF2_EvtWriter_Enter(event_writer(), nullptr, now(), region);
     return 0;
 }
 
 int topolens_region_leave(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     const uint32_t region = s.definitions.user_region(name);
-    if (s.user_region_stack.empty() || s.user_region_stack.back() != region) {
+    lock = {};
+    std::vector<uint32_t>& stack = user_region_stack();
+    if (stack.empty() || stack.back() != region) {
         // Leaving anything but the innermost open region would unbalance the trace.
         warn_once(std::string("topolens_region_leave(\"") + name +
                   "\") does not match the innermost open region; ignored");
         return -1;
     }
-    s.user_region_stack.pop_back();
-    OTF2_EvtWriter_Leave(s.events, nullptr, now(), region);
+    stack.pop_back();
+    OTF2_EvtWriter_Leave(event_writer(), nullptr, now(), region);
     return 0;
 }
 
 // ---------------------------------------------------------------- Cartesian topologies
 
 int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[]) {
-    if (!can_record()) return 0;
+    if (!can_record_on_init_thread("topolens_cart_create")) return 0;
     if (ndims < 1 || ndims > kMaxDimensions || !dims) {
         warn_once("topolens_cart_create: ndims must be 1.." + std::to_string(kMaxDimensions) +
                   " with a dims array; topology not recorded");
@@ -112,7 +123,7 @@ int topolens_cart_create(const char* name, int ndims, const int dims[], const in
 }
 
 int topolens_cart_coords(int topology, const int coords[]) {
-    if (!can_record() || !coords) return -1;
+    if (!can_record_on_init_thread("topolens_cart_coords") || !coords) return -1;
     RecorderState& s = state();
     if (topology <= 0 || static_cast<size_t>(topology) > s.topologies.size() ||
         !s.topologies[static_cast<size_t>(topology - 1)].user_defined) {
@@ -138,12 +149,12 @@ int topolens_cart_coords(int topology, const int coords[]) {
 // ---------------------------------------------------------------- autotuners
 
 int topolens_tuned_op_define(const char* name) {
-    if (!can_record() || !name || !*name) return 0;
+    if (!can_record_on_init_thread("topolens_tuned_op_define") || !name || !*name) return 0;
     return define_tuned_operation(name, std::string("tuned operation ") + name);
 }
 
 int topolens_codelet_switch(int handle, int index, const char* name) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_codelet_switch")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op || index < 0) return -1;
     codelet_region(*op, index, name);
@@ -153,7 +164,7 @@ int topolens_codelet_switch(int handle, int index, const char* name) {
 }
 
 int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_phase")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
     std::string_view word;
@@ -173,13 +184,15 @@ int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
         return -1;
     }
     RecorderState& s = state();
-    OTF2_EvtWriter_ParameterString(s.events, nullptr, now(), op->phase_parameter,
-                                   s.definitions.string(word));
+    std::unique_lock<std::mutex> lock = shared_lock();
+    const uint32_t text = s.definitions.string(word);
+    lock = {};
+    OTF2_EvtWriter_ParameterString(s.events, nullptr, now(), op->phase_parameter, text);
     return 0;
 }
 
 int topolens_tuned_decision(int handle, int index, const char* name) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_decision")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op || index < 0) return -1;
     codelet_region(*op, index, name);
@@ -188,7 +201,7 @@ int topolens_tuned_decision(int handle, int index, const char* name) {
 }
 
 int topolens_tuned_begin(int handle) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_begin")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
     if (op->executing) {
@@ -206,7 +219,7 @@ int topolens_tuned_begin(int handle) {
 }
 
 int topolens_tuned_end(int handle) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_end")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
     if (!op->executing) {
