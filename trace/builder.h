@@ -8,8 +8,8 @@
 //   b.write("/tmp/t");   // -> /tmp/t/traces.otf2
 //
 // One location per rank (location index = rank = OTF2 location id), plus any threads added
-// with add_thread. Times are each
-// location's local clock; clock_offset() adds ClockOffset definitions that a reader applies.
+// with add_thread. Times are each location's local clock; clock_offset() adds ClockOffset
+// definitions that a reader applies.
 #pragma once
 
 #include "trace/model.h"
