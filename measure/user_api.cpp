@@ -107,6 +107,7 @@ int topolens_cart_create(const char* name, int ndims, const int dims[], const in
         record.periods.push_back(periods && periods[d] ? 1 : 0);
     }
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock(); // MPI_Cart_create of other threads
     record.comm_key = kWorldKey;
     record.rank = s.rank;
     record.creation = s.topologies.size();
@@ -125,6 +126,7 @@ int topolens_cart_create(const char* name, int ndims, const int dims[], const in
 int topolens_cart_coords(int topology, const int coords[]) {
     if (!can_record_on_init_thread("topolens_cart_coords") || !coords) return -1;
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     if (topology <= 0 || static_cast<size_t>(topology) > s.topologies.size() ||
         !s.topologies[static_cast<size_t>(topology - 1)].user_defined) {
         warn_once("topolens_cart_coords: " + std::to_string(topology) +
