@@ -5,6 +5,9 @@
 #      single/funneled: one location per process, the main thread doing every thread's part;
 #      serialized/multiple: a location per calling thread, all in their process's group;
 #   2. `topolens info` lists the locations of every process;
+#      serialized/multiple: rank 0 says at MPI_Init that threads are recorded apart, and a
+#      tuned operation defined on another thread than MPI_Init's is refused with one line
+#      per process (and recorded nowhere: the event counts above);
 #   3. a Late Sender injected on rank 0's thread 2 (500 ms in the middle iteration) is
 #      found by `topolens analyze` in that iteration (user region "middle iteration") on
 #      exactly the location of rank 1 that received thread 2's messages (its tag), at least
@@ -50,6 +53,9 @@ case "$level" in
 serialized | multiple)
     grep -q "each thread that calls MPI is recorded as its own location" "$work/stderr" ||
         tl_fail "no notice of the per-thread recording at MPI_Init"
+    # A tuned operation defined on thread 1: said once per process, not recorded.
+    n="$(grep -c "topolens_tuned_op_define on a thread other than the one that called MPI_Init" "$work/stderr" || true)"
+    [ "$n" = "$np" ] || tl_fail "the tuned operation on another thread was reported $n times, expected $np (once per process)"
     ;;
 esac
 

@@ -18,6 +18,8 @@
 // Every thread's middle iteration is a topolens user region "middle iteration" (when the
 // measurement library is loaded), so the injected wait stands out from the small waits
 // oversubscribed threads have in every iteration.
+// At serialized and multiple, thread 1 also defines a tuned operation, which topolens
+// records on the MPI_Init thread only: it must say so (once per process) and record nothing.
 // Events per location (as recorded by topolens): see check_threads.sh.
 #include <mpi.h>
 
@@ -34,6 +36,7 @@
 // The topolens user API when the measurement library is preloaded, else null.
 extern "C" int topolens_region_enter(const char* name) __attribute__((weak));
 extern "C" int topolens_region_leave(const char* name) __attribute__((weak));
+extern "C" int topolens_tuned_op_define(const char* name) __attribute__((weak));
 
 namespace {
 
@@ -137,6 +140,8 @@ int main(int argc, char** argv) {
                 for (int i = 0; i < run.iterations; ++i) {
                     std::unique_lock<std::mutex> lock(mutex);
                     turn_changed.wait(lock, [&] { return turn == i * run.threads + t; });
+                    if (i == 0 && t == 1 && topolens_tuned_op_define)
+                        topolens_tuned_op_define("not on this thread");
                     exchange(run, t, i);
                     ++turn;
                     turn_changed.notify_all();
@@ -145,6 +150,8 @@ int main(int argc, char** argv) {
     } else {
         for (int t = 0; t < run.threads; ++t)
             workers.emplace_back([&, t] {
+                if (t == 1 && topolens_tuned_op_define)
+                    topolens_tuned_op_define("not on this thread");
                 for (int i = 0; i < run.iterations; ++i) exchange(run, t, i);
             });
     }
