@@ -22,7 +22,33 @@ void warn_once(const std::string& message) {
 }
 
 namespace {
+
 thread_local ThreadLocation* this_thread = nullptr;
+
+// When a recording thread ends, its location is free for the next new thread (as Score-P
+// reuses the locations of ended threads): a program that starts a thread per task does not
+// get a location per task. Its events stay in time order: the next thread starts later.
+struct ThreadEnd {
+    ~ThreadEnd() {
+        ThreadLocation* location = this_thread;
+        this_thread = nullptr;
+        if (!location || location->number == 0) return;
+        RecorderState& s = state();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (!s.active) return; // finalized: the writers are closed
+        if (!location->user_region_stack.empty()) {
+            warn_once("a thread ended inside a topolens region; the region ends with it");
+            for (auto region = location->user_region_stack.rbegin();
+                 region != location->user_region_stack.rend(); ++region)
+                OTF2_EvtWriter_Leave(location->events, nullptr, now(), *region);
+            location->user_region_stack.clear();
+        }
+        location->in_mpi = false;
+        s.free_threads.insert(location->number);
+    }
+};
+thread_local ThreadEnd thread_end;
+
 } // namespace
 
 ThreadLocation& thread_location() {
@@ -30,6 +56,12 @@ ThreadLocation& thread_location() {
         return *this_thread;
     RecorderState& s = state();
     std::lock_guard<std::mutex> lock(s.mutex);
+    (void)&thread_end; // registers the end of this thread
+    if (!s.free_threads.empty()) {
+        this_thread = s.threads[*s.free_threads.begin()].get();
+        s.free_threads.erase(s.free_threads.begin());
+        return *this_thread;
+    }
     auto location = std::make_unique<ThreadLocation>();
     location->number = static_cast<uint32_t>(s.threads.size());
     // Score-P's numbering: the thread number above the rank; thread 0 keeps id = rank.

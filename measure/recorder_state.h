@@ -55,6 +55,7 @@ struct RecorderState {
     bool threaded = false;
     std::mutex mutex;                                     // shared state, when threaded
     std::vector<std::unique_ptr<ThreadLocation>> threads; // by number
+    std::set<uint32_t> free_threads; // locations of ended threads, for the next new ones
     int rank = 0;
     int size = 1;
     MPI_Comm tool_comm = MPI_COMM_NULL; // our own communication, apart from the program's

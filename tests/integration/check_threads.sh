@@ -14,7 +14,9 @@
 #      80% of the sleep, and every other location has less than 30% of it there
 #      (oversubscribed threads wait for each other a little in every iteration).
 #
-# usage: check_threads.sh LEVEL PROGRAM   (LEVEL: single, funneled, serialized, multiple)
+# usage: check_threads.sh LEVEL PROGRAM
+#   LEVEL: single, funneled, serialized, multiple, or sequential (MPI_THREAD_MULTIPLE, the
+#   threads one after another: an ended thread's location goes to the next, so 2 per process)
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 [ "$#" = 2 ] || tl_fail "usage: check_threads.sh LEVEL PROGRAM"
@@ -36,6 +38,10 @@ serialized | multiple)
     expected_locations=$((threads + 1))
     expect_main=$main_thread
     ;;
+sequential) # one thread after the other: all on the location of the first
+    expected_locations=2
+    expect_main=$main_thread
+    ;;
 *) tl_fail "unknown level $level" ;;
 esac
 
@@ -50,7 +56,7 @@ cat "$work/stdout" "$work/stderr"
 trace="$work/trace/traces.otf2"
 [ -s "$trace" ] || tl_fail "no trace written"
 case "$level" in
-serialized | multiple)
+serialized | multiple | sequential)
     grep -q "each thread that calls MPI is recorded as its own location" "$work/stderr" ||
         tl_fail "no notice of the per-thread recording at MPI_Init"
     # A tuned operation defined on thread 1: said once per process, not recorded.
@@ -79,7 +85,13 @@ while read -r id events group; do
         tl_fail "location $id: the definitions say $events events, the file holds ${counted:-0}"
     rank=$((id & 0xffffffff)) thread=$((id >> 32))
     [ "$group" = "$rank" ] || tl_fail "location $id is in group $group, not its process $rank"
-    if [ "$thread" = 0 ]; then want=$expect_main; else want=$((iterations * per_iteration + 2)); fi
+    if [ "$thread" = 0 ]; then
+        want=$expect_main
+    elif [ "$level" = sequential ]; then
+        want=$((threads * (iterations * per_iteration + 2)))
+    else
+        want=$((iterations * per_iteration + 2))
+    fi
     [ "$events" = "$want" ] || tl_fail "location $id (rank $rank, thread $thread): $events events, expected $want"
 done <"$work/defined.txt"
 for ((r = 0; r < np; r++)); do
@@ -92,7 +104,7 @@ echo "== topolens info"
 "$TL_TOPOLENS" info "$trace" >"$work/info.txt" || tl_fail "topolens info failed"
 cat "$work/info.txt"
 if [ "$expected_locations" -gt 1 ]; then
-    for ((t = 1; t <= threads; t++)); do
+    for ((t = 1; t < expected_locations; t++)); do
         grep -q "Thread $t" "$work/info.txt" || tl_fail "topolens info does not list Thread $t"
     done
 fi

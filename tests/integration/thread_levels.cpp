@@ -3,8 +3,8 @@
 //
 //   thread_levels LEVEL THREADS ITERATIONS [LATE_THREAD LATE_MS]
 //
-// LEVEL is single, funneled, serialized or multiple. Processes are paired (0-1, 2-3, ...;
-// an even number of them). Every thread t has its own communicator (an MPI_Comm_dup of
+// LEVEL is single, funneled, serialized, multiple or sequential. Processes are paired (0-1, 2-3,
+// ...; an even number of them). Every thread t has its own communicator (an MPI_Comm_dup of
 // MPI_COMM_WORLD made by the main thread, in thread order) and does, per iteration, with
 // the same thread of its partner: a blocking exchange (even rank: MPI_Send then MPI_Recv,
 // odd rank: MPI_Recv then MPI_Send) and an MPI_Allreduce on its communicator.
@@ -13,6 +13,8 @@
 //   serialized: the threads take turns (iteration by iteration, thread 0, 1, ...) under a
 //     mutex: never two MPI calls at once, and both partners take the turns in one order.
 //   multiple: the threads call MPI concurrently.
+//   sequential: MPI_THREAD_MULTIPLE, but each thread starts when the one before has ended
+//     (topolens then records them all on one location).
 // With LATE_THREAD, rank 0's thread LATE_THREAD sleeps LATE_MS ms before its send in the
 // middle iteration: its partner's same thread waits that long in MPI_Recv (a Late Sender).
 // Every thread's middle iteration is a topolens user region "middle iteration" (when the
@@ -28,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <latch>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -85,8 +88,9 @@ void compute(int iterations) {
 
 int main(int argc, char** argv) {
     if (argc != 4 && argc != 6) {
-        std::fprintf(stderr, "usage: thread_levels single|funneled|serialized|multiple THREADS "
-                             "ITERATIONS [LATE_THREAD LATE_MS]\n");
+        std::fprintf(stderr,
+                     "usage: thread_levels single|funneled|serialized|multiple|sequential THREADS "
+                     "ITERATIONS [LATE_THREAD LATE_MS]\n");
         return 2;
     }
     const std::string level_name = argv[1];
@@ -94,7 +98,7 @@ int main(int argc, char** argv) {
     if (level_name == "single") required = MPI_THREAD_SINGLE;
     if (level_name == "funneled") required = MPI_THREAD_FUNNELED;
     if (level_name == "serialized") required = MPI_THREAD_SERIALIZED;
-    if (level_name == "multiple") required = MPI_THREAD_MULTIPLE;
+    if (level_name == "multiple" || level_name == "sequential") required = MPI_THREAD_MULTIPLE;
     Run run;
     run.threads = std::atoi(argv[2]);
     run.iterations = std::atoi(argv[3]);
@@ -126,6 +130,9 @@ int main(int argc, char** argv) {
     for (MPI_Comm& comm : run.comms) MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
     std::vector<std::thread> workers;
+    // No worker ends before all are done: topolens would hand an ended thread's location
+    // to a thread that starts later, and the test wants one location per thread.
+    std::latch all_done(required >= MPI_THREAD_SERIALIZED ? run.threads : 0);
     if (required <= MPI_THREAD_FUNNELED) {
         for (int t = 1; t < run.threads; ++t)
             workers.emplace_back([&] { compute(run.iterations); });
@@ -146,13 +153,23 @@ int main(int argc, char** argv) {
                     ++turn;
                     turn_changed.notify_all();
                 }
+                all_done.arrive_and_wait();
             });
+    } else if (level_name == "sequential") {
+        for (int t = 0; t < run.threads; ++t)
+            std::thread([&, t] {
+                if (t == 1 && topolens_tuned_op_define)
+                    topolens_tuned_op_define("not on this thread");
+                for (int i = 0; i < run.iterations; ++i) exchange(run, t, i);
+            }).join();
+        all_done.count_down(run.threads);
     } else {
         for (int t = 0; t < run.threads; ++t)
             workers.emplace_back([&, t] {
                 if (t == 1 && topolens_tuned_op_define)
                     topolens_tuned_op_define("not on this thread");
                 for (int i = 0; i < run.iterations; ++i) exchange(run, t, i);
+                all_done.arrive_and_wait();
             });
     }
     for (std::thread& worker : workers) worker.join();
