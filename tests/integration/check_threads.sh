@@ -27,12 +27,14 @@ work="$(tl_workdir "threads.$level")"
 
 # Events per location, from the thread_levels program's header comment and the wrappers:
 # Enter+Leave per call; MpiSend / MpiRecv one each; MPI_Allreduce adds CollectiveBegin/End.
-per_iteration=10 # Send (3) + Recv (3) + Allreduce (4); the middle one adds its region (2)
+# Even iterations: Send (3) + Recv (3) + Allreduce (4); odd ones: Irecv (3) + Isend (3) +
+# Waitall (4: IsendComplete, Irecv) + Allreduce (4); the middle one adds its region (2).
+per_thread=$((10 * ((iterations + 1) / 2) + 14 * (iterations / 2) + 2))
 main_thread=$((2 + 2 * threads + 2 * threads + 2)) # Init(_thread), Comm_dup, Comm_free, Finalize
 case "$level" in
 single | funneled)
     expected_locations=1
-    expect_main=$((main_thread + threads * (iterations * per_iteration + 2)))
+    expect_main=$((main_thread + threads * per_thread))
     ;;
 serialized | multiple)
     expected_locations=$((threads + 1))
@@ -88,9 +90,9 @@ while read -r id events group; do
     if [ "$thread" = 0 ]; then
         want=$expect_main
     elif [ "$level" = sequential ]; then
-        want=$((threads * (iterations * per_iteration + 2)))
+        want=$((threads * per_thread))
     else
-        want=$((iterations * per_iteration + 2))
+        want=$per_thread
     fi
     [ "$events" = "$want" ] || tl_fail "location $id (rank $rank, thread $thread): $events events, expected $want"
 done <"$work/defined.txt"

@@ -7,7 +7,8 @@
 // ...; an even number of them). Every thread t has its own communicator (an MPI_Comm_dup of
 // MPI_COMM_WORLD made by the main thread, in thread order) and does, per iteration, with
 // the same thread of its partner: a blocking exchange (even rank: MPI_Send then MPI_Recv,
-// odd rank: MPI_Recv then MPI_Send) and an MPI_Allreduce on its communicator.
+// odd rank: MPI_Recv then MPI_Send; in odd iterations MPI_Irecv, MPI_Isend, MPI_Waitall
+// instead) and an MPI_Allreduce on its communicator.
 //   single, funneled: only the main thread calls MPI; it does every thread's part in turn
 //     (the other threads only compute), so the exchanges all run on one location.
 //   serialized: the threads take turns (iteration by iteration, thread 0, 1, ...) under a
@@ -60,7 +61,12 @@ void exchange(const Run& run, int t, int iteration) {
     if (middle) topolens_region_enter(kMiddle);
     const int partner = run.rank ^ 1;
     int out = run.rank * 1000 + t, in = -1;
-    if (run.rank % 2 == 0) {
+    if (iteration % 2 == 1) { // nonblocking: the request table under concurrent threads
+        MPI_Request requests[2];
+        MPI_Irecv(&in, 1, MPI_INT, partner, t, run.comms[t], &requests[0]);
+        MPI_Isend(&out, 1, MPI_INT, partner, t, run.comms[t], &requests[1]);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+    } else if (run.rank % 2 == 0) {
         if (t == run.late_thread && run.rank == 0 && iteration == run.iterations / 2)
             std::this_thread::sleep_for(std::chrono::milliseconds(run.late_ms));
         MPI_Send(&out, 1, MPI_INT, partner, t, run.comms[t]);
