@@ -177,6 +177,10 @@ struct LocationScan {
     std::vector<PostedReceive> posted;
     std::vector<uint32_t> collective_ends;
     std::vector<Matched> matched; // by posting
+    // Threads: receive requests posted here and not completed here (request -> the
+    // MpiIrecvRequest), and receives completed here whose request was not posted here.
+    std::vector<std::pair<uint64_t, uint32_t>> open_posts;
+    std::vector<std::pair<uint32_t, uint64_t>> posted_elsewhere; // (MpiIrecv, request)
     uint64_t unmatched_receives = 0;
     LocationWarnings warnings, receive_warnings;
     bool scanned = false;
@@ -329,6 +333,8 @@ class MatcherImpl {
         };
         if (!std::is_sorted(out.posted.begin(), out.posted.end(), by_posting))
             std::sort(out.posted.begin(), out.posted.end(), by_posting);
+        if (in_threaded_process(loc))
+            out.open_posts.assign(x.post_of_request.begin(), x.post_of_request.end());
     }
 
     // Children per call path (index parent + 1, 0 for roots): a node has few children, so
@@ -438,7 +444,8 @@ class MatcherImpl {
             return;
         case EventKind::MpiIrecv: {
             auto found = x.post_of_request.find(request);
-            if (found == x.post_of_request.end()) started_elsewhere(loc, out, i);
+            if (found == x.post_of_request.end() && in_threaded_process(loc))
+                out.posted_elsewhere.push_back({i, request});
             out.posted.push_back({found == x.post_of_request.end() ? i : found->second, i});
             if (found != x.post_of_request.end()) x.post_of_request.erase(found);
             return;
@@ -474,15 +481,20 @@ class MatcherImpl {
         }
     }
 
+    bool in_threaded_process(uint32_t loc) const {
+        return threads_ && locations_of_rank_[trace_.defs.locations[loc].rank].size() > 1;
+    }
+
     // Threads may complete a request another thread of their process started (OTF2 request
-    // ids are per process); which one is not followed across locations.
+    // ids are per process). A receive's posting is found on the other thread (for the
+    // order of the process's receives); a send's completion is not followed there.
     void started_elsewhere(uint32_t loc, LocationScan& out, uint32_t i) {
-        if (!threads_ || locations_of_rank_[trace_.defs.locations[loc].rank].size() < 2) return;
+        if (!in_threaded_process(loc)) return;
         out.warnings.add("request of another thread",
                          where(trace_, loc, i) +
-                             ": completes a request this thread did not start (another thread "
-                             "of the process did?); a receive is then taken as posted at its "
-                             "completion, a send's completion is not seen");
+                             ": completes a send request this thread did not start (another "
+                             "thread of the process did?); the analysis does not see when "
+                             "that send completed");
     }
 
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
@@ -531,13 +543,32 @@ class MatcherImpl {
         };
         std::vector<Posted> posted;
         const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
+        // A receive is posted when its call begins (a blocking one's record is at its end).
+        auto call_start = [&](uint32_t loc, uint32_t event) {
+            const uint32_t call = m_.frames[loc][event].frame;
+            return trace_.locations[loc].events[call == kNone ? event : call].time;
+        };
+        // Receives completed by another thread than the one that posted them: posted then.
+        std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> open_posts;
+        for (uint32_t loc : locations)
+            for (const auto& [request, event] : scans_[loc].open_posts)
+                open_posts[request] = {loc, event};
+        std::unordered_map<uint64_t, Time> posted_at; // key: location << 32 | MpiIrecv
+        for (uint32_t loc : locations)
+            for (const auto& [event, request] : scans_[loc].posted_elsewhere) {
+                auto post = open_posts.find(request);
+                if (post == open_posts.end()) continue;
+                posted_at[uint64_t{loc} << 32 | event] =
+                    call_start(post->second.first, post->second.second);
+            }
         for (uint32_t loc : locations) {
-            // A receive is posted when its call begins (a blocking one's record is at its end).
-            const auto& events = trace_.locations[loc].events;
-            const LocationFrames& f = m_.frames[loc];
             for (const PostedReceive& p : scans_[loc].posted) {
-                const uint32_t call = f[p.posted].frame;
-                posted.push_back({events[call == kNone ? p.posted : call].time, loc, p});
+                Time time = call_start(loc, p.posted);
+                if (!posted_at.empty())
+                    if (auto at = posted_at.find(uint64_t{loc} << 32 | p.event);
+                        at != posted_at.end())
+                        time = at->second;
+                posted.push_back({time, loc, p});
             }
             std::vector<PostedReceive>().swap(scans_[loc].posted);
         }

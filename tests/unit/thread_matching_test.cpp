@@ -113,3 +113,43 @@ TEST(ThreadMatching, AProcessesKthCollectiveIsItsPartWhicheverThreadMadeIt) {
     EXPECT_EQ(total(r, metric::kWaitNxN, 1), 0.0);
     EXPECT_EQ(total(r, metric::kWaitNxN, thread1), 0.0);
 }
+
+TEST(ThreadMatching, AReceivePostedByOneThreadAndCompletedByAnotherKeepsItsPostingTime) {
+    TraceBuilder b(2);
+    const auto sender_thread = b.add_thread(0);   // location 2
+    const auto receiver_thread = b.add_thread(1); // location 3
+    begin(b, 2);
+    b.mpi_send(0, 10, 11, 1, b.world(), 1, 8);
+    b.mpi_send(0, 20, 21, 1, b.world(), 1, 16);
+    // Rank 1: the thread posts request 7 at 5; the main thread receives (posted at 8) and
+    // then completes request 7. MPI gives the first message to the receive posted first.
+    b.mpi_irecv(receiver_thread, 5, 6, 7);
+    b.mpi_recv(1, 8, 25, 0, b.world(), 1, 16);
+    b.mpi_wait_recv(1, 30, 40, 0, b.world(), 1, 8, 7);
+    // A send request started by rank 0's thread and completed by its main thread: matched,
+    // and a warning says its completion is not followed.
+    b.mpi_isend(sender_thread, 50, 51, 1, b.world(), 2, 4, 9);
+    b.mpi_wait_send(0, 60, 61, 9);
+    b.mpi_recv(1, 55, 70, 0, b.world(), 2, 4);
+    end(b, 2, 100);
+
+    for (unsigned threads : {1u, 3u}) {
+        const trace::Matching m = trace::match(b.trace(), threads);
+        EXPECT_EQ(m.unmatched_sends, 0u);
+        EXPECT_EQ(m.unmatched_receives, 0u);
+        ASSERT_EQ(m.messages.size(), 3u);
+        for (const auto& message : m.messages) {
+            const auto& recv =
+                b.trace().locations[message.recv.location].events[message.recv.event];
+            const auto& send =
+                b.trace().locations[message.send.location].events[message.send.event];
+            EXPECT_EQ(message.recv.location, 1u);
+            EXPECT_EQ(recv.bytes, send.bytes) << "receive " << message.recv.event;
+        }
+        ASSERT_EQ(m.warnings.size(), 1u);
+        EXPECT_NE(m.warnings[0].find("location 0 (rank 0)"), std::string::npos) << m.warnings[0];
+        EXPECT_NE(m.warnings[0].find("completes a send request this thread did not start"),
+                  std::string::npos)
+            << m.warnings[0];
+    }
+}
