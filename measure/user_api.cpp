@@ -55,32 +55,49 @@ int topolens_is_active(void) {
 
 // ---------------------------------------------------------------- regions
 
+// Single-threaded levels take the shortest path (no lock, the process's own writer).
 int topolens_region_enter(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
-    std::unique_lock<std::mutex> lock = shared_lock();
+    if (!s.threaded) [[likely]] {
+        const uint32_t region = s.definitions.user_region(name);
+        s.user_region_stack.push_back(region);
+        OTF2_EvtWriter_Enter(s.events, nullptr, now(), region);
+        return 0;
+    }
+    std::unique_lock<std::mutex> lock(s.mutex);
     const uint32_t region = s.definitions.user_region(name);
-    lock = {};
-    user_region_stack().push_back(region);
-    OTF2_EvtWriter_Enter(event_writer(), nullptr, now(), region);
+    lock.unlock();
+    ThreadLocation& thread = thread_location();
+    thread.user_region_stack.push_back(region);
+    OTF2_EvtWriter_Enter(thread.events, nullptr, now(), region);
     return 0;
 }
 
 int topolens_region_leave(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
-    std::unique_lock<std::mutex> lock = shared_lock();
-    const uint32_t region = s.definitions.user_region(name);
-    lock = {};
-    std::vector<uint32_t>& stack = user_region_stack();
-    if (stack.empty() || stack.back() != region) {
+    uint32_t region;
+    std::vector<uint32_t>* stack = &s.user_region_stack;
+    OTF2_EvtWriter* events = s.events;
+    if (!s.threaded) [[likely]] {
+        region = s.definitions.user_region(name);
+    } else {
+        std::unique_lock<std::mutex> lock(s.mutex);
+        region = s.definitions.user_region(name);
+        lock.unlock();
+        ThreadLocation& thread = thread_location();
+        stack = &thread.user_region_stack;
+        events = thread.events;
+    }
+    if (stack->empty() || stack->back() != region) {
         // Leaving anything but the innermost open region would unbalance the trace.
         warn_once(std::string("topolens_region_leave(\"") + name +
                   "\") does not match the innermost open region; ignored");
         return -1;
     }
-    stack.pop_back();
-    OTF2_EvtWriter_Leave(event_writer(), nullptr, now(), region);
+    stack->pop_back();
+    OTF2_EvtWriter_Leave(events, nullptr, now(), region);
     return 0;
 }
 
