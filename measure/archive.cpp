@@ -4,6 +4,7 @@
 
 #define OTF2_MPI_USE_PMPI // our own collectives must not be recorded
 #include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/OTF2_Pthread_Locks.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -125,9 +127,13 @@ struct BufferChunks {
 };
 
 ChunkPool pool;
+// The pool is shared by the writers of all threads (threaded archives). Chunks are asked
+// for rarely (one per chunk_size bytes of events), so the lock costs nothing measurable.
+std::mutex pool_mutex;
 
 void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
                      uint64_t chunk_size) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
     auto*& owned = reinterpret_cast<BufferChunks*&>(*per_buffer);
     if (!owned) owned = new BufferChunks;
     void* chunk = nullptr;
@@ -136,7 +142,9 @@ void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buf
     } else if (!pool.spare.empty()) {
         chunk = pool.spare.back();
         pool.spare.pop_back();
-    } else if (pool.allocated < pool.max_chunks) {
+    } else if (pool.allocated < pool.max_chunks || owned->chunks.empty()) {
+        // A writer without any chunk cannot make room by flushing: each thread's writer
+        // gets at least one, beyond the pool if there are more threads than chunks.
         chunk = std::malloc(chunk_size);
         if (chunk) ++pool.allocated;
     }
@@ -145,6 +153,7 @@ void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buf
 }
 
 void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer, bool final) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
     auto*& owned = reinterpret_cast<BufferChunks*&>(*per_buffer);
     if (!owned) return;
     for (void* chunk : owned->chunks) {
@@ -163,6 +172,7 @@ void free_chunks(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
 }
 
 OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, bool final) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
     // An abandoned event writer is never touched again; this only guards that promise.
     if (type == OTF2_FILETYPE_EVENTS && pool.events_abandoned) return OTF2_NO_FLUSH;
     if (type == OTF2_FILETYPE_EVENTS && !final) {
@@ -185,7 +195,7 @@ const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 // ---------------------------------------------------------------- archive
 
 bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm comm, int rank,
-                   std::string& error) {
+                   bool threaded, std::string& error) {
     // Chunks between OTF2's limits; at least one chunk, more when the buffer allows.
     pool.chunk_size = std::clamp<uint64_t>(buffer_bytes / 8, OTF2_CHUNK_SIZE_MIN, 1 << 20);
     pool.max_chunks = std::max<uint64_t>(1, buffer_bytes / pool.chunk_size);
@@ -205,6 +215,10 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
             OTF2_MPI_Archive_SetCollectiveCallbacks(archive_, comm, MPI_COMM_NULL) ==
                 OTF2_SUCCESS &&
             OTF2_Archive_SetCreator(archive_, "topolens measure 0.1") == OTF2_SUCCESS &&
+            // Writers of several threads share the archive (OTF2 requires the callbacks
+            // before the first writer is asked for).
+            (!threaded ||
+             OTF2_Pthread_Archive_SetLockingCallbacks(archive_, nullptr) == OTF2_SUCCESS) &&
             OTF2_Archive_OpenEvtFiles(archive_) == OTF2_SUCCESS;
     }
     if (ok) {
@@ -232,14 +246,33 @@ uint64_t Archive::flushes() const {
 PendingEvents Archive::pending_events() const {
     PendingEvents pending;
     if (!events_) return pending;
+    std::lock_guard<std::mutex> lock(pool_mutex);
     // OTF2 3.0 writes through a 4 MiB buffer (OTF2_FILE_BUFFER_SIZE, internal): what passed
     // it before stays there until the close, and the close writes the buffer's chunks (the
-    // last one partly: this is an upper bound).
+    // last one partly: this is an upper bound; with several threads' writers the pool's
+    // chunks are counted together).
     constexpr uint64_t kWriteBehind = 4 << 20;
     const uint64_t held = pool.allocated - std::min(pool.allocated, pool.spare.size());
     pending.bytes = pool.bytes_flushed % kWriteBehind + held * pool.chunk_size;
     pending.through_full_buffer = pending.bytes >= kWriteBehind;
     return pending;
+}
+
+OTF2_EvtWriter* Archive::thread_events(uint64_t location) {
+    return OTF2_Archive_GetEvtWriter(archive_, location);
+}
+
+uint64_t Archive::recorded_events(OTF2_EvtWriter* writer) {
+    uint64_t count = 0;
+    if (writer) OTF2_EvtWriter_GetNumberOfEvents(writer, &count);
+    return count;
+}
+
+uint64_t Archive::close_thread_events(OTF2_EvtWriter* writer) {
+    const uint64_t count = recorded_events(writer);
+    // An abandoned archive's writers are never touched again (abandon_events).
+    if (writer && !abandoned_) OTF2_Archive_CloseEvtWriter(archive_, writer);
+    return count;
 }
 
 uint64_t Archive::recorded_events() const {
@@ -256,6 +289,7 @@ uint64_t free_disk_bytes(const std::string& directory) {
 
 void Archive::abandon_events() {
     abandoned_ = true;
+    std::lock_guard<std::mutex> lock(pool_mutex);
     pool.events_abandoned = true;
     events_ = nullptr;
 }
@@ -293,17 +327,29 @@ OTF2_GlobalDefWriter* Archive::global_definitions() {
     return OTF2_Archive_GetGlobalDefWriter(archive_);
 }
 
-OTF2_ErrorCode Archive::write_local_definitions(int rank, const IdMappings& mappings,
+OTF2_ErrorCode Archive::write_local_definitions(int rank, size_t threads,
+                                                const IdMappings& mappings,
                                                 const std::vector<ClockSample>& clock) {
     if (!archive_) return OTF2_ERROR_INVALID_CALL;
     const uint64_t mark = otf2_errors::count();
     OTF2_ErrorCode rc = OTF2_Archive_OpenDefFiles(archive_);
-    OTF2_DefWriter* writer =
-        OTF2_Archive_GetDefWriter(archive_, static_cast<OTF2_LocationRef>(rank));
-    if (!writer) {
-        keep(rc, OTF2_ERROR_INVALID_CALL);
-        return first_error(rc, mark);
+    for (uint32_t thread = 0; thread < threads; ++thread) {
+        OTF2_DefWriter* writer =
+            OTF2_Archive_GetDefWriter(archive_, thread_location_id(rank, thread));
+        if (!writer) {
+            keep(rc, OTF2_ERROR_INVALID_CALL);
+            return first_error(rc, mark);
+        }
+        keep(rc, write_mappings_and_clock(writer, mappings, clock));
+        keep(rc, OTF2_Archive_CloseDefWriter(archive_, writer));
     }
+    keep(rc, OTF2_Archive_CloseDefFiles(archive_));
+    return first_error(rc, mark);
+}
+
+OTF2_ErrorCode Archive::write_mappings_and_clock(OTF2_DefWriter* writer, const IdMappings& mappings,
+                                                 const std::vector<ClockSample>& clock) {
+    OTF2_ErrorCode rc = OTF2_SUCCESS;
     const std::pair<OTF2_MappingType, const std::vector<uint64_t>*> tables[] = {
         {OTF2_MAPPING_STRING, &mappings.strings},
         {OTF2_MAPPING_REGION, &mappings.regions},
@@ -318,9 +364,7 @@ OTF2_ErrorCode Archive::write_local_definitions(int rank, const IdMappings& mapp
     for (const ClockSample& sample : clock)
         keep(rc, OTF2_DefWriter_WriteClockOffset(writer, sample.local_time, sample.offset,
                                                  sample.deviation));
-    keep(rc, OTF2_Archive_CloseDefWriter(archive_, writer));
-    keep(rc, OTF2_Archive_CloseDefFiles(archive_));
-    return first_error(rc, mark);
+    return rc;
 }
 
 OTF2_ErrorCode Archive::close() {

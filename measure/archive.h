@@ -31,13 +31,26 @@ struct PendingEvents {
 // if unknown).
 uint64_t free_disk_bytes(const std::string& directory);
 
+// OTF2 location id of thread `thread` of process `rank` (Score-P's numbering): thread 0,
+// the one that called MPI_Init, has the rank itself.
+inline uint64_t thread_location_id(int rank, uint32_t thread) {
+    return static_cast<uint64_t>(thread) << 32 | static_cast<uint32_t>(rank);
+}
+
 class Archive {
   public:
     // Collective over `comm`. On failure returns false with the reason in `error`.
+    // `threaded`: several threads will write events (each its own location).
     bool open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm comm, int rank,
-              std::string& error);
+              bool threaded, std::string& error);
     OTF2_EvtWriter* events() const { return events_; }
     uint64_t flushes() const;
+    // The writer of another thread's location (threaded archives), from that thread.
+    OTF2_EvtWriter* thread_events(uint64_t location);
+    // Closes a writer from thread_events() (not after abandon_events(): then it is left as
+    // it is) and returns the number of events recorded in it.
+    uint64_t close_thread_events(OTF2_EvtWriter* writer);
+    static uint64_t recorded_events(OTF2_EvtWriter* writer);
 
     // After a failed write of the event writer. OTF2 3.0 must never touch that writer
     // again: its file layer frees its 4 MiB write-behind buffer when a write fails but keeps
@@ -57,12 +70,16 @@ class Archive {
     OTF2_ErrorCode close_events(uint64_t& count);
     // Rank 0: the writer for global definitions (valid until close()).
     OTF2_GlobalDefWriter* global_definitions();
-    OTF2_ErrorCode write_local_definitions(int rank, const IdMappings& mappings,
+    // For each of the process's `threads` locations: the same mappings and clock offsets.
+    OTF2_ErrorCode write_local_definitions(int rank, size_t threads, const IdMappings& mappings,
                                            const std::vector<ClockSample>& clock);
     // Writes the anchor (rank 0) and closes the files. Not after abandon_events().
     OTF2_ErrorCode close();
 
   private:
+    static OTF2_ErrorCode write_mappings_and_clock(OTF2_DefWriter* writer,
+                                                   const IdMappings& mappings,
+                                                   const std::vector<ClockSample>& clock);
     OTF2_Archive* archive_ = nullptr;
     OTF2_EvtWriter* events_ = nullptr;
     bool abandoned_ = false;

@@ -11,7 +11,10 @@ void Communicators::start(int world_rank) {
     owned_.clear();
 }
 
-uint32_t Communicators::add(MPI_Comm created, MPI_Comm parent, const char* how) {
+uint32_t Communicators::add(MPI_Comm created, MPI_Comm parent, const char* how, std::mutex* guard) {
+    auto lock = [guard] {
+        return guard ? std::unique_lock<std::mutex>(*guard) : std::unique_lock<std::mutex>();
+    };
     if (created == MPI_COMM_NULL) return kUnknown;
     int is_inter = 0;
     PMPI_Comm_test_inter(created, &is_inter);
@@ -20,13 +23,19 @@ uint32_t Communicators::add(MPI_Comm created, MPI_Comm parent, const char* how) 
     int rank = 0;
     PMPI_Comm_rank(created, &rank);
     uint64_t key = 0;
-    if (rank == 0) key = (static_cast<uint64_t>(world_rank_) + 2) << 32 | created_here_++;
+    if (rank == 0) {
+        auto locked = lock();
+        key = (static_cast<uint64_t>(world_rank_) + 2) << 32 | created_here_++;
+    }
     PMPI_Bcast(&key, 1, MPI_UINT64_T, 0, created);
 
+    auto locked = lock();
     const uint32_t parent_id = local_id(parent);
     const uint32_t id = static_cast<uint32_t>(keys_.size());
     keys_.push_back(key);
     ids_[created] = id;
+    const uint64_t parent_key = parent_id == kUnknown ? kWorldKey : keys_[parent_id];
+    locked = {};
 
     if (rank == 0) {
         MPI_Group group, world_group;
@@ -41,9 +50,10 @@ uint32_t Communicators::add(MPI_Comm created, MPI_Comm parent, const char* how) 
         PMPI_Group_free(&world_group);
         CommDefinition def;
         def.key = key;
-        def.parent_key = parent_id == kUnknown ? kWorldKey : keys_[parent_id];
+        def.parent_key = parent_key;
         def.how = how;
         def.members.assign(world_ranks.begin(), world_ranks.end());
+        locked = lock();
         owned_.push_back(std::move(def));
     }
     return id;

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -27,7 +28,8 @@ class Communicators {
 
     // Collective over `created` (a no-op on MPI_COMM_NULL): agrees on a key, and the new
     // communicator's rank 0 keeps its definition. Returns the local id or kUnknown.
-    uint32_t add(MPI_Comm created, MPI_Comm parent, const char* how);
+    // `guard` (threaded levels) is held around the table's changes, not the communication.
+    uint32_t add(MPI_Comm created, MPI_Comm parent, const char* how, std::mutex* guard = nullptr);
     uint64_t key_of(uint32_t local_id) const { return keys_.at(local_id); }
     void remove(MPI_Comm comm);
 

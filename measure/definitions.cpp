@@ -82,6 +82,7 @@ std::vector<char> serialize(const ProcessContribution& c) {
     ByteWriter out;
     out.put_string(c.host);
     out.put(c.event_count);
+    out.put_vector(c.thread_event_counts);
     out.put(c.first_time);
     out.put(c.last_time);
     out.put<uint32_t>(static_cast<uint32_t>(c.strings.size()));
@@ -128,6 +129,7 @@ ProcessContribution deserialize(const char* data, size_t size) {
     ProcessContribution c;
     c.host = in.get_string();
     c.event_count = in.get<uint64_t>();
+    c.thread_event_counts = in.get_vector<uint64_t>();
     c.first_time = in.get<uint64_t>();
     c.last_time = in.get<uint64_t>();
     for (uint32_t n = in.get<uint32_t>(); n > 0; --n) c.strings.push_back(in.get_string());
@@ -307,6 +309,10 @@ std::vector<MergedTopology> merge_topologies(const std::vector<ProcessContributi
     return result;
 }
 
+std::string thread_name(size_t thread) {
+    return "Thread " + std::to_string(thread);
+}
+
 uint64_t realtime_of(uint64_t monotonic_ns) {
     timespec mono, real;
     clock_gettime(CLOCK_MONOTONIC, &mono);
@@ -373,6 +379,8 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
         strings(text);
     for (const auto& [host, node] : host_nodes) strings(host);
     for (size_t p = 0; p < all.size(); ++p) strings("MPI Rank " + std::to_string(p));
+    for (const auto& process : all)
+        for (size_t t = 1; t <= process.thread_event_counts.size(); ++t) strings(thread_name(t));
     for (const auto& comm : comms) strings(comm.name);
     for (const auto& topology : topologies) {
         strings(topology.name);
@@ -402,9 +410,15 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
         OTF2_GlobalDefWriter_WriteLocationGroup(
             writer, p, strings("MPI Rank " + std::to_string(p)), OTF2_LOCATION_GROUP_TYPE_PROCESS,
             host_nodes.at(all[p].host), OTF2_UNDEFINED_LOCATION_GROUP);
-    for (size_t p = 0; p < all.size(); ++p)
+    for (size_t p = 0; p < all.size(); ++p) {
         OTF2_GlobalDefWriter_WriteLocation(writer, p, strings("Master thread"),
                                            OTF2_LOCATION_TYPE_CPU_THREAD, all[p].event_count, p);
+        // Threads of a threaded run: locations of the same process (its location group).
+        for (size_t t = 1; t <= all[p].thread_event_counts.size(); ++t)
+            OTF2_GlobalDefWriter_WriteLocation(
+                writer, static_cast<uint64_t>(t) << 32 | p, strings(thread_name(t)),
+                OTF2_LOCATION_TYPE_CPU_THREAD, all[p].thread_event_counts[t - 1], p);
+    }
 
     for (uint32_t id = 0; id < regions.size(); ++id) {
         const RegionDefinition& r = *regions[id];

@@ -92,8 +92,9 @@ class LocalDefinitions {
 // Everything a process contributes to the global definitions at finalize.
 struct ProcessContribution {
     std::string host;
-    uint64_t event_count = 0;
-    uint64_t first_time = 0; // global (offset-corrected) timestamps
+    uint64_t event_count = 0;                  // of the thread that called MPI_Init
+    std::vector<uint64_t> thread_event_counts; // threaded levels: threads 1, 2, ...
+    uint64_t first_time = 0;                   // global (offset-corrected) timestamps
     uint64_t last_time = 0;
     std::vector<std::string> strings;
     std::vector<RegionDefinition> regions;

@@ -139,15 +139,26 @@ class RequestsBefore {
         if (!recording || count <= 0) return;
         handles_.reserve(static_cast<size_t>(count));
         for (int i = 0; i < count; ++i) handles_.push_back(MPI_Request_f2c(requests[i]));
+        // Threaded levels: which activation each handle names before the call.
+        for (size_t i = 0; i < handles_.size(); ++i)
+            if (const uint64_t a = request_activation(handles_[i]); a != 0) {
+                activations_.resize(handles_.size());
+                activations_[i] = a;
+            }
     }
     int size() const { return static_cast<int>(handles_.size()); }
     // MPI_REQUEST_NULL for indices out of range (a bad index from the program).
     MPI_Request operator[](int i) const {
         return i >= 0 && i < size() ? handles_[static_cast<size_t>(i)] : MPI_REQUEST_NULL;
     }
+    void completed(int i, const MPI_Status& status) const {
+        const bool known = i >= 0 && i < size() && !activations_.empty();
+        request_completed((*this)[i], status, known ? activations_[static_cast<size_t>(i)] : 0);
+    }
 
   private:
     std::vector<MPI_Request> handles_;
+    std::vector<uint64_t> activations_;
 };
 
 // ---------------------------------------------------------------- handlers
@@ -260,10 +271,11 @@ void nonblocking_recv(MpiFn fn, Pmpi* pmpi, void* buf, F count, F type, F source
 template <class Pmpi> void wait_one(MpiFn fn, Pmpi* pmpi, F request, F status, F ierr) {
     MpiRegion region(fn);
     const MPI_Request before = region.active() ? MPI_Request_f2c(*request) : MPI_REQUEST_NULL;
+    const uint64_t activation = request_activation(before);
     StatusArg st(status, region.active());
     MPI_Fint code = MPI_SUCCESS;
     pmpi(request, st.get(), &code);
-    if (region.active() && code == MPI_SUCCESS) request_completed(before, st.c());
+    if (region.active() && code == MPI_SUCCESS) request_completed(before, st.c(), activation);
     set_ierr(ierr, code);
 }
 
@@ -277,7 +289,7 @@ template <class Pmpi> void wait_all(MpiFn fn, Pmpi* pmpi, F count, F requests, F
     if (region.active() && (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS)) {
         for (int i = 0; i < before.size(); ++i) {
             const MPI_Status s = st.c(i);
-            if (code == MPI_SUCCESS || s.MPI_ERROR == MPI_SUCCESS) request_completed(before[i], s);
+            if (code == MPI_SUCCESS || s.MPI_ERROR == MPI_SUCCESS) before.completed(i, s);
         }
     }
     set_ierr(ierr, code);
@@ -292,7 +304,7 @@ void wait_any(MpiFn fn, Pmpi* pmpi, F count, F requests, F index, F status, F ie
     MPI_Fint code = MPI_SUCCESS;
     pmpi(count, requests, index, st.get(), &code);
     if (region.active() && code == MPI_SUCCESS && *index != MPI_UNDEFINED)
-        request_completed(before[*index - 1], st.c());
+        before.completed(*index - 1, st.c());
     set_ierr(ierr, code);
 }
 
@@ -304,7 +316,7 @@ inline void some_completed(const RequestsBefore& before, MPI_Fint outcount, cons
     if (outcount == MPI_UNDEFINED) return; // no active request
     if (test && outcount == 0)
         for (int i = 0; i < before.size(); ++i) request_tested(before[i]);
-    for (int j = 0; j < outcount; ++j) request_completed(before[indices[j] - 1], st.c(j));
+    for (int j = 0; j < outcount; ++j) before.completed(indices[j] - 1, st.c(j));
 }
 
 template <class Pmpi>
@@ -323,12 +335,13 @@ void wait_some(MpiFn fn, Pmpi* pmpi, F incount, F requests, F outcount, F indice
 template <class Pmpi> void test_one(MpiFn fn, Pmpi* pmpi, F request, F flag, F status, F ierr) {
     MpiRegion region(fn);
     const MPI_Request before = region.active() ? MPI_Request_f2c(*request) : MPI_REQUEST_NULL;
+    const uint64_t activation = request_activation(before);
     StatusArg st(status, region.active());
     MPI_Fint code = MPI_SUCCESS;
     pmpi(request, flag, st.get(), &code);
     if (region.active() && code == MPI_SUCCESS) {
         if (*flag)
-            request_completed(before, st.c());
+            request_completed(before, st.c(), activation);
         else
             request_tested(before);
     }
@@ -346,7 +359,7 @@ void test_all(MpiFn fn, Pmpi* pmpi, F count, F requests, F flag, F statuses, F i
     if (region.active() && code == MPI_SUCCESS) {
         for (int i = 0; i < before.size(); ++i) {
             if (*flag)
-                request_completed(before[i], st.c(i));
+                before.completed(i, st.c(i));
             else
                 request_tested(before[i]);
         }
@@ -365,7 +378,7 @@ void test_any(MpiFn fn, Pmpi* pmpi, F count, F requests, F index, F flag, F stat
         if (!*flag)
             for (int i = 0; i < before.size(); ++i) request_tested(before[i]);
         else if (*index != MPI_UNDEFINED)
-            request_completed(before[*index - 1], st.c());
+            before.completed(*index - 1, st.c());
     }
     set_ierr(ierr, code);
 }

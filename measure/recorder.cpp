@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <unistd.h>
 
 namespace topolens::measure {
@@ -16,13 +17,101 @@ RecorderState& state() {
 }
 
 void warn_once(const std::string& message) {
+    static std::mutex guard; // its own: warnings come also from under shared_lock()
+    std::lock_guard<std::mutex> lock(guard);
     if (state().warned.insert(message).second)
         std::fprintf(stderr, "topolens: %s\n", message.c_str());
 }
 
+namespace {
+
+thread_local ThreadLocation* this_thread = nullptr;
+
+// When a recording thread ends, its location is free for the next new thread (as Score-P
+// reuses the locations of ended threads): a program that starts a thread per task does not
+// get a location per task. Its events stay in time order: the next thread starts later.
+struct ThreadEnd {
+    ~ThreadEnd() {
+        ThreadLocation* location = this_thread;
+        this_thread = nullptr;
+        if (!location || location->number == 0) return;
+        RecorderState& s = state();
+        std::lock_guard<std::mutex> lock(s.mutex);
+        if (!s.active) return; // finalized: the writers are closed
+        if (!location->user_region_stack.empty()) {
+            warn_once("a thread ended inside a topolens region; the region ends with it");
+            for (auto region = location->user_region_stack.rbegin();
+                 region != location->user_region_stack.rend(); ++region)
+                record_to(s, location->events, [&](OTF2_EvtWriter* w) {
+                    return OTF2_EvtWriter_Leave(w, nullptr, now(), *region);
+                });
+            location->user_region_stack.clear();
+        }
+        location->in_mpi = false;
+        s.free_threads.insert(location->number);
+    }
+};
+thread_local ThreadEnd thread_end;
+
+} // namespace
+
+ThreadLocation& thread_location() {
+    if (this_thread) [[likely]]
+        return *this_thread;
+    RecorderState& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    (void)&thread_end; // registers the end of this thread
+    if (!s.free_threads.empty()) {
+        this_thread = s.threads[*s.free_threads.begin()].get();
+        s.free_threads.erase(s.free_threads.begin());
+        return *this_thread;
+    }
+    auto location = std::make_unique<ThreadLocation>();
+    location->number = static_cast<uint32_t>(s.threads.size());
+    // Score-P's numbering: the thread number above the rank; thread 0 keeps id = rank.
+    location->events = s.archive.thread_events(thread_location_id(s.rank, location->number));
+    this_thread = location.get();
+    s.threads.push_back(std::move(location));
+    return *this_thread;
+}
+
+OTF2_EvtWriter* event_writer() {
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return s.events;
+    if (s.write_failed) [[unlikely]]
+        return nullptr;
+    return thread_location().events;
+}
+
+std::vector<uint32_t>& user_region_stack() {
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return s.user_region_stack;
+    return thread_location().user_region_stack;
+}
+
+std::unique_lock<std::mutex> shared_lock() {
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return {};
+    return std::unique_lock<std::mutex>(s.mutex);
+}
+
+bool on_init_thread(const char* what) {
+    if (!state().threaded || thread_location().number == 0) return true;
+    warn_once(std::string(what) +
+              " on a thread other than the one that called MPI_Init: at "
+              "MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE it is recorded on that thread "
+              "only; not recorded");
+    return false;
+}
+
 bool recording() {
     const RecorderState& s = state();
-    return s.active && !s.in_mpi;
+    if (!s.threaded) [[likely]]
+        return s.active && !s.in_mpi;
+    return s.active && !thread_location().in_mpi;
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -90,13 +179,45 @@ void close_open_user_activity(RecorderState& s, Timestamp time) {
             });
             op.executing = false;
         }
-    while (!s.user_region_stack.empty()) {
-        const uint32_t region = s.user_region_stack.back();
-        warn_once("region '" + s.definitions.regions()[region].name +
-                  "' was still open at MPI_Finalize");
-        record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, time, region); });
-        s.user_region_stack.pop_back();
+    auto close_regions = [&](std::vector<uint32_t>& stack, OTF2_EvtWriter* events) {
+        while (!stack.empty()) {
+            const uint32_t region = stack.back();
+            warn_once("region '" + s.definitions.regions()[region].name +
+                      "' was still open at MPI_Finalize");
+            record_to(s, events, [&](OTF2_EvtWriter* w) {
+                return OTF2_EvtWriter_Leave(w, nullptr, time, region);
+            });
+            stack.pop_back();
+        }
+    };
+    if (!s.threaded) {
+        close_regions(s.user_region_stack, s.events);
+        return;
     }
+    for (auto& thread : s.threads) close_regions(thread->user_region_stack, thread->events);
+}
+
+// The thread level decides how the run is recorded (before the archive opens: threads
+// need OTF2's locking); said once, by rank 0, at MPI_Init when verbose.
+void choose_thread_mode(RecorderState& s) {
+    int provided = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&provided);
+    s.threaded = provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE;
+    if (s.threaded && s.config.verbose)
+        report({std::string(provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE"
+                                                            : "MPI_THREAD_SERIALIZED") +
+                ": each thread that calls MPI is recorded as its own location; tuned "
+                "operations and topolens topologies on the thread that called MPI_Init only"});
+}
+
+// The thread that called MPI_Init is thread 0, with the process's first writer.
+void adopt_init_thread(RecorderState& s) {
+    if (!s.threaded) return;
+    s.requests.set_threaded(true);
+    auto master = std::make_unique<ThreadLocation>();
+    master->events = s.events;
+    this_thread = master.get();
+    s.threads.push_back(std::move(master));
 }
 
 } // namespace
@@ -115,13 +236,17 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
 
     PMPI_Comm_dup(MPI_COMM_WORLD, &s.tool_comm);
     if (!agree_on_directory(s)) return;
+    choose_thread_mode(s);
     std::string error;
-    if (!s.archive.open(s.directory, s.config.buffer_bytes, s.tool_comm, s.rank, error)) {
+    if (!s.archive.open(s.directory, s.config.buffer_bytes, s.tool_comm, s.rank, s.threaded,
+                        error)) {
         report({error + "; measurement is off, the program runs on"});
+        s.threaded = false;
         return;
     }
     s.events = s.archive.events();
     s.otf2_error_mark = otf2_errors::count();
+    adopt_init_thread(s);
     define_mpi_regions(s);
     s.communicators.start(s.rank);
     s.same_clock = shares_reference_clock(s.tool_comm);
@@ -137,7 +262,8 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
 
 void stop_recording(OTF2_ErrorCode rc) {
     RecorderState& s = state();
-    if (s.outcome.error != 0) return;
+    // Once per process, also when several threads' writes fail at the same time.
+    if (s.write_failed.exchange(true) || s.outcome.error != 0) return;
     // OTF2 reports the failing system call first (e.g. ENOSPC), then each layer above it.
     const OTF2_ErrorCode reported = otf2_errors::first_since(s.otf2_error_mark);
     s.outcome.error = reported != OTF2_SUCCESS ? reported : rc;
@@ -232,14 +358,28 @@ void finish_measurement(Timestamp enter_time) {
     const Timestamp last_time = now();
     record(
         [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, last_time, finalize); });
-    s.active = false;
-
+    {
+        // Other threads must be done with MPI by now (MPI's rule); any late one records
+        // nothing once `active` is off.
+        std::unique_lock<std::mutex> lock = shared_lock();
+        s.active = false;
+    }
     ProcessContribution mine;
     mine.host = host_name();
     if (!room_to_close_events(s) && !s.archive.events_abandoned()) {
         s.outcome.events = s.archive.recorded_events();
+        s.write_failed = true;
         s.archive.abandon_events();
         finalize_failed(s, OTF2_ERROR_ENOSPC, WriteStage::Finalize);
+    }
+    if (s.threaded) {
+        // The other threads' writers (left as they are in an abandoned archive).
+        const uint64_t mark = otf2_errors::count();
+        for (auto& thread : s.threads)
+            if (thread->number > 0)
+                mine.thread_event_counts.push_back(s.archive.close_thread_events(thread->events));
+        for (auto& thread : s.threads) thread->events = nullptr;
+        finalize_failed(s, otf2_errors::first_since(mark), WriteStage::Finalize);
     }
     if (s.archive.events_abandoned())
         mine.event_count = s.outcome.events;
@@ -316,7 +456,9 @@ void finish_measurement(Timestamp enter_time) {
                           my_flat.begin() + static_cast<long>(position + my_flat[t]));
         position += my_flat[t];
     }
-    finalize_failed(s, s.archive.write_local_definitions(s.rank, my_mappings, s.clock),
+    finalize_failed(s,
+                    s.archive.write_local_definitions(s.rank, 1 + mine.thread_event_counts.size(),
+                                                      my_mappings, s.clock),
                     WriteStage::Definitions);
     if (!s.archive.events_abandoned()) {
         // Rank 0 writes the anchor here; the close's errors on other ranks are their own.
@@ -339,7 +481,11 @@ void finish_measurement(Timestamp enter_time) {
 namespace {
 
 inline uint32_t comm_id(MPI_Comm comm) {
-    return state().communicators.local_id(comm);
+    RecorderState& s = state();
+    if (!s.threaded) [[likely]]
+        return s.communicators.local_id(comm);
+    std::lock_guard<std::mutex> lock(s.mutex);
+    return s.communicators.local_id(comm);
 }
 
 } // namespace
@@ -353,9 +499,17 @@ void set_mpi_enter_hook(MpiEnterHook hook) {
 }
 
 void enter_mpi(MpiFn fn) {
-    if (mpi_enter_hook) [[unlikely]]
-        mpi_enter_hook(fn);
     RecorderState& s = state();
+    if (mpi_enter_hook) [[unlikely]]
+        if (!s.threaded || thread_location().number == 0) mpi_enter_hook(fn);
+    if (s.threaded) [[unlikely]] {
+        ThreadLocation& thread = thread_location();
+        thread.in_mpi = true;
+        record(s, [&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_Enter(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
+        });
+        return;
+    }
     s.in_mpi = true;
     record(s, [&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_Enter(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
@@ -368,6 +522,10 @@ void leave_mpi(MpiFn fn) {
     record(s, [&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_Leave(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
     });
+    if (s.threaded) [[unlikely]] {
+        thread_location().in_mpi = false;
+        return;
+    }
     s.in_mpi = false;
 }
 
@@ -405,6 +563,7 @@ void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request
     RecorderState& s = state();
     RequestInfo info;
     info.comm = comm_id(comm);
+    std::unique_lock<std::mutex> lock = shared_lock();
     if (dest == MPI_PROC_NULL || dest < 0 || info.comm == Communicators::kUnknown) {
         s.requests.add(request, info); // completes without a message record
         return;
@@ -415,7 +574,8 @@ void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request
     info.tag = tag;
     info.bytes = bytes;
     s.requests.add(request, info);
-    record([&](OTF2_EvtWriter* w) {
+    lock = {};
+    record(s, [&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(dest), info.comm,
                                        static_cast<uint32_t>(tag), bytes, info.id);
     });
@@ -425,14 +585,17 @@ void irecv_started(MPI_Comm comm, int source, MPI_Request request) {
     RecorderState& s = state();
     RequestInfo info;
     info.comm = comm_id(comm);
+    std::unique_lock<std::mutex> lock = shared_lock();
     if (source != MPI_PROC_NULL && info.comm != Communicators::kUnknown) {
         info.kind = RequestInfo::Kind::Recv;
         info.id = s.requests.next_id();
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), info.id);
-        });
     }
     s.requests.add(request, info);
+    lock = {};
+    if (info.kind == RequestInfo::Kind::Recv)
+        record(s, [&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), info.id);
+        });
 }
 
 void persistent_created(PersistentKind kind, MPI_Comm comm, int peer, int tag, uint64_t bytes,
@@ -447,74 +610,90 @@ void persistent_created(PersistentKind kind, MPI_Comm comm, int peer, int tag, u
     info.peer = peer;
     info.tag = tag;
     info.bytes = bytes;
+    std::unique_lock<std::mutex> lock = shared_lock();
     state().requests.add(request, info);
 }
 
 void persistent_started(MPI_Request request) {
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     RequestInfo* info = s.requests.find(request);
     if (!info || !info->persistent) return;
     info->active = true;
     if (info->kind == RequestInfo::Kind::Null) return;
     info->id = s.requests.next_id();
-    if (info->kind == RequestInfo::Kind::Send)
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(info->peer),
-                                           info->comm, static_cast<uint32_t>(info->tag),
-                                           info->bytes, info->id);
+    const RequestInfo started = *info;
+    lock = {};
+    if (started.kind == RequestInfo::Kind::Send)
+        record(s, [&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(started.peer),
+                                           started.comm, static_cast<uint32_t>(started.tag),
+                                           started.bytes, started.id);
         });
     else
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), info->id);
+        record(s, [&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), started.id);
         });
 }
 
-void request_completed(MPI_Request request, const MPI_Status& status) {
+uint64_t request_activation(MPI_Request request) {
+    RecorderState& s = state();
+    if (!s.threaded || request == MPI_REQUEST_NULL) [[likely]]
+        return 0;
+    std::lock_guard<std::mutex> lock(s.mutex);
+    const RequestInfo* info = s.requests.find(request);
+    return info ? info->serial : 0;
+}
+
+void request_completed(MPI_Request request, const MPI_Status& status, uint64_t activation) {
     RecorderState& s = state();
     if (request == MPI_REQUEST_NULL) return;
-    RequestInfo* info = s.requests.find(request);
-    if (!info) return; // a request of an operation we do not record (e.g. a collective)
-    if (info->persistent && !info->active) return; // an inactive persistent request
+    std::unique_lock<std::mutex> lock = shared_lock();
+    // Threaded: another thread may have been given the same handle since it completed.
+    std::optional<RequestInfo> taken = s.requests.take(request, activation);
+    if (!taken) return; // a request of an operation we do not record (e.g. a collective)
+    const RequestInfo& info = *taken;
+    lock = {};
+    if (info.persistent && !info.active) return; // an inactive persistent request
     int cancelled = 0;
     PMPI_Test_cancelled(&status, &cancelled);
-    if (cancelled && info->kind != RequestInfo::Kind::Null) {
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, now(), info->id);
+    if (cancelled && info.kind != RequestInfo::Kind::Null) {
+        record(s, [&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiRequestCancelled(w, nullptr, now(), info.id);
         });
-    } else if (info->kind == RequestInfo::Kind::Send) {
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, now(), info->id);
+    } else if (info.kind == RequestInfo::Kind::Send) {
+        record(s, [&](OTF2_EvtWriter* w) {
+            return OTF2_EvtWriter_MpiIsendComplete(w, nullptr, now(), info.id);
         });
-    } else if (info->kind == RequestInfo::Kind::Recv) {
+    } else if (info.kind == RequestInfo::Kind::Recv) {
         int bytes = 0;
         PMPI_Get_count(&status, MPI_BYTE, &bytes);
-        record([&](OTF2_EvtWriter* w) {
+        record(s, [&](OTF2_EvtWriter* w) {
             return OTF2_EvtWriter_MpiIrecv(
-                w, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE), info->comm,
+                w, nullptr, now(), static_cast<uint32_t>(status.MPI_SOURCE), info.comm,
                 static_cast<uint32_t>(status.MPI_TAG),
-                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info->id);
+                bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info.id);
         });
     }
-    if (info->persistent)
-        info->active = false;
-    else
-        s.requests.erase(request);
 }
 
 void request_tested(MPI_Request request) {
     RecorderState& s = state();
     if (request == MPI_REQUEST_NULL) return;
-    RequestInfo* info = s.requests.find(request);
+    std::unique_lock<std::mutex> lock = shared_lock();
+    const RequestInfo* info = s.requests.find(request);
     if (!info || info->kind == RequestInfo::Kind::Null) return;
     if (info->persistent && !info->active) return;
-    record([&](OTF2_EvtWriter* w) {
-        return OTF2_EvtWriter_MpiRequestTest(w, nullptr, now(), info->id);
-    });
+    const uint64_t id = info->id;
+    lock = {};
+    record(s,
+           [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_MpiRequestTest(w, nullptr, now(), id); });
 }
 
 void request_freed(MPI_Request request) {
     // An active nonpersistent request freed by the program still completes inside MPI; we
     // can no longer observe it, so it is forgotten here.
+    std::unique_lock<std::mutex> lock = shared_lock();
     state().requests.erase(request);
 }
 
@@ -535,14 +714,18 @@ void collective_end(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t byte
 
 // ---------------------------------------------------------------- communicators
 
+// Communicators::add agrees on a key with the other members (collective): the shared
+// table is locked only around its own changes, never across that communication.
 void communicator_created(MPI_Comm created, MPI_Comm parent, const char* how) {
-    state().communicators.add(created, parent, how);
+    RecorderState& s = state();
+    s.communicators.add(created, parent, how, s.threaded ? &s.mutex : nullptr);
 }
 
 void cartesian_communicator_created(MPI_Comm created, MPI_Comm parent, const char* how) {
     RecorderState& s = state();
-    const uint32_t id = s.communicators.add(created, parent, how);
+    const uint32_t id = s.communicators.add(created, parent, how, s.threaded ? &s.mutex : nullptr);
     if (id == Communicators::kUnknown) return;
+    std::unique_lock<std::mutex> lock = shared_lock();
     int ndims = 0;
     PMPI_Cartdim_get(created, &ndims);
     TopologyRecord record;
@@ -560,6 +743,7 @@ void cartesian_communicator_created(MPI_Comm created, MPI_Comm parent, const cha
 }
 
 void communicator_freed(MPI_Comm comm) {
+    std::unique_lock<std::mutex> lock = shared_lock();
     state().communicators.remove(comm);
 }
 

@@ -1,5 +1,7 @@
 // The per-process recorder: turns what the wrappers and the user API see into OTF2 events.
-// Everything here runs on the thread that called MPI_Init; MPI handles are C handles
+// Up to MPI_THREAD_FUNNELED everything runs on the thread that called MPI_Init; at
+// MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE each calling thread records into its own
+// location and these functions may be called from any thread. MPI handles are C handles
 // (Fortran wrappers convert with MPI_*_f2c before calling in).
 #pragma once
 
@@ -77,9 +79,14 @@ enum class PersistentKind { Send, Recv };
 void persistent_created(PersistentKind kind, MPI_Comm comm, int peer, int tag, uint64_t bytes,
                         MPI_Request request);
 void persistent_started(MPI_Request request);
+// Which activation of `request` a completing call is about to complete, asked before the
+// call (threaded levels: MPI may reuse the handle for another thread's request as soon as
+// it completes); 0 at other levels.
+uint64_t request_activation(MPI_Request request);
 // `request` is the handle as it was before the completing call (MPI sets it to
-// MPI_REQUEST_NULL when a nonpersistent request completes).
-void request_completed(MPI_Request request, const MPI_Status& status);
+// MPI_REQUEST_NULL when a nonpersistent request completes), `activation` what
+// request_activation gave for it then.
+void request_completed(MPI_Request request, const MPI_Status& status, uint64_t activation = 0);
 void request_tested(MPI_Request request);
 void request_freed(MPI_Request request);
 

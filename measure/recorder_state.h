@@ -1,4 +1,7 @@
 // State shared by the recorder's parts (recorder.cpp, user_api.cpp). One per process.
+// At MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE ("threaded") every thread that makes an
+// MPI call records into its own OTF2 location (ThreadLocation); what all threads share is
+// then guarded by RecorderState::mutex (shared_lock()). At lower levels nothing is locked.
 #pragma once
 
 #include "archive.h"
@@ -13,7 +16,10 @@
 #include <mpi.h>
 #include <otf2/otf2.h>
 
+#include <atomic>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -33,11 +39,28 @@ struct TunedOperation {
     int executing_codelet = -1;
 };
 
+// One recording thread's location (threaded levels only). Thread 0 called MPI_Init.
+struct ThreadLocation {
+    uint32_t number = 0;
+    OTF2_EvtWriter* events = nullptr;
+    bool in_mpi = false;
+    std::vector<uint32_t> user_region_stack; // open user regions, innermost last
+};
+
 struct RecorderState {
     Config config;
-    bool started = false; // start_measurement ran (whether or not it succeeded)
-    bool active = false;  // events are being recorded
-    bool in_mpi = false;  // inside a recorded MPI call: nested calls are not recorded
+    bool started = false;             // start_measurement ran (whether or not it succeeded)
+    std::atomic<bool> active = false; // events are being recorded
+    // A write failed (stop_recording): no thread's writer is used again. Read at threaded
+    // levels, where other threads may be writing when one fails.
+    std::atomic<bool> write_failed = false;
+    bool in_mpi = false; // inside a recorded MPI call: nested calls are not recorded
+    // A location per thread (MPI_THREAD_SERIALIZED or MULTIPLE); then in_mpi, events and
+    // user_region_stack here are unused: each ThreadLocation has its own.
+    bool threaded = false;
+    std::mutex mutex;                                     // shared state, when threaded
+    std::vector<std::unique_ptr<ThreadLocation>> threads; // by number
+    std::set<uint32_t> free_threads; // locations of ended threads, for the next new ones
     int rank = 0;
     int size = 1;
     MPI_Comm tool_comm = MPI_COMM_NULL; // our own communication, apart from the program's
@@ -61,16 +84,29 @@ struct RecorderState {
 
 RecorderState& state();
 
-// After a failed OTF2 write on this rank (`rc` its code): recording stops for good, the
-// event writer is abandoned (Archive::abandon_events), one line names the error and how
-// far the trace goes, and the program runs on.
+// The calling thread's location, made on its first call (threaded levels only).
+ThreadLocation& thread_location();
+// The calling thread's event writer and open user regions, at any level; no writer once a
+// write failed.
+OTF2_EvtWriter* event_writer();
+std::vector<uint32_t>& user_region_stack();
+// Holds RecorderState::mutex when threaded; nothing otherwise.
+std::unique_lock<std::mutex> shared_lock();
+// False, with one warning per `what`, on a thread other than the one that called MPI_Init
+// at threaded levels: tuned operations, topologies and the ADCL adapter's records are
+// process-wide state recorded on that thread only.
+bool on_init_thread(const char* what);
+
+// After a failed OTF2 write on this rank (`rc` its code): recording stops for good on every
+// thread, the event writers are abandoned (Archive::abandon_events), one line names the
+// error and how far the trace goes, and the program runs on.
 [[gnu::cold]] void stop_recording(OTF2_ErrorCode rc);
 
-// Writes one event as `write(writer)` while this rank's event writer is healthy, and stops
-// recording if the write fails; never calls OTF2 after a failure. The two branches are all
-// the hot path pays.
+// Writes one event as `write(writer)` with the calling thread's event writer while it is
+// healthy, and stops recording if the write fails; never calls OTF2 after a failure. At
+// single-threaded levels two branches are all the hot path pays.
 template <class Write> inline void record(RecorderState& s, Write&& write) {
-    OTF2_EvtWriter* writer = s.events;
+    OTF2_EvtWriter* writer = !s.threaded ? s.events : event_writer();
     if (!writer) [[unlikely]]
         return;
     const OTF2_ErrorCode rc = write(writer);
@@ -79,6 +115,13 @@ template <class Write> inline void record(RecorderState& s, Write&& write) {
 }
 template <class Write> inline void record(Write&& write) {
     record(state(), std::forward<Write>(write));
+}
+// The same with a given thread's writer (at MPI_Finalize, or when a thread ends).
+template <class Write>
+inline void record_to(RecorderState& s, OTF2_EvtWriter* writer, Write&& write) {
+    if (!writer || s.write_failed) return;
+    const OTF2_ErrorCode rc = write(writer);
+    if (rc != OTF2_SUCCESS) stop_recording(rc);
 }
 
 // Prints "topolens: <message>" on stderr once per distinct message on this process.

@@ -8,8 +8,10 @@ namespace topolens::measure {
 
 namespace encoding = topolens::trace;
 
+// Definitions are shared with the other threads' user regions (threaded levels).
 int define_tuned_operation(const std::string& name, const std::string& description) {
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     for (size_t i = 0; i < s.tuned.size(); ++i)
         if (s.tuned[i].name == name) return static_cast<int>(i + 1);
     TunedOperation op;
@@ -37,6 +39,7 @@ uint32_t define_codelet_region(TunedOperation& op, int index, const std::string&
     region.name = name;
     region.canonical_name = encoding::codelet_canonical_name(op.name, index, name);
     region.description = description;
+    std::unique_lock<std::mutex> lock = shared_lock();
     const uint32_t id = state().definitions.region(region);
     op.codelet_regions[index] = id;
     return id;

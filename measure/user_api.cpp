@@ -24,6 +24,12 @@ bool can_record() {
     return recording();
 }
 
+// Tuned operations and topologies are process-wide: at threaded levels recorded on the
+// thread that called MPI_Init only (others are told once, and ignored).
+bool can_record_on_init_thread(const char* function) {
+    return recording() && on_init_thread(function);
+}
+
 TunedOperation* tuned_operation(int handle) {
     RecorderState& s = state();
     if (handle <= 0 || static_cast<size_t>(handle) > s.tuned.size()) {
@@ -49,34 +55,53 @@ int topolens_is_active(void) {
 
 // ---------------------------------------------------------------- regions
 
+// Single-threaded levels take the shortest path (no lock, the process's own writer).
 int topolens_region_enter(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
+    if (!s.threaded) [[likely]] {
+        const uint32_t region = s.definitions.user_region(name);
+        s.user_region_stack.push_back(region);
+        record(s,
+               [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region); });
+        return 0;
+    }
+    std::unique_lock<std::mutex> lock(s.mutex);
     const uint32_t region = s.definitions.user_region(name);
-    s.user_region_stack.push_back(region);
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region); });
+    lock.unlock();
+    thread_location().user_region_stack.push_back(region);
+    record(s, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region); });
     return 0;
 }
 
 int topolens_region_leave(const char* name) {
     if (!can_record() || !name) return -1;
     RecorderState& s = state();
-    const uint32_t region = s.definitions.user_region(name);
-    if (s.user_region_stack.empty() || s.user_region_stack.back() != region) {
+    uint32_t region;
+    std::vector<uint32_t>* stack = &s.user_region_stack;
+    if (!s.threaded) [[likely]] {
+        region = s.definitions.user_region(name);
+    } else {
+        std::unique_lock<std::mutex> lock(s.mutex);
+        region = s.definitions.user_region(name);
+        lock.unlock();
+        stack = &thread_location().user_region_stack;
+    }
+    if (stack->empty() || stack->back() != region) {
         // Leaving anything but the innermost open region would unbalance the trace.
         warn_once(std::string("topolens_region_leave(\"") + name +
                   "\") does not match the innermost open region; ignored");
         return -1;
     }
-    s.user_region_stack.pop_back();
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), region); });
+    stack->pop_back();
+    record(s, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), region); });
     return 0;
 }
 
 // ---------------------------------------------------------------- Cartesian topologies
 
 int topolens_cart_create(const char* name, int ndims, const int dims[], const int periods[]) {
-    if (!can_record()) return 0;
+    if (!can_record_on_init_thread("topolens_cart_create")) return 0;
     if (ndims < 1 || ndims > kMaxDimensions || !dims) {
         warn_once("topolens_cart_create: ndims must be 1.." + std::to_string(kMaxDimensions) +
                   " with a dims array; topology not recorded");
@@ -96,6 +121,7 @@ int topolens_cart_create(const char* name, int ndims, const int dims[], const in
         record.periods.push_back(periods && periods[d] ? 1 : 0);
     }
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock(); // MPI_Cart_create of other threads
     record.comm_key = kWorldKey;
     record.rank = s.rank;
     record.creation = s.topologies.size();
@@ -112,8 +138,9 @@ int topolens_cart_create(const char* name, int ndims, const int dims[], const in
 }
 
 int topolens_cart_coords(int topology, const int coords[]) {
-    if (!can_record() || !coords) return -1;
+    if (!can_record_on_init_thread("topolens_cart_coords") || !coords) return -1;
     RecorderState& s = state();
+    std::unique_lock<std::mutex> lock = shared_lock();
     if (topology <= 0 || static_cast<size_t>(topology) > s.topologies.size() ||
         !s.topologies[static_cast<size_t>(topology - 1)].user_defined) {
         warn_once("topolens_cart_coords: " + std::to_string(topology) +
@@ -138,12 +165,12 @@ int topolens_cart_coords(int topology, const int coords[]) {
 // ---------------------------------------------------------------- autotuners
 
 int topolens_tuned_op_define(const char* name) {
-    if (!can_record() || !name || !*name) return 0;
+    if (!can_record_on_init_thread("topolens_tuned_op_define") || !name || !*name) return 0;
     return define_tuned_operation(name, std::string("tuned operation ") + name);
 }
 
 int topolens_codelet_switch(int handle, int index, const char* name) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_codelet_switch")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op || index < 0) return -1;
     codelet_region(*op, index, name);
@@ -155,7 +182,7 @@ int topolens_codelet_switch(int handle, int index, const char* name) {
 }
 
 int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_phase")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
     std::string_view word;
@@ -175,15 +202,17 @@ int topolens_tuned_phase(int handle, topolens_tuning_phase phase) {
         return -1;
     }
     RecorderState& s = state();
-    record([&](OTF2_EvtWriter* w) {
-        return OTF2_EvtWriter_ParameterString(w, nullptr, now(), op->phase_parameter,
-                                              s.definitions.string(word));
+    std::unique_lock<std::mutex> lock = shared_lock();
+    const uint32_t text = s.definitions.string(word);
+    lock = {};
+    record(s, [&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_ParameterString(w, nullptr, now(), op->phase_parameter, text);
     });
     return 0;
 }
 
 int topolens_tuned_decision(int handle, int index, const char* name) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_decision")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op || index < 0) return -1;
     codelet_region(*op, index, name);
@@ -194,7 +223,7 @@ int topolens_tuned_decision(int handle, int index, const char* name) {
 }
 
 int topolens_tuned_begin(int handle) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_begin")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
     if (op->executing) {
@@ -214,7 +243,7 @@ int topolens_tuned_begin(int handle) {
 }
 
 int topolens_tuned_end(int handle) {
-    if (!can_record()) return -1;
+    if (!can_record_on_init_thread("topolens_tuned_end")) return -1;
     TunedOperation* op = tuned_operation(handle);
     if (!op) return -1;
     if (!op->executing) {

@@ -12,11 +12,17 @@ namespace {
 // Handles and statuses around one completion call.
 struct Completion {
     std::vector<MPI_Request> before;
+    std::vector<uint64_t> activations; // threaded levels only
     std::vector<MPI_Status> local_statuses;
     MPI_Status* statuses;
 
     Completion(int count, const MPI_Request* requests, MPI_Status* caller_statuses)
         : before(requests, requests + (count > 0 ? count : 0)) {
+        for (size_t i = 0; i < before.size(); ++i)
+            if (const uint64_t a = request_activation(before[i]); a != 0) {
+                activations.resize(before.size());
+                activations[i] = a;
+            }
         if (caller_statuses == MPI_STATUSES_IGNORE) {
             local_statuses.resize(before.size());
             statuses = local_statuses.data();
@@ -24,9 +30,14 @@ struct Completion {
             statuses = caller_statuses;
         }
     }
-    void completed(int index) { request_completed(before[index], statuses[index]); }
+    uint64_t activation(int index) const {
+        return activations.empty() ? 0 : activations[static_cast<size_t>(index)];
+    }
+    void completed(int index) {
+        request_completed(before[index], statuses[index], activation(index));
+    }
     void completed(int index, const MPI_Status& status) {
-        request_completed(before[index], status);
+        request_completed(before[index], status, activation(index));
     }
     void all_completed() {
         for (size_t i = 0; i < before.size(); ++i) completed(static_cast<int>(i));
@@ -55,9 +66,10 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     MpiRegion region(MpiFn::Wait);
     if (!region.active()) return PMPI_Wait(request, status);
     const MPI_Request before = *request;
+    const uint64_t activation = request_activation(before);
     StatusSlot slot(status);
     const int rc = PMPI_Wait(request, slot.use);
-    if (rc == MPI_SUCCESS) request_completed(before, *slot.use);
+    if (rc == MPI_SUCCESS) request_completed(before, *slot.use, activation);
     return rc;
 }
 
@@ -99,11 +111,12 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     MpiRegion region(MpiFn::Test);
     if (!region.active()) return PMPI_Test(request, flag, status);
     const MPI_Request before = *request;
+    const uint64_t activation = request_activation(before);
     StatusSlot slot(status);
     const int rc = PMPI_Test(request, flag, slot.use);
     if (rc == MPI_SUCCESS) {
         if (*flag)
-            request_completed(before, *slot.use);
+            request_completed(before, *slot.use, activation);
         else
             request_tested(before);
     }

@@ -78,6 +78,22 @@ void TraceBuilder::check_rank(Ref comm, uint32_t rank, const char* what) const {
                                     " is not a rank of " + c.name);
 }
 
+TraceBuilder::Loc TraceBuilder::add_thread(uint32_t rank) {
+    Definitions& d = trace_.defs;
+    uint32_t threads = 0;
+    for (const Location& l : d.locations)
+        if (l.rank == rank) ++threads;
+    if (threads == 0) throw std::invalid_argument("add_thread: no process of that rank");
+    Location loc;
+    loc.name = "Thread " + std::to_string(threads);
+    loc.rank = rank;
+    loc.host = d.locations[rank].host;
+    loc.otf2_id = static_cast<uint64_t>(threads) << 32 | rank;
+    d.locations.push_back(loc);
+    trace_.locations.emplace_back();
+    return static_cast<Loc>(d.locations.size() - 1);
+}
+
 void TraceBuilder::set_host(Loc rank, const std::string& host) {
     check_loc(rank);
     trace_.defs.locations[rank].host = host;

@@ -7,8 +7,9 @@
 //   b.mpi_recv(1, 15, 30, /*source*/ 0, b.world(), 7, 64);
 //   b.write("/tmp/t");   // -> /tmp/t/traces.otf2
 //
-// One location per rank (location index = rank = OTF2 location id). Times are each
-// location's local clock; clock_offset() adds ClockOffset definitions that a reader applies.
+// One location per rank (location index = rank = OTF2 location id), plus any threads added
+// with add_thread. Times are each location's local clock; clock_offset() adds ClockOffset
+// definitions that a reader applies.
 #pragma once
 
 #include "trace/model.h"
@@ -34,6 +35,10 @@ class TraceBuilder {
 
     // ---- definitions
     void set_host(Loc rank, const std::string& host); // default "localhost"
+    // Another thread of process `rank`: a new location ("Thread k", OTF2 id k << 32 | rank,
+    // as topolens records threads) after all existing ones; returns its index. Add threads
+    // before tuned operations.
+    Loc add_thread(uint32_t rank);
     void set_creator(const std::string& creator);
     // ClockProperties; by default derived at write(): earliest corrected time, span.
     void set_clock_properties(uint64_t global_offset, uint64_t trace_length);

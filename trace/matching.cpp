@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <exception>
+#include <iterator>
 #include <mutex>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 namespace topolens::trace {
 
@@ -139,6 +141,11 @@ class ChannelQueues {
         return found == queues_.end() ? nullptr : &found->second;
     }
     const std::unordered_map<Channel, SendQueue, ChannelHash>& all() const { return queues_; }
+    // Hands every queue over (to the process's first location, see merge_thread_sends).
+    std::unordered_map<Channel, SendQueue, ChannelHash> release() {
+        cache_ = {};
+        return std::exchange(queues_, {});
+    }
 
   private:
     std::unordered_map<Channel, SendQueue, ChannelHash> queues_;
@@ -170,6 +177,10 @@ struct LocationScan {
     std::vector<PostedReceive> posted;
     std::vector<uint32_t> collective_ends;
     std::vector<Matched> matched; // by posting
+    // Threads: receive requests posted here and not completed here (request -> the
+    // MpiIrecvRequest), and receives completed here whose request was not posted here.
+    std::vector<std::pair<uint64_t, uint32_t>> open_posts;
+    std::vector<std::pair<uint32_t, uint64_t>> posted_elsewhere; // (MpiIrecv, request)
     uint64_t unmatched_receives = 0;
     LocationWarnings warnings, receive_warnings;
     bool scanned = false;
@@ -184,7 +195,7 @@ struct LocationScan {
 class MatcherImpl {
   public:
     MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
-        : trace_(trace), m_(m), warn_(warn), threads_(threads), ranks_(trace), children_(1),
+        : trace_(trace), m_(m), warn_(warn), workers_(threads), ranks_(trace), children_(1),
           instances_of_comm_(trace.defs.communicators.size()),
           sequence_(trace.defs.communicators.size()), scans_(trace.locations.size()) {
         for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
@@ -192,6 +203,15 @@ class MatcherImpl {
             auto& first = m_.location_of_rank;
             if (rank >= first.size()) first.resize(rank + 1, kNone);
             if (first[rank] == kNone) first[rank] = loc;
+        }
+        // Threads: a process's locations share its messages and collectives.
+        first_of_process_.resize(trace.defs.locations.size());
+        locations_of_rank_.resize(m_.location_of_rank.size());
+        for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
+            const uint32_t rank = trace.defs.locations[loc].rank;
+            first_of_process_[loc] = m_.location_of_rank[rank];
+            locations_of_rank_[rank].push_back(loc);
+            if (locations_of_rank_[rank].size() > 1) threads_ = true;
         }
         const size_t nloc = trace.locations.size();
         m_.frames.resize(nloc);
@@ -225,6 +245,10 @@ class MatcherImpl {
                     m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
                     scans_[loc].warnings.hand_to(warn_);
                     if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
+                    if (threads_) {
+                        process_collectives(loc);
+                        continue;
+                    }
                     std::fill(sequence_.begin(), sequence_.end(), 0);
                     for (uint32_t i : scans_[loc].collective_ends)
                         collective(loc, i, trace_.locations[loc].events[i]);
@@ -233,7 +257,8 @@ class MatcherImpl {
                 merge_error = std::current_exception();
             }
         });
-        parallel_for(nloc, threads_,
+        if (threads_) merge_thread_sends();
+        parallel_for(nloc, workers_,
                      [&](size_t loc, unsigned) { match_receives(static_cast<uint32_t>(loc)); });
         merge.join(); // (a jthread: also joined if the receives' matching throws)
         if (merge_error) std::rethrow_exception(merge_error);
@@ -308,6 +333,8 @@ class MatcherImpl {
         };
         if (!std::is_sorted(out.posted.begin(), out.posted.end(), by_posting))
             std::sort(out.posted.begin(), out.posted.end(), by_posting);
+        if (in_threaded_process(loc))
+            out.open_posts.assign(x.post_of_request.begin(), x.post_of_request.end());
     }
 
     // Children per call path (index parent + 1, 0 for roots): a node has few children, so
@@ -393,7 +420,9 @@ class MatcherImpl {
             // A blocking send completes in its own call; an Isend where its request does.
             m_.send_completions[loc].push_back(e.kind == EventKind::MpiSend ? i : kNone);
             if (e.kind == EventKind::MpiIsend) x.isend_of_request[request] = slot;
-            out.queues.get(Channel{loc, m_.location_of_rank[dest], e.comm(), e.tag()})
+            // Channels are between processes: any thread may receive what any sent.
+            out.queues
+                .get(Channel{first_of_process_[loc], m_.location_of_rank[dest], e.comm(), e.tag()})
                 .sends.push_back({{loc, i}, slot});
             return;
         }
@@ -402,7 +431,10 @@ class MatcherImpl {
             return;
         case EventKind::MpiIsendComplete: {
             auto found = x.isend_of_request.find(request);
-            if (found == x.isend_of_request.end()) return;
+            if (found == x.isend_of_request.end()) {
+                started_elsewhere(loc, out, i);
+                return;
+            }
             m_.send_completions[loc][found->second] = i;
             x.isend_of_request.erase(found);
             return;
@@ -412,6 +444,8 @@ class MatcherImpl {
             return;
         case EventKind::MpiIrecv: {
             auto found = x.post_of_request.find(request);
+            if (found == x.post_of_request.end() && in_threaded_process(loc))
+                out.posted_elsewhere.push_back({i, request});
             out.posted.push_back({found == x.post_of_request.end() ? i : found->second, i});
             if (found != x.post_of_request.end()) x.post_of_request.erase(found);
             return;
@@ -424,9 +458,54 @@ class MatcherImpl {
         }
     }
 
+    // Threads: the sends of each channel from all threads of a process, in one queue (at the
+    // process's first location) in the order they were made (by time; MPI orders the
+    // messages of a channel as their sends are ordered).
+    void merge_thread_sends() {
+        auto by_time = [&](const PendingSend& a, const PendingSend& b) {
+            return trace_.locations[a.send.location].events[a.send.event].time <
+                   trace_.locations[b.send.location].events[b.send.event].time;
+        };
+        for (const auto& locations : locations_of_rank_) {
+            if (locations.size() < 2) continue;
+            ChannelQueues& first = scans_[locations[0]].queues;
+            for (size_t k = 1; k < locations.size(); ++k)
+                for (auto& [channel, queue] : scans_[locations[k]].queues.release()) {
+                    std::vector<PendingSend>& sends = first.get(channel).sends;
+                    std::vector<PendingSend> merged;
+                    merged.reserve(sends.size() + queue.sends.size());
+                    std::merge(sends.begin(), sends.end(), queue.sends.begin(), queue.sends.end(),
+                               std::back_inserter(merged), by_time);
+                    sends = std::move(merged);
+                }
+        }
+    }
+
+    bool in_threaded_process(uint32_t loc) const {
+        return threads_ && locations_of_rank_[trace_.defs.locations[loc].rank].size() > 1;
+    }
+
+    // Threads may complete a request another thread of their process started (OTF2 request
+    // ids are per process). A receive's posting is found on the other thread (for the
+    // order of the process's receives); a send's completion is not followed there.
+    void started_elsewhere(uint32_t loc, LocationScan& out, uint32_t i) {
+        if (!in_threaded_process(loc)) return;
+        out.warnings.add("request of another thread",
+                         where(trace_, loc, i) +
+                             ": completes a send request this thread did not start (another "
+                             "thread of the process did?); the analysis does not see when "
+                             "that send completed");
+    }
+
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
-    // channel has one receiver, so receivers may do this in parallel.
+    // channel has one receiving process, so processes may do this in parallel; the threads
+    // of a process are matched together, by the first of its locations, their receives
+    // in the order they were posted (by time).
     void match_receives(uint32_t loc) {
+        if (threads_ && locations_of_rank_[trace_.defs.locations[loc].rank].size() > 1) {
+            if (first_of_process_[loc] == loc) match_process_receives(loc);
+            return;
+        }
         const auto& events = trace_.locations[loc].events;
         LocationScan& out = scans_[loc];
         out.matched.reserve(out.posted.size());
@@ -456,10 +535,92 @@ class MatcherImpl {
         std::vector<PostedReceive>().swap(out.posted);
     }
 
+    void match_process_receives(uint32_t first) {
+        struct Posted {
+            Time time;
+            uint32_t location;
+            PostedReceive receive;
+        };
+        std::vector<Posted> posted;
+        const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
+        // A receive is posted when its call begins (a blocking one's record is at its end).
+        auto call_start = [&](uint32_t loc, uint32_t event) {
+            const uint32_t call = m_.frames[loc][event].frame;
+            return trace_.locations[loc].events[call == kNone ? event : call].time;
+        };
+        // Receives completed by another thread than the one that posted them: posted then.
+        std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> open_posts;
+        for (uint32_t loc : locations)
+            for (const auto& [request, event] : scans_[loc].open_posts)
+                open_posts[request] = {loc, event};
+        std::unordered_map<uint64_t, Time> posted_at; // key: location << 32 | MpiIrecv
+        for (uint32_t loc : locations)
+            for (const auto& [event, request] : scans_[loc].posted_elsewhere) {
+                auto post = open_posts.find(request);
+                if (post == open_posts.end()) continue;
+                posted_at[uint64_t{loc} << 32 | event] =
+                    call_start(post->second.first, post->second.second);
+            }
+        for (uint32_t loc : locations) {
+            for (const PostedReceive& p : scans_[loc].posted) {
+                Time time = call_start(loc, p.posted);
+                if (!posted_at.empty())
+                    if (auto at = posted_at.find(uint64_t{loc} << 32 | p.event);
+                        at != posted_at.end())
+                        time = at->second;
+                posted.push_back({time, loc, p});
+            }
+            std::vector<PostedReceive>().swap(scans_[loc].posted);
+        }
+        std::stable_sort(posted.begin(), posted.end(),
+                         [](const Posted& a, const Posted& b) { return a.time < b.time; });
+        for (const Posted& p : posted) {
+            LocationScan& out = scans_[p.location];
+            const Event& e = trace_.locations[p.location].events[p.receive.event];
+            const uint32_t source = world_rank(trace_, e.comm(), e.peer(), p.location);
+            const uint32_t source_loc =
+                source < m_.location_of_rank.size() ? m_.location_of_rank[source] : kNone;
+            SendQueue* queue = nullptr;
+            if (source_loc != kNone)
+                queue =
+                    scans_[source_loc].queues.find(Channel{source_loc, first, e.comm(), e.tag()});
+            if (!queue || queue->next == queue->sends.size()) {
+                ++out.unmatched_receives;
+                out.receive_warnings.add("unmatched receive",
+                                         where(trace_, p.location, p.receive.event) +
+                                             ": receive without a matching send");
+                continue;
+            }
+            out.matched.push_back({queue->sends[queue->next++], p.receive.event, p.receive.posted});
+        }
+    }
+
+    // Threads: the k-th collective of a process on a communicator, whichever of its threads
+    // made it, is its part of the communicator's k-th collective. Done for all of the
+    // process's locations at its first one.
+    void process_collectives(uint32_t loc) {
+        const auto& locations = locations_of_rank_[trace_.defs.locations[loc].rank];
+        if (locations[0] != loc) return;
+        struct End {
+            Time time;
+            uint32_t location, event;
+        };
+        std::vector<End> ends;
+        for (uint32_t l : locations)
+            for (uint32_t i : scans_[l].collective_ends)
+                ends.push_back({trace_.locations[l].events[i].time, l, i});
+        if (locations.size() > 1)
+            std::stable_sort(ends.begin(), ends.end(),
+                             [](const End& a, const End& b) { return a.time < b.time; });
+        std::fill(sequence_.begin(), sequence_.end(), 0);
+        for (const End& end : ends)
+            collective(end.location, end.event, trace_.locations[end.location].events[end.event]);
+    }
+
     void prefault_in_parallel(const void* data, size_t bytes) const {
         constexpr size_t kChunk = size_t{8} << 20;
         const auto* begin = static_cast<const char*>(data);
-        parallel_for((bytes + kChunk - 1) / kChunk, threads_, [&](size_t chunk, unsigned) {
+        parallel_for((bytes + kChunk - 1) / kChunk, workers_, [&](size_t chunk, unsigned) {
             prefault(begin + chunk * kChunk, std::min(kChunk, bytes - chunk * kChunk));
         });
     }
@@ -487,7 +648,7 @@ class MatcherImpl {
         prefault_in_parallel(m_.message_calls.data(), first_id[nloc] * sizeof(MessageCalls));
         m_.messages.resize(first_id[nloc]);
         m_.message_calls.resize(first_id[nloc]);
-        parallel_for(nloc, threads_, [&](size_t loc, unsigned) {
+        parallel_for(nloc, workers_, [&](size_t loc, unsigned) {
             auto& received = m_.receives_of[loc];
             const auto& matched = scans_[loc].matched;
             received.reserve(matched.size());
@@ -599,8 +760,13 @@ class MatcherImpl {
     const Trace& trace_;
     Matching& m_;
     Warnings& warn_;
-    const unsigned threads_;
+    const unsigned workers_;
     CommRanks ranks_;
+    // Several locations (threads) in some process; then, per location, its process's first
+    // location, and per rank its locations in order.
+    bool threads_ = false;
+    std::vector<uint32_t> first_of_process_;
+    std::vector<std::vector<uint32_t>> locations_of_rank_;
     // The trace's call tree: children per node (index parent + 1, 0 for roots).
     std::vector<std::vector<std::pair<Ref, uint32_t>>> children_;
     std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order

@@ -70,8 +70,9 @@ struct CollectiveMatch {
 };
 
 struct Matching {
-    // World rank -> the location that does its MPI (the process's first location); kNone
-    // for ranks without a location.
+    // World rank -> the process's first location; kNone for ranks without a location. With
+    // threads (several locations per process) messages and collectives are matched between
+    // processes: each end is the location (thread) that recorded it.
     std::vector<uint32_t> location_of_rank;
     std::vector<CallNode> calltree;
     std::vector<LocationFrames> frames; // parallel to trace.locations

@@ -44,7 +44,8 @@ struct Region {
     bool is_mpi() const { return paradigm == Paradigm::Mpi || source_file == "MPI"; }
 };
 
-// A communicator: members[i] is the world rank (location) of communicator rank i.
+// A communicator: members[i] is the world rank of communicator rank i: a process (location
+// group), whose records may be on any of its locations (threads).
 struct Communicator {
     std::string name;
     std::vector<uint32_t> members;

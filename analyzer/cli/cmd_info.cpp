@@ -72,6 +72,16 @@ void print_ranks(std::ostream& out, const tt::Definitions& d) {
     Table t({"host", "ranks"});
     for (const auto& [host, rs] : by_host) t.row({host, rank_ranges(rs)});
     out << t.render();
+    if (d.locations.size() == ranks.size()) return;
+    // Threads: each process's locations, by name.
+    std::map<uint32_t, std::string> names;
+    for (const tt::Location& l : d.locations) {
+        std::string& list = names[l.rank];
+        list += (list.empty() ? "" : ", ") + l.name;
+    }
+    Table threads({"rank", "locations"});
+    for (const auto& [rank, list] : names) threads.row({std::to_string(rank), list});
+    out << threads.render();
 }
 
 // Regions are defined up front (the measurement library defines every MPI function it

@@ -21,6 +21,7 @@ void call_adapter_hook(MpiFn fn) {
 TunedOperation* operation(int handle) {
     RecorderState& s = state();
     if (!recording() || handle <= 0 || static_cast<size_t>(handle) > s.tuned.size()) return nullptr;
+    if (!on_init_thread("the ADCL adapter's tuned operations")) return nullptr;
     return &s.tuned[static_cast<size_t>(handle - 1)];
 }
 
@@ -30,6 +31,7 @@ extern "C" {
 
 int topolens_adcl_operation(const char* name, const char* description) {
     if (!recording() || !name || !*name) return 0;
+    if (!on_init_thread("the ADCL adapter's tuned operations")) return 0;
     return define_tuned_operation(name, description ? description : "");
 }
 

@@ -18,6 +18,8 @@
 #                        program's arguments stands for its path
 #   --missing TEXT       the incomplete trace's summary must name TEXT (repeatable)
 #   --not-missing TEXT   ... and must not name TEXT (repeatable)
+#   --expected-note TEXT a topolens line holding TEXT the program causes on purpose, left
+#                        out of the count of other messages (repeatable)
 # Needs root and mount(2): otherwise it skips (exit 77, ctest's SKIP_RETURN_CODE).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
@@ -25,7 +27,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 name="$1" np="$2"
 shift 2
 size=200k fill="" stdout_regex="" run_failures="" finalize_failures=""
-env=() missing=() not_missing=()
+env=() missing=() not_missing=() notes=()
 while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
     case "$1" in
     --size) size="$2" && shift 2 ;;
@@ -36,6 +38,7 @@ while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do
     --finalize-failures) finalize_failures="$2" && shift 2 ;;
     --missing) missing+=("$2") && shift 2 ;;
     --not-missing) not_missing+=("$2") && shift 2 ;;
+    --expected-note) notes+=("$2") && shift 2 ;;
     *) tl_fail "unknown option $1" ;;
     esac
 done
@@ -113,7 +116,11 @@ done
 for text in ${not_missing[@]+"${not_missing[@]}"}; do
     ! grep -qF -- "$text" <<<"$summary" || tl_fail "the summary names '$text'"
 done
-[ "$(grep -c '^topolens: ' "$work/err.txt")" = "$(($(wc -l <"$work/failures.txt") + 1))" ] ||
+noted=0
+for text in ${notes[@]+"${notes[@]}"}; do
+    noted=$((noted + $(grep '^topolens: ' "$work/err.txt" | grep -cF -- "$text")))
+done
+[ "$(grep -c '^topolens: ' "$work/err.txt")" = "$(($(wc -l <"$work/failures.txt") + 1 + noted))" ] ||
     tl_fail "other topolens messages than the failures and the summary"
 
 echo "== topolens info $disk/trace"

@@ -150,6 +150,15 @@ TEST(MeasureDefinitions, SerializationRoundTrip) {
     }
 }
 
+TEST(MeasureDefinitions, ThreadEventCountsSurviveSerialization) {
+    ProcessContribution c = three_processes()[1];
+    c.thread_event_counts = {5, 7};
+    const std::vector<char> bytes = serialize(c);
+    const ProcessContribution copy = deserialize(bytes.data(), bytes.size());
+    EXPECT_EQ(copy.thread_event_counts, c.thread_event_counts);
+    EXPECT_EQ(copy.event_count, c.event_count);
+}
+
 TEST(MeasureDefinitions, TruncatedMessageIsRefused) {
     const std::vector<char> bytes = serialize(three_processes()[1]);
     EXPECT_THROW(deserialize(bytes.data(), bytes.size() - 3), std::runtime_error);
