@@ -19,6 +19,9 @@ namespace topolens::measure {
 std::string prepare_trace_directory(const std::string& requested, std::string& error,
                                     std::vector<std::string>& notes);
 
+// Called before OTF2 writes a full event buffer to disk (not at the final flush); null: none.
+void set_before_flush_hook(void (*hook)());
+
 class Archive {
   public:
     // Collective over `comm`. On failure returns false with the reason in `error`.
@@ -29,6 +32,9 @@ class Archive {
 
     // Closes this process's event writer and returns the number of events it wrote.
     uint64_t close_events();
+    // The same without closing the event files (which may be collective): for a dying
+    // process. Closing the writer writes its buffer to disk.
+    uint64_t close_event_writer();
     // Rank 0: the writer for global definitions (valid until close()).
     OTF2_GlobalDefWriter* global_definitions();
     void write_local_definitions(int rank, const IdMappings& mappings,

@@ -1,5 +1,6 @@
 #include "recorder.h"
 
+#include "dying.h"
 #include "recorder_state.h"
 
 #include <cstdio>
@@ -134,6 +135,8 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
                          s.mpi_regions[static_cast<size_t>(init_fn)]);
     OTF2_EvtWriter_Leave(s.events, nullptr, now(), s.mpi_regions[static_cast<size_t>(init_fn)]);
     s.active = true;
+    write_report_path(s); // known now: a run that dies still says where its trace is
+    arm_death_records();
 }
 
 void finish_measurement(Timestamp enter_time) {
@@ -157,6 +160,7 @@ void finish_measurement(Timestamp enter_time) {
     mine.host = host_name();
     mine.event_count = s.archive.close_events();
     s.events = nullptr;
+    note_events_closed(mine.event_count);
     mine.first_time = to_global(s.first_time, s.clock.front());
     mine.last_time = to_global(last_time, s.clock.back());
     mine.strings = s.definitions.strings();
@@ -222,6 +226,7 @@ void finish_measurement(Timestamp enter_time) {
         std::fprintf(stderr, "topolens: rank %d flushed its event buffer %llu times\n", s.rank,
                      static_cast<unsigned long long>(s.archive.flushes()));
     write_report_path(s);
+    disarm_death_records();
     PMPI_Comm_free(&s.tool_comm);
 }
 

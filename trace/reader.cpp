@@ -1,6 +1,7 @@
 #include "trace/reader.h"
 
 #include "trace/clock.h"
+#include "trace/cut.h"
 #include "trace/global_defs.h"
 #include "trace/names.h"
 #include "trace/otf2_error.h"
@@ -449,6 +450,7 @@ class ArchiveReader {
         trace = Trace{};
         trace.path = anchor_;
         trace.defs = read_global_definitions();
+        trace.cut = read_cut_marker(anchor_);
         char* creator = nullptr;
         if (OTF2_Reader_GetCreator(r, &creator) == OTF2_SUCCESS && creator) {
             trace.defs.creator = creator;
@@ -524,8 +526,12 @@ class ArchiveReader {
         for (size_t i = 0; i < locs.size(); ++i) {
             const std::string file = location_file(locs[i].otf2_id, ".evt");
             no_event_file_[i] = posix_layout_ && !fs::exists(file);
-            if (no_event_file_[i] && declared_events(locs[i].otf2_id) > 0)
-                throw TraceError(file + ": event file is missing");
+            if (no_event_file_[i] && declared_events(locs[i].otf2_id) > 0) {
+                if (CutRank* cut = cut_rank(trace, locs[i].rank))
+                    cut->read_note = "its event file is missing";
+                else
+                    throw TraceError(file + ": event file is missing");
+            }
         }
         std::vector<Group> groups;
         for (const auto& [begin, end] : location_groups(locs, threads))
@@ -666,6 +672,13 @@ class ArchiveReader {
         OTF2_Reader_CloseEvtFiles(g.r);
     }
 
+    // The record of `rank` when the run was cut short, else null.
+    static CutRank* cut_rank(Trace& trace, uint32_t rank) {
+        for (CutRank& r : trace.cut)
+            if (r.rank == rank) return &r;
+        return nullptr;
+    }
+
     uint64_t declared_events(uint64_t id) const {
         return declared_.count(id) ? declared_.at(id) : 0;
     }
@@ -717,6 +730,18 @@ class ArchiveReader {
               "cannot register event callbacks");
         uint64_t count = 0;
         OTF2_ErrorCode status = OTF2_Reader_ReadAllLocalEvents(r, evt, &count);
+        // A rank of a run that died keeps the events before the cut, however it ends.
+        if (CutRank* cut = cut_rank(trace, loc.rank)) {
+            const uint64_t read = ctx.out->events.size();
+            if (!ctx.error.empty() || status != OTF2_SUCCESS)
+                cut->read_note = "its event file is damaged after " + std::to_string(read) +
+                                 " events (read up to there)";
+            else if (read < declared)
+                cut->read_note = std::to_string(read) + " of " + std::to_string(declared) +
+                                 " events written are in its file";
+            correct_clock(loc, *ctx.out, ctx.file);
+            return;
+        }
         if (!ctx.error.empty()) throw TraceError(ctx.error);
         check(status, ctx.file, "damaged event file after " + std::to_string(count) + " records");
         if (count < declared)

@@ -1,6 +1,7 @@
 // topolens run: starts an MPI program under mpirun with libtopolens-measure preloaded and
 // says where the trace went.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/cut_short.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
@@ -201,10 +202,23 @@ int run_main(const std::vector<std::string>& args) {
             return kExitOk;
         }
         report_file = make_report_file();
+        // Open MPI gives the other processes of a dying job 1 s between SIGTERM and SIGKILL;
+        // on a busy machine that is too short for them to write their events.
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", "5", 0);
         const int status = run_and_wait(mpirun_command(options, library, report_file));
         const std::string trace = reported_trace(report_file);
         std::remove(report_file.c_str());
-        if (!trace.empty())
+        std::error_code ec;
+        if (!trace.empty() && !fs::exists(fs::path(trace) / "traces.otf2", ec)) {
+            // The run died before MPI_Finalize: its ranks left their events and records.
+            if (run_completion(trace))
+                std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "
+                             "short, is in "
+                          << trace << "\n";
+            else
+                std::cerr << "topolens: the run ended before MPI_Finalize and its trace in "
+                          << trace << " could not be completed\n";
+        } else if (!trace.empty())
             std::cerr << "topolens: trace written to " << trace << "\n";
         else
             std::cerr << "topolens: no trace was reported (did the program reach MPI_Finalize "
