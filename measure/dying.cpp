@@ -22,6 +22,7 @@ constexpr size_t kSignalCount = sizeof kFatalSignals / sizeof kFatalSignals[0];
 struct sigaction previous_actions[kSignalCount];
 std::atomic<bool> armed{false};
 std::atomic<bool> recorded{false}; // the death, or the process's end, has been written
+pid_t armed_process = 0;           // a forked child that exits must not write its parent's trace
 uint64_t closed_event_count = 0;
 bool events_closed = false;
 
@@ -111,8 +112,13 @@ void arm_death_records() {
     action.sa_handler = on_fatal_signal;
     sigemptyset(&action.sa_mask);
     for (int sig : kFatalSignals) sigaddset(&action.sa_mask, sig);
-    for (size_t i = 0; i < kSignalCount; ++i)
-        sigaction(kFatalSignals[i], &action, &previous_actions[i]);
+    for (size_t i = 0; i < kSignalCount; ++i) {
+        sigaction(kFatalSignals[i], nullptr, &previous_actions[i]);
+        // An ignored signal (SIGINT in a background job) does not end the process.
+        if (previous_actions[i].sa_handler != SIG_IGN)
+            sigaction(kFatalSignals[i], &action, nullptr);
+    }
+    armed_process = getpid();
     static bool exit_hook = false; // on_exit handlers cannot be removed: registered once
     if (!exit_hook) exit_hook = on_exit(on_exit_without_finalize, nullptr) == 0;
     armed = true;
@@ -150,7 +156,7 @@ void record_abort(int errorcode) {
 }
 
 void record_death(const std::string& cause) {
-    if (!armed || recorded.exchange(true)) return;
+    if (!armed || getpid() != armed_process || recorded.exchange(true)) return;
     RecorderState& s = state();
     const Timestamp time = now();
     s.active = false; // nothing more is recorded into a closing writer

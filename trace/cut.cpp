@@ -115,10 +115,15 @@ std::string describe_cut(const Trace& trace) {
             text += " was " + r.cause + " (" + events_end(r.rank) + ")";
     }
     // The others, by cause, with the range of times their events stop at.
-    std::map<std::string, std::vector<const CutRank*>> others;
-    for (const CutRank& r : trace.cut)
-        if (std::find(culprits.begin(), culprits.end(), &r) == culprits.end())
-            others[r.cause].push_back(&r);
+    // In the order of their first rank.
+    std::vector<std::pair<std::string, std::vector<const CutRank*>>> others;
+    for (const CutRank& r : trace.cut) {
+        if (std::find(culprits.begin(), culprits.end(), &r) != culprits.end()) continue;
+        auto group = std::find_if(others.begin(), others.end(),
+                                  [&](const auto& g) { return g.first == r.cause; });
+        if (group == others.end()) group = others.insert(others.end(), {r.cause, {}});
+        group->second.push_back(&r);
+    }
     for (const auto& [cause, ranks] : others) {
         std::vector<uint32_t> numbers;
         Time low = std::numeric_limits<Time>::max(), high = 0;
@@ -133,12 +138,14 @@ std::string describe_cut(const Trace& trace) {
             low = std::min(low, found->second);
             high = std::max(high, found->second);
         }
+        const bool one = numbers.size() == 1;
         text += "; " + ranks_text(numbers) + " (" + cause + ") ";
         if (high == 0)
-            text += "have no events";
+            text += one ? "has no events" : "have no events";
         else
-            text += "stop at " + seconds(low, origin) +
-                    (high > low ? " to " + seconds(high, origin) : std::string()) +
+            text += (one ? "stops at " : "stop at ") + seconds(low, origin) +
+                    (seconds(high, origin) != seconds(low, origin) ? " to " + seconds(high, origin)
+                                                                   : std::string()) +
                     (none ? " (some without events)" : "");
     }
     for (const CutRank& r : trace.cut)

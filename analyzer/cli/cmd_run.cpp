@@ -208,8 +208,7 @@ int run_main(const std::vector<std::string>& args) {
         const int status = run_and_wait(mpirun_command(options, library, report_file));
         const std::string trace = reported_trace(report_file);
         std::remove(report_file.c_str());
-        std::error_code ec;
-        if (!trace.empty() && !fs::exists(fs::path(trace) / "traces.otf2", ec)) {
+        if (!trace.empty() && needs_completion(trace)) {
             // The run died before MPI_Finalize: its ranks left their events and records.
             if (run_completion(trace))
                 std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "

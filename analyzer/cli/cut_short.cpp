@@ -19,7 +19,10 @@ namespace fs = std::filesystem;
 
 constexpr const char* kCompleteProgram = "topolens-complete";
 
-bool has_records_without_anchor(const fs::path& dir) {
+} // namespace
+
+bool needs_completion(const std::string& path) {
+    const fs::path dir(path);
     std::error_code ec;
     if (!fs::is_directory(dir, ec) || fs::exists(dir / "traces.otf2", ec)) return false;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -28,6 +31,8 @@ bool has_records_without_anchor(const fs::path& dir) {
     }
     return false;
 }
+
+namespace {
 
 // TOPOLENS_COMPLETE, else beside this executable, else from PATH.
 std::string complete_program() {
@@ -55,7 +60,7 @@ bool run_completion(const std::string& directory) {
 }
 
 void complete_if_cut_short(const std::string& path) {
-    if (!has_records_without_anchor(path)) return;
+    if (!needs_completion(path)) return;
     if (access(path.c_str(), W_OK | X_OK) != 0)
         throw std::runtime_error(path +
                                  ": the trace of a run that died is not completed yet "

@@ -13,6 +13,9 @@ namespace topolens::cli {
 // failed completion.
 void complete_if_cut_short(const std::string& path);
 
+// True when `path` is a directory with per-rank records of a run that died and no anchor.
+bool needs_completion(const std::string& path);
+
 // Runs topolens-complete on `directory`; false (it said why on stderr) when it failed.
 bool run_completion(const std::string& directory);
 

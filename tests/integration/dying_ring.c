@@ -1,6 +1,6 @@
 /* A ring exchange that one rank can end abnormally, for the "a run that dies" tests:
  *   dying_ring [--iterations N] [--die-at I] [--how abort|sigsegv|sigterm|sigkill|exit]
- *              [--rank R]
+ *              [--rank R] [--work-us U]
  * Every iteration: a little work, then MPI_Sendrecv to the right neighbour and from the
  * left one. Rank R (default 1) dies at iteration I the given way; the others run on into
  * the exchange with it. */
@@ -34,6 +34,7 @@ static void die(const char* how) {
 
 int main(int argc, char** argv) {
     int iterations = 100, die_at = -1, dying_rank = 1;
+    long work_us = 1000;
     const char* how = "exit";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--iterations") == 0)
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
             die_at = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--how") == 0)
             how = argv[i + 1];
+        else if (strcmp(argv[i], "--work-us") == 0)
+            work_us = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--rank") == 0)
             dying_rank = atoi(argv[i + 1]);
         else {
@@ -57,7 +60,7 @@ int main(int argc, char** argv) {
     double out[64] = {0}, in[64];
     for (int it = 0; it < iterations; ++it) {
         if (it == die_at && rank == dying_rank) die(how);
-        work(1000);
+        work(work_us);
         out[0] = it;
         MPI_Sendrecv(out, 64, MPI_DOUBLE, right, 7, in, 64, MPI_DOUBLE, left, 7, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
