@@ -259,6 +259,10 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
     return true;
 }
 
+uint64_t Archive::event_chunk_size() const {
+    return pool.chunk_size;
+}
+
 uint64_t Archive::flushes() const {
     return pool.flushes;
 }

@@ -29,6 +29,7 @@ class Archive {
               std::string& error);
     OTF2_EvtWriter* events() const { return events_; }
     uint64_t flushes() const;
+    uint64_t event_chunk_size() const;
 
     // Closes this process's event writer and returns the number of events it wrote.
     uint64_t close_events();

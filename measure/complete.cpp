@@ -5,6 +5,7 @@
 
 #include <otf2/otf2.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -89,8 +90,12 @@ void check(OTF2_ErrorCode code, const fs::path& dir, const char* what) {
 // Global and local definitions into a fresh archive `scratch` (no event files).
 std::vector<std::string> write_definitions(const fs::path& scratch,
                                            const std::vector<DeathRecord>& records) {
+    // OTF2 reads event files in chunks of the size the anchor names: the ranks' own.
+    uint64_t chunk_size = 0;
+    for (const DeathRecord& r : records) chunk_size = std::max(chunk_size, r.event_chunk_size);
+    if (chunk_size == 0) chunk_size = OTF2_CHUNK_SIZE_EVENTS_DEFAULT;
     std::unique_ptr<OTF2_Archive, ArchiveCloser> archive(
-        OTF2_Archive_Open(scratch.c_str(), "traces", OTF2_FILEMODE_WRITE, 1024 * 1024,
+        OTF2_Archive_Open(scratch.c_str(), "traces", OTF2_FILEMODE_WRITE, chunk_size,
                           4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE));
     if (!archive) throw std::runtime_error(scratch.string() + ": OTF2 cannot create an archive");
     OTF2_Archive* a = archive.get();

@@ -26,6 +26,7 @@ std::vector<char> serialize(const DeathRecord& r) {
     out.put<uint8_t>(r.died ? 1 : 0);
     out.put_string(r.cause);
     out.put(r.death_time);
+    out.put(r.event_chunk_size);
     out.put<uint32_t>(static_cast<uint32_t>(r.clock.size()));
     for (const ClockOffsetRecord& c : r.clock) {
         out.put(c.local_time);
@@ -48,6 +49,7 @@ DeathRecord deserialize_death_record(const std::vector<char>& bytes) {
     r.died = in.get<uint8_t>() != 0;
     r.cause = in.get_string();
     r.death_time = in.get<uint64_t>();
+    r.event_chunk_size = in.get<uint64_t>();
     for (uint32_t n = in.get<uint32_t>(); n > 0; --n) {
         ClockOffsetRecord c;
         c.local_time = in.get<uint64_t>();

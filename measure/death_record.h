@@ -22,10 +22,11 @@ struct ClockOffsetRecord {
 
 struct DeathRecord {
     uint32_t rank = 0;
-    uint32_t size = 1;       // processes of the run
-    bool died = false;       // false: written while running (at MPI_Init or a flush)
-    std::string cause;       // "signal SIGSEGV", "MPI_Abort(errorcode 3) on rank 1", ...
-    uint64_t death_time = 0; // global clock, when `died`
+    uint32_t size = 1;             // processes of the run
+    bool died = false;             // false: written while running (at MPI_Init or a flush)
+    std::string cause;             // "signal SIGSEGV", "MPI_Abort(errorcode 3) on rank 1", ...
+    uint64_t death_time = 0;       // global clock, when `died`
+    uint64_t event_chunk_size = 0; // of the .evt file: the anchor must name the same
     std::vector<ClockOffsetRecord> clock;
     ProcessContribution contribution; // event_count: events in the .evt file
 };

@@ -58,6 +58,7 @@ DeathRecord make_record(const RecorderState& s, uint64_t events_on_disk, uint64_
     DeathRecord r;
     r.rank = static_cast<uint32_t>(s.rank);
     r.size = static_cast<uint32_t>(s.size);
+    r.event_chunk_size = s.archive.event_chunk_size();
     for (const ClockSample& c : s.clock) r.clock.push_back({c.local_time, c.offset, c.deviation});
     ProcessContribution& c = r.contribution;
     char host[256] = {};

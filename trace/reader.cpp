@@ -535,9 +535,9 @@ class ArchiveReader {
                         cut->read_note = "its event file is empty (nothing reached the disk)";
                 }
             if (no_event_file_[i] && declared_events(locs[i].otf2_id) > 0) {
-                if (CutRank* cut = cut_rank(trace, locs[i].rank))
-                    cut->read_note = "its event file is missing";
-                else
+                if (CutRank* cut = cut_rank(trace, locs[i].rank)) {
+                    if (cut->read_note.empty()) cut->read_note = "its event file is missing";
+                } else
                     throw TraceError(file + ": event file is missing");
             }
         }

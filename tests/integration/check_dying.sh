@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A run that dies keeps what it recorded. dying_ring on 4 ranks, rank 1 dies at iteration 50
-# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|leftover
+# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|exit_flushed|leftover
 #   abort .. exit  `topolens run`: exit status as untraced; the trace is completed and read
 #                  by `topolens info` and `analyze`, which name the dead rank and the fault;
 #                  rank 1 has exactly its 50 iterations (Init + 50 Sendrecv entered, + the
 #                  MPI_Abort region), the others at least as many (otf2-print counts them);
 #                  the next run into the same --trace-dir records normally.
 #   sigkill        rank 1 leaves no word and, its buffer never flushed, no events.
+#   exit_flushed   exit after many buffer flushes: every event written is read.
 #   leftover       an uncompleted trace left by plain mpirun is moved aside by the next run
 #                  (one line says so), and `topolens info` completes the moved one.
 source "$(dirname "$0")/common.sh"
@@ -88,6 +89,26 @@ sigkill)
     [ "$(enters_of "$work/trace" 1)" = 0 ] || tl_fail "rank 1 has events it never wrote"
     for r in 0 2 3; do
         [ "$(enters_of "$work/trace" "$r")" -ge 51 ] ||
+            tl_fail "rank $r entered only $(enters_of "$work/trace" "$r") regions"
+    done
+    ;;
+exit_flushed)
+    # 256K buffers: every rank flushed several times before rank 1 exits at iteration
+    # 20000; all its events are read (the anchor names the ranks' chunk size).
+    set +e
+    timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" \
+        -x TOPOLENS_BUFFER_SIZE=256K -- "$ring" --iterations 30000 --die-at 20000 --how exit \
+        --work-us 0 >"$work/run.out" 2>"$work/run.err"
+    traced=$?
+    set -e
+    [ "$traced" = 4 ] || tl_fail "exit status $traced, not 4"
+    info_and_analyze "$work/trace" "rank 1 died (exit(4) without MPI_Finalize) at"
+    [ "$(enters_of "$work/trace" 1)" = 20001 ] ||
+        tl_fail "rank 1 entered $(enters_of "$work/trace" 1) regions, not 20001"
+    flushes="$("$TL_OTF2_PRINT" -L 1 "$work/trace/traces.otf2" | awk '$1 == "BUFFER_FLUSH" { n++ } END { print n + 0 }')"
+    [ "$flushes" -ge 2 ] || tl_fail "rank 1 flushed $flushes times: the case tests nothing"
+    for r in 0 2 3; do
+        [ "$(enters_of "$work/trace" "$r")" -ge 20001 ] ||
             tl_fail "rank $r entered only $(enters_of "$work/trace" "$r") regions"
     done
     ;;

@@ -74,6 +74,7 @@ DeathRecord record(uint32_t rank, const char* second_region, uint64_t events) {
     DeathRecord r;
     r.rank = rank;
     r.size = 3;
+    r.event_chunk_size = 1024 * 1024; // as write_event_files
     r.clock = {{0, 0, 0.0}};
     r.contribution.host = "node-a";
     r.contribution.event_count = events;
@@ -107,6 +108,7 @@ TEST(CutShort, DeathRecordRoundTrip) {
     r.died = true;
     r.cause = "signal SIGSEGV";
     r.death_time = 42;
+    r.event_chunk_size = 256 * 1024;
     r.clock = {{5, -7, 0.5}, {9, 3, 1.5}};
     const DeathRecord back = deserialize_death_record(serialize(r));
     EXPECT_EQ(back.rank, 1u);
@@ -114,6 +116,7 @@ TEST(CutShort, DeathRecordRoundTrip) {
     EXPECT_TRUE(back.died);
     EXPECT_EQ(back.cause, "signal SIGSEGV");
     EXPECT_EQ(back.death_time, 42u);
+    EXPECT_EQ(back.event_chunk_size, 256u * 1024);
     ASSERT_EQ(back.clock.size(), 2u);
     EXPECT_EQ(back.clock[1].local_time, 9u);
     EXPECT_EQ(back.clock[0].offset, -7);
