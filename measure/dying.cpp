@@ -86,15 +86,31 @@ void before_flush() {
     write_death_record(s.directory, make_record(s, count, now()));
 }
 
-void on_fatal_signal(int sig) {
+// Signals a program may handle and live on (graceful shutdown, checkpointing).
+bool survivable(int sig) {
+    return sig == SIGTERM || sig == SIGINT || sig == SIGQUIT;
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void* context) {
     int index = 0;
     while (index < static_cast<int>(kSignalCount) - 1 && kFatalSignals[index] != sig) ++index;
+    const struct sigaction& previous = previous_actions[index];
+    const bool default_action = !(previous.sa_flags & SA_SIGINFO) && previous.sa_handler == SIG_DFL;
+    if (!default_action && survivable(sig)) {
+        // The program's own handler decides: if it exits, the exit hook records that; if
+        // it returns, the run goes on and so does the measurement.
+        if (previous.sa_flags & SA_SIGINFO)
+            previous.sa_sigaction(sig, info, context);
+        else
+            previous.sa_handler(sig);
+        return;
+    }
     // Our own signals are blocked while this runs (sa_mask); a fault inside the flush is
     // then fatal at once (the kernel's default action), which is what re-entry needs.
     record_death(std::string("signal ") + signal_name(sig));
     // The exit status must be the untraced one: the previous handler (Open MPI's, or the
     // default action) gets the signal as soon as this handler returns.
-    sigaction(sig, &previous_actions[index], nullptr);
+    sigaction(sig, &previous, nullptr);
     raise(sig);
 }
 
@@ -110,14 +126,16 @@ void arm_death_records() {
     write_death_record(s.directory, make_record(s, 0, now()));
     set_before_flush_hook(before_flush);
     struct sigaction action {};
-    action.sa_handler = on_fatal_signal;
+    action.sa_sigaction = on_fatal_signal;
+    action.sa_flags = SA_SIGINFO;
     sigemptyset(&action.sa_mask);
     for (int sig : kFatalSignals) sigaddset(&action.sa_mask, sig);
     for (size_t i = 0; i < kSignalCount; ++i) {
         sigaction(kFatalSignals[i], nullptr, &previous_actions[i]);
         // An ignored signal (SIGINT in a background job) does not end the process.
-        if (previous_actions[i].sa_handler != SIG_IGN)
-            sigaction(kFatalSignals[i], &action, nullptr);
+        const bool ignored = !(previous_actions[i].sa_flags & SA_SIGINFO) &&
+                             previous_actions[i].sa_handler == SIG_IGN;
+        if (!ignored) sigaction(kFatalSignals[i], &action, nullptr);
     }
     armed_process = getpid();
     static bool exit_hook = false; // on_exit handlers cannot be removed: registered once

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A run that dies keeps what it recorded. dying_ring on 4 ranks, rank 1 dies at iteration 50
-# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|exit_flushed|leftover
+# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|exit_flushed|sigterm_handled|leftover
 #   abort .. exit  `topolens run`: exit status as untraced; the trace is completed and read
 #                  by `topolens info` and `analyze`, which name the dead rank and the fault;
 #                  rank 1 has exactly its 50 iterations (Init + 50 Sendrecv entered, + the
@@ -8,6 +8,7 @@
 #                  the next run into the same --trace-dir records normally.
 #   sigkill        rank 1 leaves no word and, its buffer never flushed, no events.
 #   exit_flushed   exit after many buffer flushes: every event written is read.
+#   sigterm_handled  the program's own SIGTERM handler lets it live on: complete trace.
 #   leftover       an uncompleted trace left by plain mpirun is moved aside by the next run
 #                  (one line says so), and `topolens info` completes the moved one.
 source "$(dirname "$0")/common.sh"
@@ -111,6 +112,17 @@ exit_flushed)
         [ "$(enters_of "$work/trace" "$r")" -ge 20001 ] ||
             tl_fail "rank $r entered only $(enters_of "$work/trace" "$r") regions"
     done
+    ;;
+sigterm_handled)
+    # The program handles SIGTERM and lives on: so does the measurement, to a complete trace.
+    timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" -- "$ring" \
+        --die-at 50 --how sigterm --handle-sigterm 1 >"$work/run.out" 2>"$work/run.err" ||
+        tl_fail "the run failed: $(cat "$work/run.err")"
+    tl_words "$work/run.err" "trace written to $work/trace"
+    [ ! -e "$work/trace/cut.txt" ] || tl_fail "a run that lived on is marked cut short"
+    ! ls "$work/trace"/rank-*.defs >/dev/null 2>&1 || tl_fail "per-rank records left behind"
+    [ "$(enters_of "$work/trace" 1)" = 103 ] ||
+        tl_fail "rank 1 entered $(enters_of "$work/trace" 1) regions, not 103"
     ;;
 leftover)
     # Plain mpirun: nobody completes the trace; the directory stays as the run left it.
