@@ -81,11 +81,15 @@ sigkill)
     # Nothing of rank 1's events reached the disk (its buffer never filled): the trace is
     # read without them, never refused, and says so.
     set +e
+    timeout "$limit" "$TL_MPIEXEC" --allow-run-as-root --oversubscribe -np 4 "$ring" \
+        --die-at 50 --how sigkill >"$work/untraced.out" 2>&1
+    untraced=$?
     timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" -- "$ring" \
         --die-at 50 --how sigkill >"$work/run.out" 2>"$work/run.err"
     traced=$?
     set -e
-    [ "$traced" = 137 ] || tl_fail "exit status $traced, not 137 (SIGKILL)"
+    [ "$untraced" = 137 ] || tl_fail "untraced run: status $untraced, not 137 (SIGKILL)"
+    [ "$traced" = "$untraced" ] || tl_fail "exit status $traced traced, $untraced untraced"
     info_and_analyze "$work/trace" "rank 1 was killed without a word (e.g. SIGKILL): events up to its last buffer flush (no events)"
     [ "$(enters_of "$work/trace" 1)" = 0 ] || tl_fail "rank 1 has events it never wrote"
     for r in 0 2 3; do
