@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A run that dies keeps what it recorded. dying_ring on 4 ranks, rank 1 dies at iteration 50
-# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|exit_flushed|sigterm_handled|leftover
+# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|exit_flushed|sigterm_handled|
+#                          fortran_abort|fortran_abort_f08|leftover
 #   abort .. exit  `topolens run`: exit status as untraced; the trace is completed and read
 #                  by `topolens info` and `analyze`, which name the dead rank and the fault;
 #                  rank 1 has exactly its 50 iterations (Init + 50 Sendrecv entered, + the
@@ -9,6 +10,7 @@
 #   sigkill        rank 1 leaves no word and, its buffer never flushed, no events.
 #   exit_flushed   exit after many buffer flushes: every event written is read.
 #   sigterm_handled  the program's own SIGTERM handler lets it live on: complete trace.
+#   fortran_abort[_f08]  MPI_ABORT from Fortran (dying_fortran, use mpi / use mpi_f08).
 #   leftover       an uncompleted trace left by plain mpirun is moved aside by the next run
 #                  (one line says so), and `topolens info` completes the moved one.
 source "$(dirname "$0")/common.sh"
@@ -127,6 +129,24 @@ sigterm_handled)
     ! ls "$work/trace"/rank-*.defs >/dev/null 2>&1 || tl_fail "per-rank records left behind"
     [ "$(enters_of "$work/trace" 1)" = 103 ] ||
         tl_fail "rank 1 entered $(enters_of "$work/trace" 1) regions, not 103"
+    ;;
+fortran_abort | fortran_abort_f08)
+    program="$TL_BIN/dying_fortran"
+    [ "$how" = fortran_abort_f08 ] && program="$TL_BIN/dying_fortran_f08"
+    set +e
+    timeout "$limit" "$TL_MPIEXEC" --allow-run-as-root --oversubscribe -np 4 "$program" \
+        >"$work/untraced.out" 2>&1
+    untraced=$?
+    timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" -- "$program" \
+        >"$work/run.out" 2>"$work/run.err"
+    traced=$?
+    set -e
+    [ "$untraced" = 3 ] || tl_fail "untraced run: status $untraced, not 3"
+    [ "$traced" = "$untraced" ] || tl_fail "exit status $traced traced, $untraced untraced"
+    info_and_analyze "$work/trace" "rank 1 died (MPI_Abort(errorcode 3)) at"
+    # MPI_Init, 5 MPI_Sendrecv, MPI_Abort
+    [ "$(enters_of "$work/trace" 1)" = 7 ] ||
+        tl_fail "rank 1 entered $(enters_of "$work/trace" 1) regions, not 7"
     ;;
 leftover)
     # Plain mpirun: nobody completes the trace; the directory stays as the run left it.
