@@ -104,7 +104,7 @@ std::string describe_cut(const Trace& trace) {
         culprits.push_back(first);
     }
 
-    std::string text = "the run was cut short: ";
+    std::string text(kCutShortLead);
     for (size_t i = 0; i < culprits.size(); ++i) {
         const CutRank& r = *culprits[i];
         text += (i ? "; " : "") + std::string("rank ") + std::to_string(r.rank);

@@ -6,10 +6,13 @@
 #include "trace/model.h"
 
 #include <string>
+#include <string_view>
 
 namespace topolens::trace {
 
 inline constexpr const char* kCutMarkerName = "cut.txt";
+// How describe_cut begins.
+inline constexpr std::string_view kCutShortLead = "the run was cut short: ";
 
 // The ranks of the cut-short run whose anchor is `anchor`; empty when there is no marker.
 // Throws TraceError naming the line of a damaged marker.

@@ -58,7 +58,8 @@ void print_overview(std::ostream& out, const tt::Trace& trace, const tt::TraceSu
     }
     out << field("clock offsets", clock);
     if (!trace.cut.empty())
-        out << wrap("cut short:      " + tt::describe_cut(trace).substr(23), 100, 0, 16, "; ");
+        out << wrap("cut short:      " + tt::describe_cut(trace).substr(tt::kCutShortLead.size()),
+                    100, 0, 16, "; ");
 }
 
 void print_ranks(std::ostream& out, const tt::Definitions& d) {
