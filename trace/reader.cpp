@@ -761,9 +761,12 @@ class ArchiveReader {
             events.resize(keep);
             std::erase_if(ctx.out->requests, [&](const RequestRef& r) { return r.event >= keep; });
             const uint64_t read = keep;
+            // (A file cut at a chunk boundary ends as OTF2 expects the next chunk.)
             if (!ctx.error.empty() || status != OTF2_SUCCESS || garbage)
-                cut->read_note = "its event file is damaged after " + std::to_string(read) +
-                                 " events (read up to there)";
+                cut->read_note =
+                    "its event file breaks off after " + std::to_string(read) + " events" +
+                    (read < declared ? " of " + std::to_string(declared) + " written" : "") +
+                    " (read up to there)";
             else if (read < declared)
                 cut->read_note = std::to_string(read) + " of " + std::to_string(declared) +
                                  " events written are in its file";

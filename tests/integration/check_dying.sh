@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A run that dies keeps what it recorded. dying_ring on 4 ranks, rank 1 dies at iteration 50
-# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|exit|exit_flushed|sigterm_handled|
-#                          fortran_abort|fortran_abort_f08|leftover
+# of 100:   check_dying.sh NAME abort|sigsegv|sigterm|sigkill|sigkill_flushed|exit|exit_flushed|
+#                          sigterm_handled|fortran_abort|fortran_abort_f08|leftover
 #   abort .. exit  `topolens run`: exit status as untraced; the trace is completed and read
 #                  by `topolens info` and `analyze`, which name the dead rank and the fault;
 #                  rank 1 has exactly its 50 iterations (Init + 50 Sendrecv entered, + the
@@ -9,6 +9,7 @@
 #                  the next run into the same --trace-dir records normally.
 #   sigkill        rank 1 leaves no word and, its buffer never flushed, no events.
 #   exit_flushed   exit after many buffer flushes: every event written is read.
+#   sigkill_flushed  SIGKILL after more than 4 MiB of events: what reached the file is read.
 #   sigterm_handled  the program's own SIGTERM handler lets it live on: complete trace.
 #   fortran_abort[_f08]  MPI_ABORT from Fortran (dying_fortran, use mpi / use mpi_f08).
 #   leftover       an uncompleted trace left by plain mpirun is moved aside by the next run
@@ -23,7 +24,7 @@ limit=90 # a dying MPI job can hang: everything runs under timeout
 
 enters_of() { # enters_of TRACE RANK: Enter records of a rank, by otf2-print
     # (otf2-print fails on a location without an event file: it then has none)
-    { "$TL_OTF2_PRINT" -L "$2" "$1/traces.otf2" 2>/dev/null || true; } |
+    { timeout "$limit" "$TL_OTF2_PRINT" -L "$2" "$1/traces.otf2" 2>/dev/null || true; } |
         awk -v r="$2" '$1 == "ENTER" && $2 == r { n++ } END { print n + 0 }'
 }
 
@@ -98,6 +99,23 @@ sigkill)
         [ "$(enters_of "$work/trace" "$r")" -ge 51 ] ||
             tl_fail "rank $r entered only $(enters_of "$work/trace" "$r") regions"
     done
+    ;;
+sigkill_flushed)
+    # 256K buffers and 100,000 iterations before SIGKILL: more than OTF2's 4 MiB file buffer
+    # of rank 1's events reached its file; they are read up to where the file breaks off.
+    set +e
+    timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" \
+        -x TOPOLENS_BUFFER_SIZE=256K -- "$ring" --iterations 150000 --die-at 100000 \
+        --how sigkill --work-us 0 >"$work/run.out" 2>"$work/run.err"
+    traced=$?
+    set -e
+    [ "$traced" = 137 ] || tl_fail "exit status $traced, not 137 (SIGKILL)"
+    info_and_analyze "$work/trace" "rank 1 was killed without a word (e.g. SIGKILL): events up to its last buffer flush (events up to"
+    # (otf2-print does not come back from a file cut at a chunk boundary: our reader's count)
+    kept="$(tr -s ' \n' '  ' <"$work/info.out" |
+        sed -n 's/.*rank 1: its event file breaks off after \([0-9]*\) events.*/\1/p')"
+    [ -n "$kept" ] && [ "$kept" -gt 40000 ] && [ "$kept" -le 400002 ] ||
+        tl_fail "rank 1 kept '$kept' events, not those of its written chunks"
     ;;
 exit_flushed)
     # 256K buffers: every rank flushed several times before rank 1 exits at iteration

@@ -193,7 +193,7 @@ TEST(CutShort, EventFileCutInsideAChunkIsReadUpToTheCut) {
     fs::resize_file(evt, fs::file_size(evt) - 3);
     trace::Trace t = trace::read_trace(dir.path().string());
     EXPECT_EQ(t.locations[0].events.size(), 6u);
-    EXPECT_EQ(t.cut[0].read_note, "its event file is damaged after 6 events (read up to there)");
+    EXPECT_EQ(t.cut[0].read_note, "its event file breaks off after 6 events (read up to there)");
     // Cut inside a record: the events before it, each as written.
     fs::resize_file(evt, fs::file_size(evt) / 2);
     t = trace::read_trace(dir.path().string());
@@ -203,11 +203,11 @@ TEST(CutShort, EventFileCutInsideAChunkIsReadUpToTheCut) {
         EXPECT_EQ(t.locations[0].events[i].kind, whole.locations[0].events[i].kind) << i;
         EXPECT_EQ(t.locations[0].events[i].time, whole.locations[0].events[i].time) << i;
     }
-    EXPECT_EQ(t.cut[0].read_note, "its event file is damaged after " + std::to_string(read) +
-                                      " events (read up to there)");
+    EXPECT_EQ(t.cut[0].read_note, "its event file breaks off after " + std::to_string(read) +
+                                      " events of 6 written (read up to there)");
     EXPECT_EQ(t.locations[1].events.size(), 3u);
     EXPECT_TRUE(topolens::test::contains_words(trace::describe_cut(t),
-                                               "; rank 0: its event file is damaged after"));
+                                               "; rank 0: its event file breaks off after"));
 }
 
 TEST(CutShort, CompleteTraceWithoutMarkerStaysStrict) {
