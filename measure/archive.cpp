@@ -45,6 +45,35 @@ bool is_trace_archive(const fs::path& dir) {
     return fs::exists(dir / "traces.otf2", ec);
 }
 
+// What a run that never reached MPI_Finalize leaves: OTF2's directory of event files, the
+// per-rank records of a dying run, or the marker of a completed cut.
+bool is_unfinished_trace(const fs::path& dir) {
+    std::error_code ec;
+    if (fs::is_directory(dir / "traces", ec) || fs::exists(dir / "traces.def", ec) ||
+        fs::exists(dir / "cut.txt", ec))
+        return true;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind("rank-", 0) == 0 && it->path().extension() == ".defs") return true;
+    }
+    return false;
+}
+
+// `base`-YYYYmmdd_HHMMSS (Score-P keeps an old experiment directory so), or a free name
+// beside that.
+fs::path timestamped_sibling(const fs::path& base) {
+    char stamp[32];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(stamp, sizeof stamp, "%Y%m%d_%H%M%S", std::localtime(&t));
+    fs::path candidate = base.string() + "-" + stamp;
+    std::error_code ec;
+    if (!fs::exists(candidate, ec)) return candidate;
+    for (int n = 1;; ++n) {
+        fs::path numbered = candidate.string() + "." + std::to_string(n);
+        if (!fs::exists(numbered, ec)) return numbered;
+    }
+}
+
 // A free name beside `base`: base.1, base.2, ...
 fs::path free_sibling(const fs::path& base) {
     for (int n = 1;; ++n) {
@@ -81,6 +110,17 @@ std::string prepare_trace_directory(const std::string& requested, std::string& e
             }
             notes.push_back("kept the earlier trace in '" + dir.string() + "' as '" +
                             kept.string() + "'");
+        } else if (fs::is_directory(dir, ec) && is_unfinished_trace(dir)) {
+            // An earlier run died here: its data stays, out of the way of this run.
+            const fs::path kept = timestamped_sibling(dir);
+            fs::rename(dir, kept, ec);
+            if (ec) {
+                error = "trace directory '" + dir.string() +
+                        "' holds an unfinished trace that cannot be moved aside: " + ec.message();
+                return {};
+            }
+            notes.push_back("kept the unfinished trace of an earlier run in '" + dir.string() +
+                            "' as '" + kept.string() + "'");
         } else if (fs::is_directory(dir, ec) && fs::is_empty(dir, ec)) {
             fs::remove(dir, ec); // OTF2 wants to create the archive directory itself
         } else {
@@ -130,6 +170,7 @@ ChunkPool pool;
 // The pool is shared by the writers of all threads (threaded archives). Chunks are asked
 // for rarely (one per chunk_size bytes of events), so the lock costs nothing measurable.
 std::mutex pool_mutex;
+void (*before_flush_hook)() = nullptr;
 
 void* allocate_chunk(void*, OTF2_FileType type, OTF2_LocationRef, void** per_buffer,
                      uint64_t chunk_size) {
@@ -179,6 +220,7 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType type, OTF2_LocationRef, void*, boo
         ++pool.flushes;
         // The pool is exhausted: the event buffer holds all its chunks, written whole.
         pool.bytes_flushed += pool.allocated * pool.chunk_size;
+        if (before_flush_hook) before_flush_hook();
     }
     return OTF2_FLUSH;
 }
@@ -191,6 +233,10 @@ const OTF2_FlushCallbacks kFlushCallbacks = {pre_flush, post_flush};
 const OTF2_MemoryCallbacks kMemoryCallbacks = {allocate_chunk, free_chunks};
 
 } // namespace
+
+void set_before_flush_hook(void (*hook)()) {
+    before_flush_hook = hook;
+}
 
 // ---------------------------------------------------------------- archive
 
@@ -237,6 +283,10 @@ bool Archive::open(const std::string& directory, uint64_t buffer_bytes, MPI_Comm
         return false;
     }
     return true;
+}
+
+uint64_t Archive::event_chunk_size() const {
+    return pool.chunk_size;
 }
 
 uint64_t Archive::flushes() const {
@@ -321,6 +371,16 @@ OTF2_ErrorCode Archive::close_events(uint64_t& count) {
     }
     keep(rc, OTF2_Archive_CloseEvtFiles(archive_));
     return first_error(rc, mark);
+}
+
+uint64_t Archive::close_event_writer() {
+    uint64_t count = 0;
+    if (events_) {
+        OTF2_EvtWriter_GetNumberOfEvents(events_, &count);
+        OTF2_Archive_CloseEvtWriter(archive_, events_);
+        events_ = nullptr;
+    }
+    return count;
 }
 
 OTF2_GlobalDefWriter* Archive::global_definitions() {

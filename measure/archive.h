@@ -37,6 +37,9 @@ inline uint64_t thread_location_id(int rank, uint32_t thread) {
     return static_cast<uint64_t>(thread) << 32 | static_cast<uint32_t>(rank);
 }
 
+// Called before OTF2 writes a full event buffer to disk (not at the final flush); null: none.
+void set_before_flush_hook(void (*hook)());
+
 class Archive {
   public:
     // Collective over `comm`. On failure returns false with the reason in `error`.
@@ -68,6 +71,11 @@ class Archive {
 
     // Closes this process's event writer; `count` = the number of events it wrote.
     OTF2_ErrorCode close_events(uint64_t& count);
+    uint64_t event_chunk_size() const;
+    // For a dying process: closes its event writer (which writes its buffer to disk)
+    // without closing the event files (which may be collective); returns the number of
+    // events it wrote. Not after abandon_events(): then the events recorded.
+    uint64_t close_event_writer();
     // Rank 0: the writer for global definitions (valid until close()).
     OTF2_GlobalDefWriter* global_definitions();
     // For each of the process's `threads` locations: the same mappings and clock offsets.

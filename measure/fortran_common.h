@@ -34,6 +34,7 @@
 
 #include "clock.h"
 #include "collectives.h"
+#include "dying.h"
 #include "mpi_functions.h"
 #include "recorder.h"
 
@@ -193,6 +194,13 @@ template <class Pmpi> void init_thread(MpiFn fn, Pmpi* pmpi, F required, F provi
 template <class Pmpi> void finalize(MpiFn, Pmpi* pmpi, F ierr) {
     finish_measurement(now());
     pmpi(ierr);
+}
+
+// MPI_Abort has no entry of its own in the MPI function list (its region is defined when a
+// run aborts); the MpiFn passed is ignored.
+template <class Pmpi> void abort(MpiFn, Pmpi* pmpi, F comm, F errorcode, F ierr) {
+    record_abort(errorcode ? *errorcode : 0);
+    pmpi(comm, errorcode, ierr);
 }
 
 // ---- point-to-point
@@ -995,13 +1003,14 @@ template <class Pmpi> void comm_free(MpiFn fn, Pmpi* pmpi, F comm, F ierr) {
       (void* inbuf, F insize, F position, void* outbuf, F outcount, F type, F comm, F ierr),       \
       (inbuf, insize, position, outbuf, outcount, type, comm, ierr))
 
-// MPI_Init, MPI_Init_thread and MPI_Finalize, then everything recorded in between.
+// MPI_Init, MPI_Init_thread, MPI_Finalize and MPI_Abort, then everything recorded in between.
 #define TOPOLENS_FORTRAN_FUNCTIONS(X)                                                              \
     X(init, INIT, Init, init, (F ierr), (ierr))                                                    \
     X(init_thread, INIT_THREAD, Init_thread, init_thread,                                          \
       (F required, F provided, F ierr),                                                            \
       (required, provided, ierr))                                                                  \
     X(finalize, FINALIZE, Finalize, finalize, (F ierr), (ierr))                                    \
+    X(abort, ABORT, Finalize, abort, (F comm, F errorcode, F ierr), (comm, errorcode, ierr))       \
     TOPOLENS_FORTRAN_P2P_FUNCTIONS(X)                                                              \
     TOPOLENS_FORTRAN_COLLECTIVE_FUNCTIONS(X)                                                       \
     TOPOLENS_FORTRAN_OTHER_FUNCTIONS(X)

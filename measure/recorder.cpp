@@ -1,5 +1,6 @@
 #include "recorder.h"
 
+#include "dying.h"
 #include "recorder_state.h"
 
 #include "otf2_errors.h"
@@ -165,6 +166,16 @@ std::string host_name() {
     return name;
 }
 
+// At MPI_Init: the directory alone, so that a run that dies still says where its trace is
+// (report_outcome rewrites the file with the trace's state at the end).
+void write_report_path(const RecorderState& s) {
+    if (s.rank != 0 || s.config.report_path_file.empty()) return;
+    std::ofstream out(s.config.report_path_file);
+    out << s.directory << '\n';
+    if (!out)
+        warn_once("cannot write TOPOLENS_REPORT_PATH_FILE '" + s.config.report_path_file + "'");
+}
+
 void close_open_user_activity(RecorderState& s, Timestamp time) {
     for (auto& op : s.tuned)
         if (op.executing) {
@@ -258,6 +269,8 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, enter_time, init); });
     record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), init); });
     s.active = s.events != nullptr;
+    write_report_path(s); // known now: a run that dies still says where its trace is
+    arm_death_records();
 }
 
 void stop_recording(OTF2_ErrorCode rc) {
@@ -386,6 +399,7 @@ void finish_measurement(Timestamp enter_time) {
     else
         finalize_failed(s, s.archive.close_events(mine.event_count), WriteStage::Finalize);
     s.events = nullptr;
+    note_events_closed(mine.event_count);
     mine.first_time = to_global(s.first_time, s.clock.front());
     mine.last_time = to_global(last_time, s.clock.back());
     mine.strings = s.definitions.strings();
@@ -402,6 +416,8 @@ void finish_measurement(Timestamp enter_time) {
     OTF2_ErrorCode definitions_error = OTF2_SUCCESS;
     if (!definitions_written) {
         report_outcome(s, false, definitions_error);
+        PMPI_Barrier(s.tool_comm);
+        disarm_death_records(); // the run ends normally; its trace is incomplete, not cut
         PMPI_Comm_free(&s.tool_comm);
         return;
     }
@@ -473,6 +489,10 @@ void finish_measurement(Timestamp enter_time) {
         std::fprintf(stderr, "topolens: rank %d flushed its event buffer %llu times\n", s.rank,
                      static_cast<unsigned long long>(s.archive.flushes()));
     report_outcome(s, true, definitions_error);
+    // Only when every rank has written all it writes (a gather does not wait for its root):
+    // a record removed earlier would free room for another rank's files on a full disk.
+    PMPI_Barrier(s.tool_comm);
+    disarm_death_records();
     PMPI_Comm_free(&s.tool_comm);
 }
 

@@ -56,6 +56,7 @@ class ByteReader {
         return values;
     }
     bool done() const { return pos_ == size_; }
+    size_t position() const { return pos_; }
 
   private:
     void need(size_t bytes) const {

@@ -1,4 +1,5 @@
-// C wrappers: MPI_Init, MPI_Init_thread, MPI_Finalize.
+// C wrappers: MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Abort.
+#include "dying.h"
 #include "recorder.h"
 
 using namespace topolens::measure;
@@ -22,6 +23,13 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int MPI_Finalize(void) {
     finish_measurement(now());
     return PMPI_Finalize();
+}
+
+// The job ends here: this process's events and definitions are written before MPI kills
+// the others (which write theirs on the SIGTERM Open MPI sends them).
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+    record_abort(errorcode);
+    return PMPI_Abort(comm, errorcode);
 }
 
 } // extern "C"

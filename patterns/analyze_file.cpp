@@ -1,6 +1,7 @@
 #include "patterns/analyze_file.h"
 
 #include "patterns/registry.h"
+#include "trace/cut.h"
 #include "trace/matching.h"
 #include "trace/reader.h"
 
@@ -22,6 +23,7 @@ FileAnalysis analyze_file(const std::string& path, const analysis::AnalysisOptio
     file.read_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     file.anchor = trace.path;
+    file.cut_short = trace::describe_cut(trace);
     file.result = analysis::analyze(trace, matching, all_patterns(), options);
     return file;
 }

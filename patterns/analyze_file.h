@@ -13,6 +13,7 @@ struct FileAnalysis {
     analysis::AnalysisResult result; // the report, warnings, events read
     std::string anchor;              // the trace's .otf2 anchor
     double read_seconds = 0;         // reading and matching
+    std::string cut_short;           // trace::describe_cut: empty unless the run died
 };
 
 // True when `path` names a trace (archive directory or .otf2 anchor) rather than a report.

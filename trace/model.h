@@ -217,10 +217,20 @@ struct LocationEvents {
     std::vector<RequestRef> requests; // ascending by event index
 };
 
+// How one rank of a run that died before MPI_Finalize ended (cut.txt, trace/cut.h).
+struct CutRank {
+    uint32_t rank = 0;
+    uint64_t events_written = 0; // events its file should hold
+    std::optional<Time> died_at; // global clock; none when it left no word (SIGKILL)
+    std::string cause;           // "signal SIGSEGV", "MPI_Abort(errorcode 3)", ...
+    std::string read_note;       // what the reader found short of that, if anything
+};
+
 struct Trace {
     std::string path; // anchor file
     Definitions defs;
     std::vector<LocationEvents> locations; // parallel to defs.locations
+    std::vector<CutRank> cut;              // empty unless the run was cut short
 };
 
 } // namespace topolens::trace

@@ -1,6 +1,7 @@
 #include "trace/reader.h"
 
 #include "trace/clock.h"
+#include "trace/cut.h"
 #include "trace/global_defs.h"
 #include "trace/names.h"
 #include "trace/otf2_error.h"
@@ -449,6 +450,7 @@ class ArchiveReader {
         trace = Trace{};
         trace.path = anchor_;
         trace.defs = read_global_definitions();
+        trace.cut = read_cut_marker(anchor_);
         char* creator = nullptr;
         if (OTF2_Reader_GetCreator(r, &creator) == OTF2_SUCCESS && creator) {
             trace.defs.creator = creator;
@@ -524,8 +526,20 @@ class ArchiveReader {
         for (size_t i = 0; i < locs.size(); ++i) {
             const std::string file = location_file(locs[i].otf2_id, ".evt");
             no_event_file_[i] = posix_layout_ && !fs::exists(file);
-            if (no_event_file_[i] && declared_events(locs[i].otf2_id) > 0)
-                throw TraceError(file + ": event file is missing");
+            // A rank of a run that died may leave an empty file: nothing reached the disk.
+            std::error_code ec;
+            if (posix_layout_ && !no_event_file_[i] && fs::file_size(file, ec) == 0 && !ec)
+                if (CutRank* cut = cut_rank(trace, locs[i].rank)) {
+                    no_event_file_[i] = true;
+                    if (declared_events(locs[i].otf2_id) > 0)
+                        cut->read_note = "its event file is empty (nothing reached the disk)";
+                }
+            if (no_event_file_[i] && declared_events(locs[i].otf2_id) > 0) {
+                if (CutRank* cut = cut_rank(trace, locs[i].rank)) {
+                    if (cut->read_note.empty()) cut->read_note = "its event file is missing";
+                } else
+                    throw TraceError(file + ": event file is missing");
+            }
         }
         std::vector<Group> groups;
         for (const auto& [begin, end] : location_groups(locs, threads))
@@ -616,7 +630,7 @@ class ArchiveReader {
     };
 
     // Selects the group's locations and opens their event readers.
-    void open_group(Group& g, const Trace& trace) {
+    void open_group(Group& g, Trace& trace) {
         const std::vector<Location>& locs = trace.defs.locations;
         for (size_t i = g.begin; i < g.end; ++i)
             check(OTF2_Reader_SelectLocation(g.r, locs[i].otf2_id), anchor_,
@@ -633,9 +647,14 @@ class ArchiveReader {
             if (no_event_file_[i]) continue; // a location without events may have no file
             OTF2_EvtReader*& reader = g.readers[i - g.begin];
             reader = OTF2_Reader_GetEvtReader(g.r, id);
-            if (!reader)
+            if (!reader) {
+                if (CutRank* cut = cut_rank(trace, locs[i].rank)) {
+                    cut->read_note = "its event file is unreadable from the start";
+                    continue;
+                }
                 throw TraceError(with_cause(location_file(id, ".evt") + ": cannot open", capture_,
                                             OTF2_ERROR_INVALID));
+            }
             check(OTF2_EvtReader_ApplyClockOffsets(reader, false), location_file(id, ".evt"),
                   "cannot configure reader");
         }
@@ -664,6 +683,13 @@ class ArchiveReader {
             if (hooks_->location_read) hooks_->location_read(trace, static_cast<uint32_t>(i));
         }
         OTF2_Reader_CloseEvtFiles(g.r);
+    }
+
+    // The record of `rank` when the run was cut short, else null.
+    static CutRank* cut_rank(Trace& trace, uint32_t rank) {
+        for (CutRank& r : trace.cut)
+            if (r.rank == rank) return &r;
+        return nullptr;
     }
 
     uint64_t declared_events(uint64_t id) const {
@@ -717,6 +743,36 @@ class ArchiveReader {
               "cannot register event callbacks");
         uint64_t count = 0;
         OTF2_ErrorCode status = OTF2_Reader_ReadAllLocalEvents(r, evt, &count);
+        // A rank of a run that died keeps the events before the cut, however it ends.
+        if (CutRank* cut = cut_rank(trace, loc.rank)) {
+            // OTF2 decodes the bytes after a cut inside a chunk as records: beyond the count
+            // the rank wrote, unknown to OTF2 (we write none) or after the rank's death, they
+            // are not the rank's. (Time may go back a little: a BufferFlush record is written
+            // before the record whose time was taken when the flush began.)
+            std::vector<Event>& events = ctx.out->events;
+            const int64_t offset = loc.clock_offsets.empty() ? 0 : loc.clock_offsets[0].offset;
+            auto after_death = [&](Time local) {
+                return cut->died_at && static_cast<__int128>(local) + offset > *cut->died_at;
+            };
+            size_t keep = std::min<size_t>(events.size(), declared);
+            for (size_t i = 0; i < keep; ++i)
+                if (events[i].kind == EventKind::Other || after_death(events[i].time)) keep = i;
+            const bool garbage = keep < events.size();
+            events.resize(keep);
+            std::erase_if(ctx.out->requests, [&](const RequestRef& r) { return r.event >= keep; });
+            const uint64_t read = keep;
+            // (A file cut at a chunk boundary ends as OTF2 expects the next chunk.)
+            if (!ctx.error.empty() || status != OTF2_SUCCESS || garbage)
+                cut->read_note =
+                    "its event file breaks off after " + std::to_string(read) + " events" +
+                    (read < declared ? " of " + std::to_string(declared) + " written" : "") +
+                    " (read up to there)";
+            else if (read < declared)
+                cut->read_note = std::to_string(read) + " of " + std::to_string(declared) +
+                                 " events written are in its file";
+            correct_clock(loc, *ctx.out, ctx.file);
+            return;
+        }
         if (!ctx.error.empty()) throw TraceError(ctx.error);
         check(status, ctx.file, "damaged event file after " + std::to_string(count) + " records");
         if (count < declared)

@@ -1,6 +1,7 @@
 // topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC]: reads an OTF2 trace, runs every
 // pattern, writes the severity report as CUBE4.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/cut_short.h"
 #include "analyzer/cli/options.h"
 
 #include "analyzer/engine/grid.h"
@@ -87,7 +88,9 @@ int analyze_main(const std::vector<std::string>& args) {
         analysis::AnalysisOptions options;
         options.progress = progress;
         options.declared_grid = cart;
+        complete_if_cut_short(trace_path);
         const patterns::FileAnalysis file = patterns::analyze_file(trace_path, options);
+        if (!file.cut_short.empty()) std::cerr << "topolens: " << file.cut_short << "\n";
         const analysis::AnalysisResult& result = file.result;
         const double read_seconds = file.read_seconds;
 

@@ -1,8 +1,10 @@
 // topolens info TRACE: what a trace holds, for a person deciding what to analyse.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/cut_short.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
+#include "trace/cut.h"
 #include "trace/names.h"
 #include "trace/reader.h"
 #include "trace/summary.h"
@@ -55,6 +57,9 @@ void print_overview(std::ostream& out, const tt::Trace& trace, const tt::TraceSu
         clock += " (timestamps corrected)";
     }
     out << field("clock offsets", clock);
+    if (!trace.cut.empty())
+        out << wrap("cut short:      " + tt::describe_cut(trace).substr(tt::kCutShortLead.size()),
+                    100, 0, 16, "; ");
 }
 
 void print_ranks(std::ostream& out, const tt::Definitions& d) {
@@ -248,6 +253,7 @@ int info_main(const std::vector<std::string>& args) {
                               }))
         return *exit;
     try {
+        complete_if_cut_short(traces[0]);
         const tt::Trace trace = tt::read_trace(traces[0]);
         const tt::TraceSummary summary = tt::summarize(trace);
         std::ostringstream out;

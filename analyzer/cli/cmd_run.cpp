@@ -1,6 +1,7 @@
 // topolens run: starts an MPI program under mpirun with libtopolens-measure preloaded and
 // says where the trace went.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/cut_short.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
@@ -186,7 +187,9 @@ void run_usage(std::ostream& out) {
            "preloaded, and reports where the trace was written. Options other than these are\n"
            "passed to mpirun unchanged.\n\n"
            "Returns mpirun's exit status; 3 if that was 0 but the trace is incomplete (a\n"
-           "write failed, e.g. a full disk: the message says what is missing).\n\n"
+           "write failed, e.g. a full disk: the message says what is missing). The trace of\n"
+           "a run that ended before MPI_Finalize is completed (topolens-complete) and said\n"
+           "to be cut short.\n\n"
            "  -np N            number of MPI processes (also -n, --np)\n"
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
            "  --dry-run        print the mpirun command instead of running it\n\n"
@@ -217,13 +220,27 @@ int run_main(const std::vector<std::string>& args) {
             return kExitOk;
         }
         report_file = make_report_file();
+        // Open MPI gives the other processes of a dying job 1 s between SIGTERM and SIGKILL;
+        // on a busy machine that is too short for them to write their events.
+        setenv("OMPI_MCA_odls_base_sigkill_timeout", "5", 0);
         const int status = run_and_wait(mpirun_command(options, library, report_file));
         const ReportedTrace trace = reported_trace(report_file);
         std::remove(report_file.c_str());
         if (trace.path.empty()) {
-            std::cerr << "topolens: no trace was reported (did the program reach MPI_Finalize "
+            std::cerr << "topolens: no trace was reported (did the program call MPI_Init "
                          "with measurement enabled?)\n";
             return status;
+        }
+        if (needs_completion(trace.path)) {
+            // The run died before MPI_Finalize: its ranks left their events and records.
+            if (run_completion(trace.path))
+                std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "
+                             "short, is in "
+                          << trace.path << "\n";
+            else
+                std::cerr << "topolens: the run ended before MPI_Finalize and its trace in "
+                          << trace.path << " could not be completed\n";
+            return status != kExitOk ? status : kExitTraceIncomplete;
         }
         if (trace.complete) {
             std::cerr << "topolens: trace written to " << trace.path << "\n";

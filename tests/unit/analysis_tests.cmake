@@ -13,6 +13,7 @@ add_executable(topolens_analysis_tests
   cube_values_test.cpp
   metric_catalogue_test.cpp
   time_backwards_test.cpp
+  cut_short_analysis_test.cpp
   cube_view.cpp
   test_util.cpp
 )
