@@ -1,5 +1,6 @@
 #include "trace/reader.h"
 
+#include "trace/anchor_check.h"
 #include "trace/clock.h"
 #include "trace/global_defs.h"
 #include "trace/names.h"
@@ -441,6 +442,8 @@ class ArchiveReader {
     }
 
     void read(Trace& trace, unsigned threads, const ReadHooks& hooks) {
+        // OTF2 trusts the counts in these files: damaged ones fail here, before it allocates.
+        check_archive_files(anchor_);
         reader_ = open_reader();
         OTF2_Reader* r = reader_.get();
         check_layout();
@@ -676,7 +679,10 @@ class ArchiveReader {
         // Local definitions are optional in OTF2 (no mapping tables, no clock offsets).
         if (posix_layout_ && !fs::exists(file)) return {};
         std::error_code ec;
-        if (posix_layout_) local.max_records = fs::file_size(file, ec);
+        if (posix_layout_) {
+            local.max_records = fs::file_size(file, ec);
+            check_local_definitions_file(file); // before OTF2 allocates by its counts
+        }
         OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, id);
         if (!dr) throw TraceError(with_cause(file + ": cannot open", capture_, OTF2_ERROR_INVALID));
         OTF2_DefReaderCallbacks* cb = OTF2_DefReaderCallbacks_New();
