@@ -621,6 +621,11 @@ class ArchiveReader {
     // Selects the group's locations and opens their event readers.
     void open_group(Group& g, const Trace& trace) {
         const std::vector<Location>& locs = trace.defs.locations;
+        // OTF2 loads the local definitions' mapping tables with the event readers, by their
+        // counts: damaged ones fail here, before it allocates.
+        if (posix_layout_ && have_local_defs_)
+            for (size_t i = g.begin; i < g.end; ++i)
+                check_local_definitions_file(location_file(locs[i].otf2_id, ".def"));
         for (size_t i = g.begin; i < g.end; ++i)
             check(OTF2_Reader_SelectLocation(g.r, locs[i].otf2_id), anchor_,
                   "cannot select location");
@@ -679,10 +684,7 @@ class ArchiveReader {
         // Local definitions are optional in OTF2 (no mapping tables, no clock offsets).
         if (posix_layout_ && !fs::exists(file)) return {};
         std::error_code ec;
-        if (posix_layout_) {
-            local.max_records = fs::file_size(file, ec);
-            check_local_definitions_file(file); // before OTF2 allocates by its counts
-        }
+        if (posix_layout_) local.max_records = fs::file_size(file, ec);
         OTF2_DefReader* dr = OTF2_Reader_GetDefReader(r, id);
         if (!dr) throw TraceError(with_cause(file + ": cannot open", capture_, OTF2_ERROR_INVALID));
         OTF2_DefReaderCallbacks* cb = OTF2_DefReaderCallbacks_New();

@@ -171,6 +171,21 @@ TEST(DamagedAnchor, DeclaredCountsMustFitTheDefinitions) {
     EXPECT_EQ(problem(header + fine, one), "");
 }
 
+// OTF2 allocates a mapping table by its count when it opens the event reader.
+TEST(DamagedAnchor, LocalMappingTableMustFitItsRecord) {
+    ScratchDir dir;
+    const fs::path t = write_sample(dir);
+    std::string header(18, '\0');
+    header[0] = 3;
+    header[1] = 0x42;
+    // A dense table of 2 entries (record of 6 bytes) claiming 200, then the end mark.
+    const std::string table = {5, 6, 0, 1, static_cast<char>(200), 0, 0, 0, 2};
+    write_file(t / "traces" / "1.def", header + table);
+    EXPECT_EQ(read_error(t), (t / "traces" / "1.def").string() +
+                                 ": damaged local definitions: mapping table at byte 18 "
+                                 "declares 200 entries in 6 bytes");
+}
+
 // Every byte of a genuine anchor changed (to its complement and with its top bit flipped),
 // and the anchor cut at every length: each read ends quickly, in a TraceError or (damage
 // in a name or the trace id) a normal read, and never takes hundreds of megabytes.
