@@ -217,19 +217,27 @@ uint64_t check_definition_records(const std::string& file, const std::string& by
             throw damaged("record at byte " + std::to_string(at) + " of length " +
                           std::to_string(length) + " runs past the end of the file");
         Cursor r(bytes, c.position(), c.position() + length, big);
+        // OTF2 reads these fields past the record's end when they do not fit: refused too.
+        const auto fields_cut = [&](const char* record) {
+            return damaged(std::string(record) + " at byte " + std::to_string(at) +
+                           ": its fields run past its length " + std::to_string(length));
+        };
         if (type == kGroupRecord) {
             uint64_t self, name, members;
             uint8_t pre12;
-            if (r.compressed(self, 4) && r.compressed(name, 4) && r.u8(pre12) &&
-                r.compressed(members, 4) && members > r.left())
+            if (!r.compressed(self, 4) || !r.compressed(name, 4) || !r.u8(pre12) ||
+                !r.compressed(members, 4))
+                throw fields_cut("group");
+            if (members > r.left())
                 throw damaged("group " + std::to_string(self) + " at byte " + std::to_string(at) +
                               " declares " + std::to_string(members) + " members in " +
                               std::to_string(length) + " bytes");
         } else if (local && type == kMappingTableRecord) {
             uint8_t kind, mode;
             uint64_t size;
-            if (r.u8(kind) && r.compressed(size, 8) && r.u8(mode) &&
-                (size > r.left() || (mode == kSparseIdMap && size > r.left() / 2)))
+            if (!r.u8(kind) || !r.compressed(size, 8) || !r.u8(mode))
+                throw fields_cut("mapping table");
+            if (size > r.left() || (mode == kSparseIdMap && size > r.left() / 2))
                 throw damaged("mapping table at byte " + std::to_string(at) + " declares " +
                               std::to_string(size) + " entries in " + std::to_string(length) +
                               " bytes");
