@@ -390,6 +390,8 @@ class MatcherImpl {
                 m_.location_of_rank[dest] == kNone) {
                 out.warnings.add("bad peer",
                                  where(trace_, loc, i) + ": send to a rank outside the trace");
+                // Its request is known (its completion is no unknown request), not queued.
+                if (e.kind == EventKind::MpiIsend) x.isend_of_request[request] = kNone;
                 return;
             }
             const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
@@ -399,7 +401,9 @@ class MatcherImpl {
             if (e.kind == EventKind::MpiIsend) {
                 auto [at, added] = x.isend_of_request.try_emplace(request, slot);
                 if (!added) { // the id is reused: the request it named never completed
-                    unfinished(loc, out, m_.sends_of[loc][at->second].first, "MPI_Isend", request);
+                    if (at->second != kNone)
+                        unfinished(loc, out, m_.sends_of[loc][at->second].first, "MPI_Isend",
+                                   request);
                     at->second = slot;
                 }
             }
@@ -421,7 +425,7 @@ class MatcherImpl {
                 unknown_request(loc, out, i, e, "MPI_Isend completion", request);
                 return;
             }
-            m_.send_completions[loc][found->second] = i;
+            if (found->second != kNone) m_.send_completions[loc][found->second] = i;
             x.isend_of_request.erase(found);
             return;
         }
@@ -473,7 +477,8 @@ class MatcherImpl {
         for (const auto& [request, i] : x.post_of_request)
             open.push_back({i, {"MPI_Irecv", request}});
         for (const auto& [request, slot] : x.isend_of_request)
-            open.push_back({m_.sends_of[loc][slot].first, {"MPI_Isend", request}});
+            if (slot != kNone) // (a send to a bad peer is warned about as such)
+                open.push_back({m_.sends_of[loc][slot].first, {"MPI_Isend", request}});
         std::sort(open.begin(), open.end());
         for (const auto& [i, request] : open)
             unfinished(loc, out, i, request.first, request.second);

@@ -66,6 +66,19 @@ TEST(RequestWarnings, ReusedIdOfAnOpenRequest) {
                   "completed in the trace (no completion or cancellation record)"});
 }
 
+TEST(RequestWarnings, SendToABadPeerIsNoUnknownRequest) {
+    TraceBuilder b(2);
+    b.mpi_isend(0, 100, 110, 1, b.world(), 1, 8, 7); // event 1
+    b.mpi_wait_send(0, 200, 210, 7);
+    Trace t = b.trace();
+    Event& isend = t.locations[0].events[1];
+    ASSERT_EQ(isend.kind, EventKind::MpiIsend);
+    isend.set_message(5, isend.comm(), isend.tag(), isend.bytes); // rank 5: outside the trace
+    const Matching m = match(t, 1);
+    EXPECT_EQ(m.warnings, std::vector<std::string>{"location 0 (rank 0), event 1: send to a rank "
+                                                   "outside the trace"});
+}
+
 TEST(RequestWarnings, CompleteNonblockingTrafficHasNone) {
     SynthOptions options;
     options.ranks = 4;
