@@ -27,9 +27,12 @@ work="$build/fuzz-$target"
 mkdir -p "$work/corpus" "$work/artifacts"
 "$build/bin/${target}_fuzz_replay" --write-seeds "$work/seeds"
 corpora=("$work/corpus" "$work/seeds")
+# Inputs as large as twice the largest seed (a report of the seed trace is 50 KB).
+max_len=16384
+[ "$target" = cube4 ] && max_len=131072
 [ -d "$root/tests/fuzz/corpus/$target" ] && corpora+=("$root/tests/fuzz/corpus/$target")
 # OTF2 3.0 leaks its archive structures when opening a damaged archive fails (tests/lsan.supp).
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp:print_suppressions=0"
 exec nice "$build/bin/${target}_fuzzer" "${corpora[@]}" -max_total_time="$seconds" \
-    -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -max_len=16384 -len_control=0 \
+    -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -max_len=$max_len -len_control=0 \
     -artifact_prefix="$work/artifacts/" -print_final_stats=1 "$@"
