@@ -4,6 +4,7 @@
 
 #include <otf2/otf2.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -19,7 +20,7 @@ constexpr uint8_t kChunkHeader = 3;
 constexpr uint8_t kBigEndian = 0x23, kLittleEndian = 0x42;
 constexpr uint64_t kChunkHeaderBytes = 18;
 // Marks that end a chunk, a buffer, a file (not records).
-constexpr uint8_t kEndOfChunk = 0, kEndOfBuffer = 1, kEndOfFile = 2;
+constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2;
 constexpr uint8_t kGroupRecord = 18;       // OTF2_GLOBAL_DEF_GROUP, OTF2_LOCAL_DEF_GROUP
 constexpr uint8_t kMappingTableRecord = 5; // OTF2_LOCAL_DEF_MAPPING_TABLE
 constexpr uint8_t kSparseIdMap = 1;        // OTF2_ID_MAP_SPARSE: pairs of ids
@@ -186,64 +187,77 @@ namespace {
 // The records of a definitions file (global or local) against the file's size. OTF2 reads
 // group members and mapping tables by their counts, allocating first and checking the
 // record's end never: those counts must fit their records.
-uint64_t check_definition_records(const std::string& file, const std::string& bytes, bool local) {
+uint64_t check_definition_records(const std::string& file, const std::string& bytes, bool local,
+                                  uint64_t chunk_size) {
     auto damaged = [&](const std::string& what) {
         return TraceError(file + ": damaged " + (local ? "local" : "global") +
                           " definitions: " + what);
     };
-    if (bytes.size() < kChunkHeaderBytes || static_cast<uint8_t>(bytes[0]) != kChunkHeader)
-        throw damaged("no OTF2 buffer header");
-    const uint8_t endianness = static_cast<uint8_t>(bytes[1]);
-    if (endianness != kBigEndian && endianness != kLittleEndian)
-        throw damaged("invalid byte-order mark");
-    const bool big = endianness == kBigEndian;
-    Cursor c(bytes, kChunkHeaderBytes, bytes.size(), big);
+    if (chunk_size == 0) chunk_size = bytes.size() + 1; // not known: one chunk
     uint64_t records = 0;
-    for (;;) {
-        const uint64_t at = c.position();
-        uint8_t type;
-        if (!c.u8(type)) return UINT64_MAX; // OTF2 reports the missing end mark
-        if (type == kEndOfFile) return records;
-        // Another chunk follows (a large file): OTF2 checks the rest.
-        if (type == kEndOfChunk || type == kEndOfBuffer) return UINT64_MAX;
-        uint8_t small;
-        uint64_t length = 0;
-        if (!c.u8(small)) throw damaged("record at byte " + std::to_string(at) + " is cut");
-        if (small != 0xff)
-            length = small;
-        else if (!c.full(length))
-            throw damaged("record at byte " + std::to_string(at) + " is cut");
-        if (length >= c.left())
-            throw damaged("record at byte " + std::to_string(at) + " of length " +
-                          std::to_string(length) + " runs past the end of the file");
-        Cursor r(bytes, c.position(), c.position() + length, big);
-        // OTF2 reads these fields past the record's end when they do not fit: refused too.
-        const auto fields_cut = [&](const char* record) {
-            return damaged(std::string(record) + " at byte " + std::to_string(at) +
-                           ": its fields run past its length " + std::to_string(length));
-        };
-        if (type == kGroupRecord) {
-            uint64_t self, name, members;
-            uint8_t pre12;
-            if (!r.compressed(self, 4) || !r.compressed(name, 4) || !r.u8(pre12) ||
-                !r.compressed(members, 4))
-                throw fields_cut("group");
-            if (members > r.left())
-                throw damaged("group " + std::to_string(self) + " at byte " + std::to_string(at) +
-                              " declares " + std::to_string(members) + " members in " +
-                              std::to_string(length) + " bytes");
-        } else if (local && type == kMappingTableRecord) {
-            uint8_t kind, mode;
-            uint64_t size;
-            if (!r.u8(kind) || !r.compressed(size, 8) || !r.u8(mode))
-                throw fields_cut("mapping table");
-            if (size > r.left() || (mode == kSparseIdMap && size > r.left() / 2))
-                throw damaged("mapping table at byte " + std::to_string(at) + " declares " +
-                              std::to_string(size) + " entries in " + std::to_string(length) +
-                              " bytes");
+    // Definition files are chunked like event files: each chunk has its header, records do
+    // not cross chunks, and an end-of-chunk mark sends the reader to the next chunk.
+    for (uint64_t chunk = 0;; chunk += chunk_size) {
+        if (chunk > 0 && chunk >= bytes.size())
+            throw damaged("an end-of-chunk mark but no further chunk (the file ends at byte " +
+                          std::to_string(bytes.size()) + ")");
+        if (bytes.size() - chunk < kChunkHeaderBytes ||
+            static_cast<uint8_t>(bytes[chunk]) != kChunkHeader)
+            throw damaged("no OTF2 buffer header at byte " + std::to_string(chunk));
+        const uint8_t endianness = static_cast<uint8_t>(bytes[chunk + 1]);
+        if (endianness != kBigEndian && endianness != kLittleEndian)
+            throw damaged("invalid byte-order mark at byte " + std::to_string(chunk + 1));
+        const bool big = endianness == kBigEndian;
+        const uint64_t chunk_end = std::min<uint64_t>(bytes.size(), chunk + chunk_size);
+        Cursor c(bytes, chunk + kChunkHeaderBytes, chunk_end, big);
+        for (;;) {
+            const uint64_t at = c.position();
+            uint8_t type;
+            if (!c.u8(type)) {
+                if (chunk_end == bytes.size()) return UINT64_MAX; // OTF2 reports no end mark
+                break; // a full chunk: the next one follows
+            }
+            if (type == kEndOfFile) return records;
+            if (type == kEndOfChunk) break;
+            uint8_t small;
+            uint64_t length = 0;
+            if (!c.u8(small)) throw damaged("record at byte " + std::to_string(at) + " is cut");
+            if (small != 0xff)
+                length = small;
+            else if (!c.full(length))
+                throw damaged("record at byte " + std::to_string(at) + " is cut");
+            if (length >= c.left())
+                throw damaged("record at byte " + std::to_string(at) + " of length " +
+                              std::to_string(length) + " runs past the end of its chunk");
+            Cursor r(bytes, c.position(), c.position() + length, big);
+            // OTF2 reads these fields past the record's end when they do not fit: refused too.
+            const auto fields_cut = [&](const char* record) {
+                return damaged(std::string(record) + " at byte " + std::to_string(at) +
+                               ": its fields run past its length " + std::to_string(length));
+            };
+            if (type == kGroupRecord) {
+                uint64_t self, name, members;
+                uint8_t pre12;
+                if (!r.compressed(self, 4) || !r.compressed(name, 4) || !r.u8(pre12) ||
+                    !r.compressed(members, 4))
+                    throw fields_cut("group");
+                if (members > r.left())
+                    throw damaged("group " + std::to_string(self) + " at byte " +
+                                  std::to_string(at) + " declares " + std::to_string(members) +
+                                  " members in " + std::to_string(length) + " bytes");
+            } else if (local && type == kMappingTableRecord) {
+                uint8_t kind, mode;
+                uint64_t size;
+                if (!r.u8(kind) || !r.compressed(size, 8) || !r.u8(mode))
+                    throw fields_cut("mapping table");
+                if (size > r.left() || (mode == kSparseIdMap && size > r.left() / 2))
+                    throw damaged("mapping table at byte " + std::to_string(at) + " declares " +
+                                  std::to_string(size) + " entries in " + std::to_string(length) +
+                                  " bytes");
+            }
+            c.skip(length);
+            ++records;
         }
-        c.skip(length);
-        ++records;
     }
 }
 
@@ -256,17 +270,18 @@ void check_global_definitions(const std::string& file, const std::string& bytes,
         throw TraceError(file + ": damaged global definitions: the anchor file declares " +
                          std::to_string(facts.global_definitions) + " definitions, more than the " +
                          std::to_string(bytes.size()) + "-byte file can hold");
-    const uint64_t records = check_definition_records(file, bytes, false);
+    const uint64_t records =
+        check_definition_records(file, bytes, false, facts.definition_chunk_size);
     if (records < facts.global_definitions)
         throw TraceError(file + ": damaged global definitions: the anchor file declares " +
                          std::to_string(facts.global_definitions) +
                          " definitions, the file holds " + std::to_string(records));
 }
 
-void check_local_definitions_file(const std::string& file) {
+void check_local_definitions_file(const std::string& file, uint64_t chunk_size) {
     const uint64_t size = regular_file_size(file);
     if (size == UINT64_MAX) return; // the reader names a missing file
-    check_definition_records(file, read_file(file, size), true);
+    check_definition_records(file, read_file(file, size), true, chunk_size);
 }
 
 AnchorFacts check_archive_files(const std::string& anchor) {

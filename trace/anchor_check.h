@@ -42,6 +42,7 @@ void check_global_definitions(const std::string& file, const std::string& bytes,
 
 // Checks the records of a location's local definitions file (POSIX layout): record lengths
 // within the file, group and mapping table sizes within their records. Throws TraceError.
-void check_local_definitions_file(const std::string& file);
+// `chunk_size`: the anchor's definition chunk size.
+void check_local_definitions_file(const std::string& file, uint64_t chunk_size);
 
 } // namespace topolens::trace

@@ -443,7 +443,7 @@ class ArchiveReader {
 
     void read(Trace& trace, unsigned threads, const ReadHooks& hooks) {
         // OTF2 trusts the counts in these files: damaged ones fail here, before it allocates.
-        check_archive_files(anchor_);
+        definition_chunk_size_ = check_archive_files(anchor_).definition_chunk_size;
         reader_ = open_reader();
         OTF2_Reader* r = reader_.get();
         check_layout();
@@ -625,7 +625,8 @@ class ArchiveReader {
         // counts: damaged ones fail here, before it allocates.
         if (posix_layout_ && have_local_defs_)
             for (size_t i = g.begin; i < g.end; ++i)
-                check_local_definitions_file(location_file(locs[i].otf2_id, ".def"));
+                check_local_definitions_file(location_file(locs[i].otf2_id, ".def"),
+                                             definition_chunk_size_);
         for (size_t i = g.begin; i < g.end; ++i)
             check(OTF2_Reader_SelectLocation(g.r, locs[i].otf2_id), anchor_,
                   "cannot select location");
@@ -753,8 +754,9 @@ class ArchiveReader {
     std::string anchor_;
     std::string stem_; // anchor without .otf2: <stem>.def, <stem>/<id>.evt
     bool posix_layout_ = false;
-    bool have_local_defs_ = false;    // the archive has a directory of local definitions
-    std::vector<bool> no_event_file_; // per location: its event file does not exist
+    bool have_local_defs_ = false;       // the archive has a directory of local definitions
+    uint64_t definition_chunk_size_ = 0; // as the anchor file declares it
+    std::vector<bool> no_event_file_;    // per location: its event file does not exist
     Otf2ErrorCapture capture_;
     ReaderHandle reader_;
     const ReadHooks* hooks_ = nullptr;

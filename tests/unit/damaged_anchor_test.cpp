@@ -169,6 +169,16 @@ TEST(DamagedAnchor, DeclaredCountsMustFitTheDefinitions) {
     std::string fine = group;
     fine[8] = 2;
     EXPECT_EQ(problem(header + fine, one), "");
+    // An end-of-chunk mark sends OTF2 to the next chunk: there must be one (OTF2 would parse
+    // memory it never read).
+    std::string cut = header + group.substr(0, 11);
+    cut[18 + 8] = 2;
+    cut += '\0';
+    AnchorFacts chunked = facts; // the anchor's chunk size: 256 KiB or more
+    chunked.global_definitions = 1;
+    EXPECT_EQ(problem(cut, chunked),
+              "d: damaged global definitions: an end-of-chunk mark but no further chunk (the "
+              "file ends at byte 30)");
 }
 
 // OTF2 allocates a mapping table by its count when it opens the event reader.
