@@ -21,6 +21,7 @@ constexpr uint8_t kBigEndian = 0x23, kLittleEndian = 0x42;
 constexpr uint64_t kChunkHeaderBytes = 18;
 // Marks that end a chunk, a buffer, a file (not records).
 constexpr uint8_t kEndOfChunk = 0, kEndOfFile = 2;
+constexpr uint8_t kTimestamp = 5;          // in event files: the time of the records that follow
 constexpr uint8_t kGroupRecord = 18;       // OTF2_GLOBAL_DEF_GROUP, OTF2_LOCAL_DEF_GROUP
 constexpr uint8_t kMappingTableRecord = 5; // OTF2_LOCAL_DEF_MAPPING_TABLE
 constexpr uint8_t kSparseIdMap = 1;        // OTF2_ID_MAP_SPARSE: pairs of ids
@@ -282,6 +283,51 @@ void check_local_definitions_file(const std::string& file, uint64_t chunk_size) 
     const uint64_t size = regular_file_size(file);
     if (size == UINT64_MAX) return; // the reader names a missing file
     check_definition_records(file, read_file(file, size), true, chunk_size);
+}
+
+void check_event_file_end(const std::string& file, uint64_t chunk_size) {
+    const uint64_t size = regular_file_size(file);
+    if (size == UINT64_MAX || size == 0 || chunk_size == 0) return; // the reader reports these
+    auto damaged = [&](const std::string& what) {
+        return TraceError(file + ": damaged event file: " + what);
+    };
+    const uint64_t begin = (size - 1) / chunk_size * chunk_size;
+    std::ifstream in(file, std::ios::binary);
+    std::string bytes(size - begin, '\0');
+    if (!in.seekg(static_cast<std::streamoff>(begin)) ||
+        !in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+        throw TraceError(file + ": cannot read");
+    if (bytes.size() < kChunkHeaderBytes || static_cast<uint8_t>(bytes[0]) != kChunkHeader)
+        throw damaged("no OTF2 buffer header at byte " + std::to_string(begin));
+    const uint8_t endianness = static_cast<uint8_t>(bytes[1]);
+    if (endianness != kBigEndian && endianness != kLittleEndian)
+        throw damaged("invalid byte-order mark at byte " + std::to_string(begin + 1));
+    Cursor c(bytes, kChunkHeaderBytes, bytes.size(), endianness == kBigEndian);
+    for (;;) {
+        const uint64_t at = begin + c.position();
+        uint8_t type;
+        if (!c.u8(type)) throw damaged("cut: the last chunk ends without the end-of-file mark");
+        if (type == kEndOfFile) return;
+        if (type == kEndOfChunk)
+            throw damaged("an end-of-chunk mark at byte " + std::to_string(at) +
+                          " in the last chunk (OTF2 would read a chunk the file does not have)");
+        if (type == kTimestamp) {
+            uint64_t time;
+            if (!c.full(time)) throw damaged("timestamp at byte " + std::to_string(at) + " is cut");
+            continue;
+        }
+        uint8_t small;
+        uint64_t length = 0;
+        if (!c.u8(small)) throw damaged("record at byte " + std::to_string(at) + " is cut");
+        if (small != 0xff)
+            length = small;
+        else if (!c.full(length))
+            throw damaged("record at byte " + std::to_string(at) + " is cut");
+        if (length >= c.left())
+            throw damaged("record at byte " + std::to_string(at) + " of length " +
+                          std::to_string(length) + " runs past the end of the file");
+        c.skip(length);
+    }
 }
 
 AnchorFacts check_archive_files(const std::string& anchor) {

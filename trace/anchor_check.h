@@ -45,4 +45,10 @@ void check_global_definitions(const std::string& file, const std::string& bytes,
 // `chunk_size`: the anchor's definition chunk size.
 void check_local_definitions_file(const std::string& file, uint64_t chunk_size);
 
+// Checks the last chunk of an event file (`chunk_size`: the anchor's event chunk size): its
+// records within the file and ending in the end-of-file mark. OTF2 reads a chunk the file
+// does not have after an end-of-chunk mark there, and parses the unread rest of its chunk
+// buffer when the file is cut. Throws TraceError.
+void check_event_file_end(const std::string& file, uint64_t chunk_size);
+
 } // namespace topolens::trace

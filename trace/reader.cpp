@@ -443,7 +443,9 @@ class ArchiveReader {
 
     void read(Trace& trace, unsigned threads, const ReadHooks& hooks) {
         // OTF2 trusts the counts in these files: damaged ones fail here, before it allocates.
-        definition_chunk_size_ = check_archive_files(anchor_).definition_chunk_size;
+        const AnchorFacts facts = check_archive_files(anchor_);
+        definition_chunk_size_ = facts.definition_chunk_size;
+        event_chunk_size_ = facts.event_chunk_size;
         reader_ = open_reader();
         OTF2_Reader* r = reader_.get();
         check_layout();
@@ -721,7 +723,10 @@ class ArchiveReader {
             reserve_prefaulted(ctx.out->events, room);
         else
             ctx.out->events.reserve(room);
-        if (posix_layout_ && !ec) ctx.max_events = file_size;
+        if (posix_layout_ && !ec) {
+            ctx.max_events = file_size;
+            check_event_file_end(ctx.file, event_chunk_size_);
+        }
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");
         uint64_t count = 0;
@@ -754,9 +759,9 @@ class ArchiveReader {
     std::string anchor_;
     std::string stem_; // anchor without .otf2: <stem>.def, <stem>/<id>.evt
     bool posix_layout_ = false;
-    bool have_local_defs_ = false;       // the archive has a directory of local definitions
-    uint64_t definition_chunk_size_ = 0; // as the anchor file declares it
-    std::vector<bool> no_event_file_;    // per location: its event file does not exist
+    bool have_local_defs_ = false; // the archive has a directory of local definitions
+    uint64_t definition_chunk_size_ = 0, event_chunk_size_ = 0; // as the anchor declares them
+    std::vector<bool> no_event_file_; // per location: its event file does not exist
     Otf2ErrorCapture capture_;
     ReaderHandle reader_;
     const ReadHooks* hooks_ = nullptr;

@@ -196,6 +196,22 @@ TEST(DamagedAnchor, LocalMappingTableMustFitItsRecord) {
                                  "declares 200 entries in 6 bytes");
 }
 
+// An end-of-chunk mark in an event file's last chunk sends OTF2 to a chunk the file does
+// not have (it then parses memory it never read).
+TEST(DamagedAnchor, EventFileEndsWithItsEndMark) {
+    ScratchDir dir;
+    const fs::path t = write_sample(dir);
+    const fs::path evt = t / "traces" / "1.evt";
+    std::string bytes = read_file(evt);
+    ASSERT_EQ(bytes.substr(bytes.size() - 2), std::string("\x02\x01")); // end of file, buffer
+    bytes[bytes.size() - 2] = '\0';
+    write_file(evt, bytes);
+    EXPECT_EQ(read_error(t), evt.string() + ": damaged event file: an end-of-chunk mark at byte " +
+                                 std::to_string(bytes.size() - 2) +
+                                 " in the last chunk (OTF2 would read a chunk the file does not "
+                                 "have)");
+}
+
 // Every byte of a genuine anchor changed (to its complement and with its top bit flipped),
 // and the anchor cut at every length: each read ends quickly, in a TraceError or (damage
 // in a name or the trace id) a normal read, and never takes hundreds of megabytes.
