@@ -9,11 +9,14 @@
 #include "trace/synthetic.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 namespace rp = topolens::report;
@@ -23,11 +26,12 @@ namespace {
 
 std::string temp_path() {
     static const std::string path = [] {
-        char name[] = "/tmp/topolens-fuzz-cube4-XXXXXX";
-        const int fd = mkstemp(name);
+        const char* tmp = std::getenv("TMPDIR");
+        std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/topolens-fuzz-cube4-XXXXXX";
+        const int fd = mkstemp(name.data());
         if (fd < 0) std::abort();
         close(fd);
-        return std::string(name);
+        return name;
     }();
     return path;
 }
@@ -59,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string path = temp_path();
     write_file(path, reinterpret_cast<const char*>(data), size);
     read_like_summary(path);
+    std::remove(path.c_str()); // written again for the next input
     return 0;
 }
 

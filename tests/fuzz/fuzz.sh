@@ -25,6 +25,10 @@ cmake --build "$build" -j "${TOPOLENS_FUZZ_JOBS:-2}" --target "${target}_fuzzer"
 
 work="$build/fuzz-$target"
 mkdir -p "$work/corpus" "$work/artifacts"
+# The targets' scratch files: libFuzzer may exit without removing them.
+rm -rf "$work/tmp"
+mkdir -p "$work/tmp"
+export TMPDIR="$work/tmp"
 "$build/bin/${target}_fuzz_replay" --write-seeds "$work/seeds"
 corpora=("$work/corpus" "$work/seeds")
 # Inputs as large as twice the largest seed (a report of the seed trace is 50 KB).

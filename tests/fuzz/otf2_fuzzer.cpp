@@ -31,8 +31,11 @@ struct GenuineTrace {
     std::vector<std::string> contents; // parallel to files
 
     GenuineTrace() {
-        char name[] = "/tmp/topolens-fuzz-otf2-XXXXXX";
-        if (!mkdtemp(name)) std::abort();
+        // Under $TMPDIR: fuzz.sh gives each run its own (libFuzzer may end without the
+        // destructor that removes this directory).
+        const char* tmp = std::getenv("TMPDIR");
+        std::string name = std::string(tmp && *tmp ? tmp : "/tmp") + "/topolens-fuzz-otf2-XXXXXX";
+        if (!mkdtemp(name.data())) std::abort();
         dir = name;
         tt::SynthOptions options;
         options.ranks = 4;
