@@ -289,7 +289,8 @@ void check_event_file_end(const std::string& file, uint64_t chunk_size) {
     const uint64_t size = regular_file_size(file);
     if (size == UINT64_MAX || size == 0 || chunk_size == 0) return; // the reader reports these
     auto damaged = [&](const std::string& what) {
-        return TraceError(file + ": damaged event file: " + what);
+        // As OTF2's causes are given: "<file>: damaged event file (<cause>)".
+        return TraceError(file + ": damaged event file (" + what + ")");
     };
     const uint64_t begin = (size - 1) / chunk_size * chunk_size;
     std::ifstream in(file, std::ios::binary);
@@ -310,7 +311,7 @@ void check_event_file_end(const std::string& file, uint64_t chunk_size) {
         if (type == kEndOfFile) return;
         if (type == kEndOfChunk)
             throw damaged("an end-of-chunk mark at byte " + std::to_string(at) +
-                          " in the last chunk (OTF2 would read a chunk the file does not have)");
+                          " in the last chunk: OTF2 would read a chunk the file does not have");
         if (type == kTimestamp) {
             uint64_t time;
             if (!c.full(time)) throw damaged("timestamp at byte " + std::to_string(at) + " is cut");

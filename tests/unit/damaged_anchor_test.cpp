@@ -206,9 +206,9 @@ TEST(DamagedAnchor, EventFileEndsWithItsEndMark) {
     ASSERT_EQ(bytes.substr(bytes.size() - 2), std::string("\x02\x01")); // end of file, buffer
     bytes[bytes.size() - 2] = '\0';
     write_file(evt, bytes);
-    EXPECT_EQ(read_error(t), evt.string() + ": damaged event file: an end-of-chunk mark at byte " +
+    EXPECT_EQ(read_error(t), evt.string() + ": damaged event file (an end-of-chunk mark at byte " +
                                  std::to_string(bytes.size() - 2) +
-                                 " in the last chunk (OTF2 would read a chunk the file does not "
+                                 " in the last chunk: OTF2 would read a chunk the file does not "
                                  "have)");
 }
 
