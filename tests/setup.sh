@@ -12,6 +12,7 @@ TOPOLENS_PACKAGES=(
     libotf2-trace-dev otf2-tools
     libpugixml-dev
     libgtest-dev libgmock-dev
+    clang libclang-rt-14-dev
     xvfb xauth
     qt6-base-dev libqt6opengl6-dev qt6-charts-dev libvtk9-dev
 )

@@ -1,5 +1,6 @@
 #include "trace/matching.h"
 
+#include "trace/clock_range.h"
 #include "trace/prefault.h"
 #include "trace/reader.h"
 #include "trace/threads.h"
@@ -323,6 +324,9 @@ class MatcherImpl {
                 break;
             }
         }
+        unfinished_at_end(loc, out, x);
+        if (auto outside = clock_range_warning(trace_, loc))
+            out.warnings.add("outside clock range", *outside);
         if (!x.stack.empty())
             out.warnings.add("unclosed region", where(trace_, loc, x.stack.back()) + ": " +
                                                     std::to_string(x.stack.size()) +
@@ -413,39 +417,65 @@ class MatcherImpl {
                 m_.location_of_rank[dest] == kNone) {
                 out.warnings.add("bad peer",
                                  where(trace_, loc, i) + ": send to a rank outside the trace");
+                // Its request is known (its completion is no unknown request), not queued.
+                if (e.kind == EventKind::MpiIsend) x.isend_of_request[request] = kNone;
                 return;
             }
             const auto slot = static_cast<uint32_t>(m_.sends_of[loc].size());
             m_.sends_of[loc].push_back({i, kNone}); // the message id is set when matched
             // A blocking send completes in its own call; an Isend where its request does.
             m_.send_completions[loc].push_back(e.kind == EventKind::MpiSend ? i : kNone);
-            if (e.kind == EventKind::MpiIsend) x.isend_of_request[request] = slot;
+            if (e.kind == EventKind::MpiIsend) {
+                auto [at, added] = x.isend_of_request.try_emplace(request, slot);
+                if (!added) { // the id is reused: the request it named never completed
+                    if (at->second != kNone)
+                        unfinished(loc, out, m_.sends_of[loc][at->second].first, "MPI_Isend",
+                                   request);
+                    at->second = slot;
+                }
+            }
             // Channels are between processes: any thread may receive what any sent.
             out.queues
                 .get(Channel{first_of_process_[loc], m_.location_of_rank[dest], e.comm(), e.tag()})
                 .sends.push_back({{loc, i}, slot});
             return;
         }
-        case EventKind::MpiIrecvRequest:
-            x.post_of_request[request] = i;
+        case EventKind::MpiIrecvRequest: {
+            auto [at, added] = x.post_of_request.try_emplace(request, i);
+            if (!added) { // the id is reused: the request it named never completed
+                unfinished(loc, out, at->second, "MPI_Irecv", request);
+                at->second = i;
+            }
             return;
+        }
         case EventKind::MpiIsendComplete: {
             auto found = x.isend_of_request.find(request);
             if (found == x.isend_of_request.end()) {
-                started_elsewhere(loc, out, i);
+                if (in_threaded_process(loc))
+                    started_elsewhere(loc, out, i);
+                else
+                    unknown_request(loc, out, i, e, "MPI_Isend completion", request);
                 return;
             }
-            m_.send_completions[loc][found->second] = i;
+            if (found->second != kNone) m_.send_completions[loc][found->second] = i;
             x.isend_of_request.erase(found);
             return;
         }
+        case EventKind::MpiRequestCancelled: // a cancelled request ends here
+            x.post_of_request.erase(request);
+            x.isend_of_request.erase(request);
+            return;
         case EventKind::MpiRecv:
             out.posted.push_back({i, i});
             return;
         case EventKind::MpiIrecv: {
             auto found = x.post_of_request.find(request);
-            if (found == x.post_of_request.end() && in_threaded_process(loc))
-                out.posted_elsewhere.push_back({i, request});
+            if (found == x.post_of_request.end()) {
+                if (in_threaded_process(loc))
+                    out.posted_elsewhere.push_back({i, request});
+                else
+                    unknown_request(loc, out, i, e, "MPI_Irecv completion", request);
+            }
             out.posted.push_back({found == x.post_of_request.end() ? i : found->second, i});
             if (found != x.post_of_request.end()) x.post_of_request.erase(found);
             return;
@@ -495,6 +525,40 @@ class MatcherImpl {
                              ": completes a send request this thread did not start (another "
                              "thread of the process did?); the analysis does not see when "
                              "that send completed");
+    }
+
+    // A completion (MpiIsendComplete, MpiIrecv) of a request the location never issued.
+    void unknown_request(uint32_t loc, LocationScan& out, uint32_t i, const Event& e,
+                         const char* what, uint64_t request) {
+        out.warnings.add("unknown request", where(trace_, loc, i) + ": " + what + " of request " +
+                                                std::to_string(request) + " at tick " +
+                                                std::to_string(e.time) +
+                                                ", a request never issued on this location");
+    }
+
+    // A request issued at event `i` (MpiIsend, MpiIrecvRequest) that never completed.
+    void unfinished(uint32_t loc, LocationScan& out, uint32_t i, const char* what,
+                    uint64_t request) {
+        out.warnings.add(
+            "unfinished request",
+            where(trace_, loc, i) + ": " + what + " request " + std::to_string(request) +
+                " issued at tick " + std::to_string(trace_.locations[loc].events[i].time) +
+                " never completed in the trace (no completion or cancellation record)");
+    }
+
+    // The requests still open when the location's events end, in event order.
+    void unfinished_at_end(uint32_t loc, LocationScan& out, const Scratch& x) {
+        // Not per thread: another thread of the process may complete what this one started.
+        if (in_threaded_process(loc)) return;
+        std::vector<std::pair<uint32_t, std::pair<const char*, uint64_t>>> open;
+        for (const auto& [request, i] : x.post_of_request)
+            open.push_back({i, {"MPI_Irecv", request}});
+        for (const auto& [request, slot] : x.isend_of_request)
+            if (slot != kNone) // (a send to a bad peer is warned about as such)
+                open.push_back({m_.sends_of[loc][slot].first, {"MPI_Isend", request}});
+        std::sort(open.begin(), open.end());
+        for (const auto& [i, request] : open)
+            unfinished(loc, out, i, request.first, request.second);
     }
 
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each

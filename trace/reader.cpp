@@ -1,5 +1,6 @@
 #include "trace/reader.h"
 
+#include "trace/anchor_check.h"
 #include "trace/clock.h"
 #include "trace/cut.h"
 #include "trace/global_defs.h"
@@ -442,6 +443,10 @@ class ArchiveReader {
     }
 
     void read(Trace& trace, unsigned threads, const ReadHooks& hooks) {
+        // OTF2 trusts the counts in these files: damaged ones fail here, before it allocates.
+        const AnchorFacts facts = check_archive_files(anchor_);
+        definition_chunk_size_ = facts.definition_chunk_size;
+        event_chunk_size_ = facts.event_chunk_size;
         reader_ = open_reader();
         OTF2_Reader* r = reader_.get();
         check_layout();
@@ -632,6 +637,12 @@ class ArchiveReader {
     // Selects the group's locations and opens their event readers.
     void open_group(Group& g, Trace& trace) {
         const std::vector<Location>& locs = trace.defs.locations;
+        // OTF2 loads the local definitions' mapping tables with the event readers, by their
+        // counts: damaged ones fail here, before it allocates.
+        if (posix_layout_ && have_local_defs_)
+            for (size_t i = g.begin; i < g.end; ++i)
+                check_local_definitions_file(location_file(locs[i].otf2_id, ".def"),
+                                             definition_chunk_size_);
         for (size_t i = g.begin; i < g.end; ++i)
             check(OTF2_Reader_SelectLocation(g.r, locs[i].otf2_id), anchor_,
                   "cannot select location");
@@ -738,7 +749,13 @@ class ArchiveReader {
             reserve_prefaulted(ctx.out->events, room);
         else
             ctx.out->events.reserve(room);
-        if (posix_layout_ && !ec) ctx.max_events = file_size;
+        if (posix_layout_ && !ec) {
+            ctx.max_events = file_size;
+            // A rank of a run that died has a file cut anywhere, which is read up to the cut
+            // below (the records OTF2 decodes past it are dropped); every other file must
+            // end whole.
+            if (!cut_rank(trace, loc.rank)) check_event_file_end(ctx.file, event_chunk_size_);
+        }
         check(OTF2_Reader_RegisterEvtCallbacks(r, evt, cb, &ctx), ctx.file,
               "cannot register event callbacks");
         uint64_t count = 0;
@@ -801,7 +818,8 @@ class ArchiveReader {
     std::string anchor_;
     std::string stem_; // anchor without .otf2: <stem>.def, <stem>/<id>.evt
     bool posix_layout_ = false;
-    bool have_local_defs_ = false;    // the archive has a directory of local definitions
+    bool have_local_defs_ = false; // the archive has a directory of local definitions
+    uint64_t definition_chunk_size_ = 0, event_chunk_size_ = 0; // as the anchor declares them
     std::vector<bool> no_event_file_; // per location: its event file does not exist
     Otf2ErrorCapture capture_;
     ReaderHandle reader_;

@@ -4,6 +4,7 @@
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
+#include "trace/clock_range.h"
 #include "trace/cut.h"
 #include "trace/names.h"
 #include "trace/reader.h"
@@ -265,6 +266,9 @@ int info_main(const std::vector<std::string>& args) {
         print_tuned(out, tt::reconstruct_tuned_operations(trace), trace.defs.locations.size());
         print_events(out, summary);
         std::cout << out.str();
+        // The time span above includes them: said after it, on stderr like other warnings.
+        for (const std::string& w : tt::clock_range_warnings(trace))
+            std::cerr << "topolens: warning: " << w << "\n";
         return kExitOk;
     } catch (const std::exception& e) {
         print_error(e.what());
