@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <unordered_map>
 
@@ -25,6 +26,10 @@ struct RequestInfo {
 // before the thread that completed the old one has recorded that: the old one is then kept
 // aside by its serial (`threaded`), and completion names the activation it saw before the
 // completing call.
+// One thread may also hold the same handle for several requests in flight: Open MPI returns
+// its shared, already complete request object for an MPI_Isend that completed inside the
+// call (ob1's inline send), so two such Isends before a Waitall have one handle. The older
+// ones wait in `shared_` and are completed first, in the order they were made.
 class Requests {
   public:
     void set_threaded(bool threaded) { threaded_ = threaded; }
@@ -32,7 +37,12 @@ class Requests {
     RequestInfo& add(MPI_Request request, RequestInfo info) {
         info.serial = ++last_serial_;
         RequestInfo& slot = table_[request];
-        if (threaded_ && slot.serial != 0 && !slot.persistent) detached_[slot.serial] = slot;
+        if (slot.serial != 0 && !slot.persistent) {
+            if (threaded_)
+                detached_[slot.serial] = slot;
+            else
+                shared_[request].push_back(slot);
+        }
         return slot = info;
     }
     RequestInfo* find(MPI_Request request) {
@@ -50,6 +60,13 @@ class Requests {
                 return info;
             }
         }
+        if (!shared_.empty()) [[unlikely]]
+            if (auto older = shared_.find(request); older != shared_.end()) {
+                RequestInfo info = older->second.front();
+                older->second.pop_front();
+                if (older->second.empty()) shared_.erase(older);
+                return info;
+            }
         auto found = table_.find(request);
         if (found == table_.end()) return std::nullopt;
         if (activation != 0 && found->second.serial != activation) return std::nullopt;
@@ -60,15 +77,22 @@ class Requests {
             table_.erase(found);
         return info;
     }
-    void erase(MPI_Request request) { table_.erase(request); }
-    void clear() { table_.clear(); }
+    void erase(MPI_Request request) {
+        table_.erase(request);
+        shared_.erase(request);
+    }
+    void clear() {
+        table_.clear();
+        shared_.clear();
+    }
 
   private:
     bool threaded_ = false;
     uint64_t last_id_ = 0;
     uint64_t last_serial_ = 0;
     std::unordered_map<MPI_Request, RequestInfo> table_;
-    std::unordered_map<uint64_t, RequestInfo> detached_; // by serial
+    std::unordered_map<uint64_t, RequestInfo> detached_;              // by serial
+    std::unordered_map<MPI_Request, std::deque<RequestInfo>> shared_; // older, same handle
 };
 
 } // namespace topolens::measure

@@ -63,7 +63,15 @@ grep -E '^(#|sample|ranks|topology|ndims|dims|periods|rank) ' "$expect" >"$work/
 "$TL_TRACE_CHECK" counts "$work/counts.txt" "$trace" || tl_fail "trace_check found differences"
 
 echo "== topolens analyze $trace"
-"$TL_TOPOLENS" analyze "$trace" -o "$report" || tl_fail "topolens analyze failed"
+"$TL_TOPOLENS" analyze "$trace" -o "$report" 2>"$work/analyze.err" || {
+    cat "$work/analyze.err"
+    tl_fail "topolens analyze failed"
+}
+cat "$work/analyze.err"
+# Every request the exchange made completes in the trace: Open MPI gives two MPI_Isends
+# that complete inside the call one handle, and each must still get its completion.
+! grep -E "never completed|never issued" "$work/analyze.err" ||
+    tl_fail "the trace has requests without their completion (or completions without requests)"
 "$TL_TOPOLENS" values "$report" --metric mpi_latesender --format json >"$work/latesender.json" ||
     tl_fail "topolens values --metric mpi_latesender --format json failed"
 source_name="$(tl_json_string "$work/latesender.json" grid_source)"
