@@ -67,12 +67,7 @@ DeathRecord make_record(const RecorderState& s, uint64_t events_on_disk, uint64_
     c.event_count = events_on_disk;
     c.first_time = global_time(s, s.first_time);
     c.last_time = global_time(s, last_local);
-    c.strings = s.definitions.strings();
-    c.regions = s.definitions.regions();
-    c.parameters = s.definitions.parameters();
-    c.comm_keys = s.communicators.keys();
-    c.owned_comms = s.communicators.owned();
-    c.topologies = s.topologies;
+    copy_definitions(s, c);
     return r;
 }
 

@@ -108,6 +108,15 @@ bool on_init_thread(const char* what) {
     return false;
 }
 
+void copy_definitions(const RecorderState& s, ProcessContribution& c) {
+    c.strings = s.definitions.strings();
+    c.regions = s.definitions.regions();
+    c.parameters = s.definitions.parameters();
+    c.comm_keys = s.communicators.keys();
+    c.owned_comms = s.communicators.owned();
+    c.topologies = s.topologies;
+}
+
 bool recording() {
     const RecorderState& s = state();
     if (!s.threaded) [[likely]]
@@ -402,12 +411,7 @@ void finish_measurement(Timestamp enter_time) {
     note_events_closed(mine.event_count);
     mine.first_time = to_global(s.first_time, s.clock.front());
     mine.last_time = to_global(last_time, s.clock.back());
-    mine.strings = s.definitions.strings();
-    mine.regions = s.definitions.regions();
-    mine.parameters = s.definitions.parameters();
-    mine.comm_keys = s.communicators.keys();
-    mine.owned_comms = s.communicators.owned();
-    mine.topologies = s.topologies;
+    copy_definitions(s, mine);
 
     // Rank 0 writes the global definitions and the anchor only with a healthy archive (an
     // abandoned event writer keeps it from ever closing it); everyone learns whether it does.

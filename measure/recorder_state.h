@@ -124,6 +124,10 @@ inline void record_to(RecorderState& s, OTF2_EvtWriter* writer, Write&& write) {
     if (rc != OTF2_SUCCESS) stop_recording(rc);
 }
 
+// This process's definitions so far into `c`, as MPI_Finalize sends them to rank 0 and a
+// dying rank writes them to its record.
+void copy_definitions(const RecorderState& s, ProcessContribution& c);
+
 // Prints "topolens: <message>" on stderr once per distinct message on this process.
 void warn_once(const std::string& message);
 

@@ -94,6 +94,22 @@ class Cursor {
     bool swap_;
 };
 
+// A record's length after its type byte (one byte, or 0xff and a full 8-byte length),
+// checked against what is left of `within`. Returns the problem, or "" when it fits.
+std::string read_record_length(Cursor& c, uint64_t at, const char* within, uint64_t& length) {
+    uint8_t small;
+    length = 0;
+    if (!c.u8(small)) return "record at byte " + std::to_string(at) + " is cut";
+    if (small != 0xff)
+        length = small;
+    else if (!c.full(length))
+        return "record at byte " + std::to_string(at) + " is cut";
+    if (length >= c.left())
+        return "record at byte " + std::to_string(at) + " of length " + std::to_string(length) +
+               " runs past the end of " + within;
+    return "";
+}
+
 std::string read_file(const std::string& file, uint64_t size) {
     std::ifstream in(file, std::ios::binary);
     std::string bytes(size, '\0');
@@ -220,16 +236,10 @@ uint64_t check_definition_records(const std::string& file, const std::string& by
             }
             if (type == kEndOfFile) return records;
             if (type == kEndOfChunk) break;
-            uint8_t small;
             uint64_t length = 0;
-            if (!c.u8(small)) throw damaged("record at byte " + std::to_string(at) + " is cut");
-            if (small != 0xff)
-                length = small;
-            else if (!c.full(length))
-                throw damaged("record at byte " + std::to_string(at) + " is cut");
-            if (length >= c.left())
-                throw damaged("record at byte " + std::to_string(at) + " of length " +
-                              std::to_string(length) + " runs past the end of its chunk");
+            if (const std::string problem = read_record_length(c, at, "its chunk", length);
+                !problem.empty())
+                throw damaged(problem);
             Cursor r(bytes, c.position(), c.position() + length, big);
             // OTF2 reads these fields past the record's end when they do not fit: refused too.
             const auto fields_cut = [&](const char* record) {
@@ -317,16 +327,10 @@ void check_event_file_end(const std::string& file, uint64_t chunk_size) {
             if (!c.full(time)) throw damaged("timestamp at byte " + std::to_string(at) + " is cut");
             continue;
         }
-        uint8_t small;
         uint64_t length = 0;
-        if (!c.u8(small)) throw damaged("record at byte " + std::to_string(at) + " is cut");
-        if (small != 0xff)
-            length = small;
-        else if (!c.full(length))
-            throw damaged("record at byte " + std::to_string(at) + " is cut");
-        if (length >= c.left())
-            throw damaged("record at byte " + std::to_string(at) + " of length " +
-                          std::to_string(length) + " runs past the end of the file");
+        if (const std::string problem = read_record_length(c, at, "the file", length);
+            !problem.empty())
+            throw damaged(problem);
         c.skip(length);
     }
 }
