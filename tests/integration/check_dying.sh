@@ -101,12 +101,15 @@ sigkill)
     done
     ;;
 sigkill_flushed)
-    # 256K buffers and 100,000 iterations before SIGKILL: more than OTF2's 4 MiB file buffer
-    # of rank 1's events reached its file; they are read up to where the file breaks off.
+    # 256K buffers and 2,500 iterations of 160 MPI_Packs and a Sendrecv (324 events) before
+    # SIGKILL: more than OTF2's 4 MiB file buffer of rank 1's events reached its file; they
+    # are read up to where the file breaks off. (The packs make the events without
+    # communication: 100,000 ring iterations took over 90 s with two busy processes beside.)
     set +e
+    packs=160 die_at=2500
     timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" \
-        -x TOPOLENS_BUFFER_SIZE=256K -- "$ring" --iterations 150000 --die-at 100000 \
-        --how sigkill --work-us 0 >"$work/run.out" 2>"$work/run.err"
+        -x TOPOLENS_BUFFER_SIZE=256K -- "$ring" --iterations 4000 --die-at "$die_at" \
+        --packs "$packs" --how sigkill --work-us 0 >"$work/run.out" 2>"$work/run.err"
     traced=$?
     set -e
     [ "$traced" = 137 ] || tl_fail "exit status $traced, not 137 (SIGKILL)"
@@ -114,26 +117,29 @@ sigkill_flushed)
     # (otf2-print does not come back from a file cut at a chunk boundary: our reader's count)
     kept="$(tr -s ' \n' '  ' <"$work/info.out" |
         sed -n 's/.*rank 1: its event file breaks off after \([0-9]*\) events.*/\1/p')"
-    [ -n "$kept" ] && [ "$kept" -gt 40000 ] && [ "$kept" -le 400002 ] ||
+    # At most the events rank 1 made before it died: MPI_Init's two, then per iteration
+    # Enter, Send, Recv and Leave of the Sendrecv and Enter and Leave of each pack.
+    [ -n "$kept" ] && [ "$kept" -gt 40000 ] && [ "$kept" -le $((die_at * (4 + 2 * packs) + 2)) ] ||
         tl_fail "rank 1 kept '$kept' events, not those of its written chunks"
     ;;
 exit_flushed)
     # 256K buffers: every rank flushed several times before rank 1 exits at iteration
-    # 20000; all its events are read (the anchor names the ranks' chunk size).
+    # 2000 (10 MPI_Packs and a Sendrecv each: 22,001 regions entered with MPI_Init's); all
+    # its events are read (the anchor names the ranks' chunk size).
     set +e
     timeout "$limit" "$TL_TOPOLENS" run -np 4 --trace-dir "$work/trace" \
-        -x TOPOLENS_BUFFER_SIZE=256K -- "$ring" --iterations 30000 --die-at 20000 --how exit \
-        --work-us 0 >"$work/run.out" 2>"$work/run.err"
+        -x TOPOLENS_BUFFER_SIZE=256K -- "$ring" --iterations 3000 --die-at 2000 --packs 10 \
+        --how exit --work-us 0 >"$work/run.out" 2>"$work/run.err"
     traced=$?
     set -e
     [ "$traced" = 4 ] || tl_fail "exit status $traced, not 4"
     info_and_analyze "$work/trace" "rank 1 died (exit(4) without MPI_Finalize) at"
-    [ "$(enters_of "$work/trace" 1)" = 20001 ] ||
-        tl_fail "rank 1 entered $(enters_of "$work/trace" 1) regions, not 20001"
+    [ "$(enters_of "$work/trace" 1)" = 22001 ] ||
+        tl_fail "rank 1 entered $(enters_of "$work/trace" 1) regions, not 22001"
     flushes="$("$TL_OTF2_PRINT" -L 1 "$work/trace/traces.otf2" | awk '$1 == "BUFFER_FLUSH" { n++ } END { print n + 0 }')"
     [ "$flushes" -ge 2 ] || tl_fail "rank 1 flushed $flushes times: the case tests nothing"
     for r in 0 2 3; do
-        [ "$(enters_of "$work/trace" "$r")" -ge 20001 ] ||
+        [ "$(enters_of "$work/trace" "$r")" -ge 22001 ] ||
             tl_fail "rank $r entered only $(enters_of "$work/trace" "$r") regions"
     done
     ;;

@@ -1,11 +1,13 @@
 /* A ring exchange that one rank can end abnormally, for the "a run that dies" tests:
  *   dying_ring [--iterations N] [--die-at I] [--how abort|sigsegv|sigterm|sigkill|exit]
- *              [--rank R] [--work-us U] [--handle-sigterm 1]
+ *              [--rank R] [--work-us U] [--handle-sigterm 1] [--packs K]
  * With --handle-sigterm 1 every rank handles SIGTERM itself (installed before MPI_Init) and
  * lives on: --how sigterm then only counts the signal.
  * Every iteration: a little work, then MPI_Sendrecv to the right neighbour and from the
  * left one. Rank R (default 1) dies at iteration I the given way; the others run on into
- * the exchange with it. */
+ * the exchange with it. --packs K adds K MPI_Pack calls per iteration: many events without
+ * communication or MPI progress (an MPI_Iprobe yields the processor when the processes are
+ * oversubscribed), which stays fast on a loaded machine. */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -46,7 +48,7 @@ static void die(const char* how) {
 int main(int argc, char** argv) {
     int iterations = 100, die_at = -1, dying_rank = 1;
     long work_us = 1000;
-    int handle_sigterm = 0;
+    int handle_sigterm = 0, packs = 0;
     const char* how = "exit";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--iterations") == 0)
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
             work_us = atol(argv[i + 1]);
         else if (strcmp(argv[i], "--rank") == 0)
             dying_rank = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--packs") == 0)
+            packs = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "dying_ring: unknown option '%s'\n", argv[i]);
             return 2;
@@ -76,6 +80,11 @@ int main(int argc, char** argv) {
     for (int it = 0; it < iterations; ++it) {
         if (it == die_at && rank == dying_rank) die(how);
         work(work_us);
+        for (int p = 0; p < packs; ++p) {
+            char packed[16];
+            int position = 0;
+            MPI_Pack(out, 1, MPI_DOUBLE, packed, (int)sizeof packed, &position, MPI_COMM_WORLD);
+        }
         out[0] = it;
         MPI_Sendrecv(out, 64, MPI_DOUBLE, right, 7, in, 64, MPI_DOUBLE, left, 7, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
