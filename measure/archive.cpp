@@ -326,9 +326,7 @@ uint64_t Archive::close_thread_events(OTF2_EvtWriter* writer) {
 }
 
 uint64_t Archive::recorded_events() const {
-    uint64_t count = 0;
-    if (events_) OTF2_EvtWriter_GetNumberOfEvents(events_, &count);
-    return count;
+    return recorded_events(events_);
 }
 
 uint64_t free_disk_bytes(const std::string& directory) {

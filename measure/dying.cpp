@@ -77,9 +77,7 @@ void before_flush() {
     RecorderState& s = state();
     // Not at threaded levels: other threads' flushes come here while the definitions change.
     if (!armed || recorded || !s.events || s.threaded) return;
-    uint64_t count = 0;
-    OTF2_EvtWriter_GetNumberOfEvents(s.events, &count);
-    write_death_record(s.directory, make_record(s, count, now()));
+    write_death_record(s.directory, make_record(s, Archive::recorded_events(s.events), now()));
 }
 
 // Signals a program may handle and live on (graceful shutdown, checkpointing).

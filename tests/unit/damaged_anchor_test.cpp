@@ -3,6 +3,7 @@
 // gigabytes OTF2 allocates for a damaged count.
 #include "sample_trace.h"
 #include "test_util.h"
+#include "trace_read_error.h"
 
 #include "trace/anchor_check.h"
 #include "trace/reader.h"
@@ -21,19 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace topolens::trace;
 using Clock = std::chrono::steady_clock;
-
-#define EXPECT_CONTAINS(text, part)                                                                \
-    EXPECT_NE(std::string(text).find(part), std::string::npos)                                     \
-        << "expected \"" << (part) << "\" in \"" << (text) << "\""
-
-std::string read_error(const fs::path& path) {
-    try {
-        read_trace(path.string());
-    } catch (const TraceError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 long max_rss_kb() {
     rusage usage{};

@@ -3,6 +3,7 @@
 #include "raw_archive.h"
 #include "sample_trace.h"
 #include "test_util.h"
+#include "trace_read_error.h"
 
 #include "trace/reader.h"
 
@@ -15,20 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace topolens::trace;
-
-// The message of the TraceError read_trace(path) throws ("" if it throws none).
-std::string read_error(const fs::path& path) {
-    try {
-        read_trace(path.string());
-    } catch (const TraceError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-#define EXPECT_CONTAINS(text, part)                                                                \
-    EXPECT_NE(std::string(text).find(part), std::string::npos)                                     \
-        << "expected \"" << (part) << "\" in \"" << (text) << "\""
 
 fs::path write_sample(const ScratchDir& dir, int repeat = 1) {
     TraceBuilder b = sample_trace();
