@@ -150,7 +150,7 @@ class CollectivePatterns : public analysis::Pattern {
         for (const auto& [call, latest] : {std::pair{ends.init[loc], ends.latest_init},
                                            std::pair{ends.finalize[loc], ends.latest_finalize}})
             if (call.region != trace::kNone && call.leave < latest)
-                collective_violation(c, loc, call.callpath + 1);
+                collective_violation(c, loc, c.callpath_of(call.callpath));
     }
 
     void collective_violation(Context& c, uint32_t loc, uint32_t callpath) {

@@ -24,13 +24,39 @@ constexpr MetricEntry kCatalogue[] = {
         .parent = "",
         .display_name = "Time",
         .unit = "sec",
-        .description = "Wall-clock time each process spent in recorded regions (MPI "
-                       "calls and instrumented functions), by call path, as Scalasca "
-                       "counts it.",
+        .description = "Wall-clock time of each process in recorded regions, by call path, as "
+                       "Scalasca counts it. With the program region (traces of topolens' "
+                       "measurement, Score-P's) that is the whole run: computation between "
+                       "MPI calls included.",
         .hint = "Start here: expand Time along the call tree to see where each process spends "
                 "its run, and along the metric tree to see how much of it is MPI.",
         .documentation =
-            R"(wall-clock time each process spent in recorded regions (MPI calls, instrumented functions), by call path — as Scalasca counts it)",
+            R"(wall-clock time each process spent in recorded regions, by call path — as Scalasca counts it. The program region (recorded by topolens' measurement and by Score-P) spans the run, so on such traces Time is each process's whole run; on traces without it (older ones), only the MPI calls and instrumented functions)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kExecution,
+        .parent = metric::kTime,
+        .display_name = "Execution",
+        .unit = "sec",
+        .description = "Time executing the program: Time without the measurement's own "
+                       "overhead (buffer flushes).",
+        .hint = "Expand it: Computation against MPI.",
+        .documentation = R"(Time without Overhead: the program executing — Scalasca's `execution`)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kComputation,
+        .parent = metric::kExecution,
+        .display_name = "Computation",
+        .unit = "sec",
+        .description = "Execution outside MPI calls: the program's own time between MPI "
+                       "calls (the program region's own part) and time in instrumented "
+                       "functions.",
+        .hint = "Compare it across processes along the call tree: uneven computation is load "
+                "imbalance, which the wait states in MPI then show.",
+        .documentation =
+            R"(Execution outside MPI calls: the program region's own time (the application's code between MPI calls) and user regions — Scalasca's `comp`, Execution − MPI)",
         .family = "time",
     },
     {
@@ -40,13 +66,14 @@ constexpr MetricEntry kCatalogue[] = {
         .unit = "sec",
         .description =
             "Wall-clock time of each process between its first and last recorded event that no "
-            "recorded region covers (e.g. the application's own code between MPI calls when "
-            "only MPI is traced), at the root call path. Not part of Time, as in Scalasca; "
-            "Time + Outside regions is each process's whole recorded run.",
-        .hint = "The application's own code between MPI calls: instrument its functions (user "
-                "API) to see where that time goes.",
+            "recorded region covers, at the root call path: on traces without a program "
+            "region, the application's own code between MPI calls. Not part of Time, as in "
+            "Scalasca; Time + Outside regions is each process's whole recorded run.",
+        .hint = "The application's own code between MPI calls on a trace without a program "
+                "region: trace the program again with topolens' measurement, or instrument its "
+                "functions (user API).",
         .documentation =
-            R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers (the application's own code between MPI calls when only MPI is traced), at the root call path `program`. Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
+            R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers, at the root call path. On traces without a program region (older ones, other writers) this is the application's own code between MPI calls; with one it is zero on every process that entered it. Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
         .family = "time",
     },
     {
@@ -57,12 +84,12 @@ constexpr MetricEntry kCatalogue[] = {
         .description = "How often each call path was entered.",
         .hint = "Many visits of a short call cost overhead each: aggregate messages or calls.",
         .documentation =
-            R"(how often each call path was entered (occurrences; the artificial root `program` has none))",
+            R"(how often each call path was entered (occurrences; the program region once per process that entered it, the artificial root `program` never))",
         .family = "time",
     },
     {
         .unique_name = metric::kMpi,
-        .parent = metric::kTime,
+        .parent = metric::kExecution,
         .display_name = "MPI",
         .unit = "sec",
         .description = "Time spent inside MPI calls.",
@@ -124,6 +151,19 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "What the wait states below leave is the operations' own cost: fewer or "
                 "smaller collectives, or nonblocking ones overlapped with computation.",
         .documentation = R"(collective operations other than `MPI_Barrier`)",
+        .family = "time",
+    },
+    {
+        .unique_name = metric::kOverhead,
+        .parent = metric::kTime,
+        .display_name = "Overhead",
+        .unit = "sec",
+        .description = "Time the measurement spent writing full event buffers to disk "
+                       "(OTF2 BufferFlush records), at the call path where it happened.",
+        .hint = "Perturbs the run where it happens: set TOPOLENS_BUFFER_SIZE larger or record "
+                "fewer iterations.",
+        .documentation =
+            R"(time the measurement spent writing full event buffers to disk (OTF2 `BufferFlush` records) — Scalasca's `overhead`; it counts them as time in a region of their own, so MPI and Computation leave them out)",
         .family = "time",
     },
     // point-to-point (point_to_point_patterns.cpp)

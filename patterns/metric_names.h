@@ -6,6 +6,9 @@
 namespace topolens::patterns::metric {
 
 inline constexpr const char* kTime = "time";
+inline constexpr const char* kExecution = "execution";
+inline constexpr const char* kComputation = "comp";
+inline constexpr const char* kOverhead = "overhead";
 inline constexpr const char* kOutsideRegions = "outside_regions";
 inline constexpr const char* kVisits = "visits";
 inline constexpr const char* kMpi = "mpi";

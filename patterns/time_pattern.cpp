@@ -1,5 +1,9 @@
-// Time, Visits and where MPI time goes (Init/Exit, Synchronization, Point-to-point,
-// Collective): the categories every wait-state metric is a part of.
+// Time, Visits and where time goes, as Scalasca divides it (its Generic.pattern and the
+// metric tree of its reports): Time is Execution plus Overhead (the measurement's buffer
+// flushes); Execution is MPI (Init/Exit, Synchronization, Point-to-point, Collective: the
+// categories every wait-state metric is a part of) plus Computation (time in every other
+// region, the program region's own time included). Time outside every region is Outside
+// regions.
 #include "analyzer/engine/mpi_calls.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
@@ -30,6 +34,9 @@ class TimePattern : public analysis::Pattern {
     }
     void define_metrics(report::Report& r) override {
         time_ = metric_id(r, metric::kTime);
+        execution_ = metric_id(r, metric::kExecution);
+        computation_ = metric_id(r, metric::kComputation);
+        overhead_ = metric_id(r, metric::kOverhead);
         outside_ = metric_id(r, metric::kOutsideRegions);
         visits_ = metric_id(r, metric::kVisits);
         mpi_ = metric_id(r, metric::kMpi);
@@ -42,21 +49,25 @@ class TimePattern : public analysis::Pattern {
 
     void subscribe(analysis::Dispatcher& d) override {
         d.on_region([this](Context& c, const CallInfo& call) { region(c, call); });
+        d.on_buffer_flush([this](Context& c, const CallInfo& flush) { buffer_flush(c, flush); });
         d.on_location_done([this](Context& c, uint32_t loc, analysis::Time first,
                                   analysis::Time last) { done(c, loc, first, last); });
     }
 
   private:
+    // Values are added metric-inclusive: a region's exclusive time to Time, Execution and
+    // Computation or MPI and its category.
     void region(Context& c, const CallInfo& call) {
         const double exclusive = c.seconds(call.exclusive);
         c.add(time_, call.callpath, call.location, exclusive);
+        c.add(execution_, call.callpath, call.location, exclusive);
         c.add(visits_, call.callpath, call.location, 1.0);
-        if (call.parent_callpath == 0) {
-            if (call.location >= top_level_.size()) top_level_.resize(call.location + 1, 0);
-            top_level_[call.location] += call.leave - call.enter;
-        }
+        if (call.outermost) covered(call);
         const MpiCallKind kind = c.mpi_kinds().of(call.region);
-        if (kind == MpiCallKind::NotMpi) return;
+        if (kind == MpiCallKind::NotMpi) {
+            c.add(computation_, call.callpath, call.location, exclusive);
+            return;
+        }
         c.add(mpi_, call.callpath, call.location, exclusive);
         switch (kind) {
         case MpiCallKind::InitFinalize:
@@ -86,17 +97,32 @@ class TimePattern : public analysis::Pattern {
         }
     }
 
-    // The artificial root call path holds the time outside every top-level region (it is
-    // not a region the program entered: no visit).
+    // A flush is Time but not Execution, at the call path it happened in.
+    void buffer_flush(Context& c, const CallInfo& flush) {
+        const double seconds = c.seconds(flush.exclusive);
+        c.add(time_, flush.callpath, flush.location, seconds);
+        c.add(overhead_, flush.callpath, flush.location, seconds);
+        if (flush.outermost) covered(flush);
+    }
+
+    void covered(const CallInfo& call) {
+        if (call.location >= top_level_.size()) top_level_.resize(call.location + 1, 0);
+        top_level_[call.location] += call.leave - call.enter;
+    }
+
+    // The root call path holds the time outside every outermost region instance and flush
+    // (no visit: nothing was entered). With the program region around the run there is
+    // none on the location that entered it.
     void done(Context& c, uint32_t loc, analysis::Time first, analysis::Time last) {
         const analysis::Time inside = loc < top_level_.size() ? top_level_[loc] : 0;
         const analysis::Time span = last - first;
         c.add(outside_, 0, loc, c.seconds(span > inside ? span - inside : 0));
     }
 
-    int time_ = -1, outside_ = -1, visits_ = -1, mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
+    int time_ = -1, execution_ = -1, computation_ = -1, overhead_ = -1, outside_ = -1, visits_ = -1,
+        mpi_ = -1, init_exit_ = -1, synchronization_ = -1;
     int communication_ = -1, point_to_point_ = -1, collective_ = -1;
-    std::vector<analysis::Time> top_level_; // per location: time in top-level regions
+    std::vector<analysis::Time> top_level_; // per location: time in outermost regions, flushes
 };
 
 } // namespace

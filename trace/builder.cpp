@@ -2,6 +2,7 @@
 
 #include "trace/clock.h"
 #include "trace/names.h"
+#include "trace/program_encoding.h"
 
 #include <algorithm>
 #include <limits>
@@ -130,6 +131,29 @@ Ref TraceBuilder::region(const std::string& name, Paradigm paradigm, RegionRole 
         trace_.defs.regions.push_back(r);
     }
     return it->second;
+}
+
+Ref TraceBuilder::program(const std::string& name, const std::vector<std::string>& arguments) {
+    if (trace_.defs.program.region != kNone)
+        throw std::invalid_argument("the trace has a program already");
+    trace_.defs.program.region =
+        region(program_region_name(name), Paradigm::Measurement, RegionRole::Artificial, "",
+               program_canonical_name(name, arguments));
+    trace_.defs.program.name = name;
+    trace_.defs.program.arguments = arguments;
+    return trace_.defs.program.region;
+}
+
+void TraceBuilder::program_begin(Loc loc, Time t) {
+    if (trace_.defs.program.region == kNone) throw std::invalid_argument("no program defined");
+    enter(loc, t, trace_.defs.program.region);
+}
+
+void TraceBuilder::program_end(Loc loc, Time t, int64_t exit_status) {
+    if (trace_.defs.program.region == kNone) throw std::invalid_argument("no program defined");
+    Event& leave = add(loc, EventKind::Leave, t);
+    leave.set_region(trace_.defs.program.region);
+    leave.value = exit_status;
 }
 
 Ref TraceBuilder::mpi_region(const std::string& f) {

@@ -47,6 +47,10 @@ class TraceBuilder {
     Ref region(const std::string& name, Paradigm paradigm = Paradigm::User,
                RegionRole role = RegionRole::Function, const std::string& source_file = "",
                const std::string& canonical_name = "");
+    // The program (trace/program_encoding.h): its region, named after `name` (the
+    // executable's path), entered by program_begin and left by program_end (written as
+    // ProgramBegin and ProgramEnd). Once per trace.
+    Ref program(const std::string& name, const std::vector<std::string>& arguments = {});
     // Paradigm MPI, source file "MPI", role from mpi_region_role().
     Ref mpi_region(const std::string& mpi_function);
     Ref world() const { return world_; } // MPI_COMM_WORLD
@@ -78,6 +82,8 @@ class TraceBuilder {
     void parameter_string(Loc loc, Time t, Ref parameter, const std::string& value);
     void parameter_int(Loc loc, Time t, Ref parameter, int64_t value);
     void buffer_flush(Loc loc, Time t, Time stop);
+    void program_begin(Loc loc, Time t);
+    void program_end(Loc loc, Time t, int64_t exit_status = 0);
 
     // ---- whole MPI calls: Enter(MPI_Xxx), the record(s), Leave(MPI_Xxx)
     void mpi_init(Loc loc, Time enter, Time leave);

@@ -148,6 +148,8 @@ Paradigm paradigm_of(OTF2_Paradigm p) {
         return Paradigm::User;
     case OTF2_PARADIGM_MPI:
         return Paradigm::Mpi;
+    case OTF2_PARADIGM_MEASUREMENT_SYSTEM:
+        return Paradigm::Measurement;
     default:
         return Paradigm::Other;
     }
@@ -170,6 +172,8 @@ RegionRole role_of(OTF2_RegionRole r) {
         return RegionRole::Barrier;
     case OTF2_REGION_ROLE_COLL_OTHER:
         return RegionRole::CollOther;
+    case OTF2_REGION_ROLE_ARTIFICIAL:
+        return RegionRole::Artificial;
     default:
         return RegionRole::Other;
     }

@@ -21,7 +21,9 @@ class TraceError : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-enum class Paradigm : uint8_t { Unknown, User, Mpi, Other };
+// Measurement: regions of the measurement system itself (OTF2_PARADIGM_MEASUREMENT_SYSTEM),
+// such as the program region.
+enum class Paradigm : uint8_t { Unknown, User, Mpi, Measurement, Other };
 
 enum class RegionRole : uint8_t {
     Function,
@@ -31,6 +33,7 @@ enum class RegionRole : uint8_t {
     CollAllToAll,
     Barrier,
     CollOther,
+    Artificial, // a region the measurement made up, such as the program region
     Other
 };
 
@@ -90,6 +93,18 @@ struct Parameter {
     ParameterType type = ParameterType::String;
 };
 
+// The program itself, as Score-P records it: OTF2's ProgramBegin and ProgramEnd records
+// enter and leave `region` (role Artificial, paradigm Measurement, named after the
+// executable, trace/program_encoding.h). The model holds them as that region's Enter and Leave, so
+// every consumer sees one more balanced region around the run; a Leave of `region` carries
+// ProgramEnd's exit status in Event::value. No program region (region kNone): an older
+// trace, or another writer's.
+struct Program {
+    Ref region = kNone;
+    std::string name; // ProgramBegin's program name: the executable's path
+    std::vector<std::string> arguments;
+};
+
 struct Definitions {
     uint64_t timer_resolution = 1; // ticks per second
     uint64_t global_offset = 0;
@@ -101,6 +116,7 @@ struct Definitions {
     std::vector<Location> locations; // index = location index used by events
     std::vector<Parameter> parameters;
     std::string creator;
+    Program program;
 };
 
 enum class EventKind : uint8_t {
@@ -150,7 +166,7 @@ struct Event {
     Time time = 0;
     union {
         uint64_t bytes; // message / collective size
-        int64_t value;  // parameter value, buffer-flush stop time
+        int64_t value;  // parameter value, buffer-flush stop time, program exit status
     };
 
   private:

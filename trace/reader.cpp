@@ -7,6 +7,7 @@
 #include "trace/names.h"
 #include "trace/otf2_error.h"
 #include "trace/prefault.h"
+#include "trace/program_encoding.h"
 #include "trace/threads.h"
 
 #include <otf2/otf2.h>
@@ -51,6 +52,10 @@ struct EventContext {
     // A record takes at least one byte of the file: more events than that means OTF2 is
     // going round in circles on damaged data.
     uint64_t max_events = UINT64_MAX;
+    // The program its ProgramBegin named (region kNone: none, or no region fits it); the
+    // region is open until ProgramEnd.
+    Program* program = nullptr;
+    bool program_open = false;
 };
 
 EventContext& ctx_of(void* u) {
@@ -316,6 +321,72 @@ OTF2_CallbackCode on_buffer_flush(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, 
     });
 }
 
+// The region a ProgramBegin enters, by Scalasca's rules (trace/program_encoding.h); kNone if
+// none fits.
+Ref program_region(const Definitions& defs, const std::string& name,
+                   const std::vector<std::string>& arguments) {
+    const std::string region_name = program_region_name(name);
+    const std::string canonical = program_canonical_name(name, arguments);
+    for (Ref r = 0; r < defs.regions.size(); ++r) {
+        const Region& region = defs.regions[r];
+        if (region.role == RegionRole::Artificial && region.paradigm == Paradigm::Measurement &&
+            region.name == region_name && region.canonical_name == canonical)
+            return r;
+    }
+    return kNone;
+}
+
+// ProgramBegin and ProgramEnd are the program region's Enter and Leave in the model. A
+// ProgramBegin whose region is not defined (Scalasca stops there) is kept as a record of
+// another kind, and so is its ProgramEnd: such a trace reads as one without a program.
+OTF2_CallbackCode on_program_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t pos, void* u,
+                                   OTF2_AttributeList*, OTF2_StringRef name, uint32_t count,
+                                   const OTF2_StringRef* arguments) {
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        EventContext& ctx = ctx_of(u);
+        auto string = [&](OTF2_StringRef ref, std::string& out) {
+            uint32_t index;
+            if (!lookup(ctx.maps->strings, ref, index)) return false;
+            out = ctx.defs->strings[index];
+            return true;
+        };
+        Program program;
+        bool known = string(name, program.name);
+        for (uint32_t i = 0; known && i < count; ++i)
+            known = string(arguments[i], program.arguments.emplace_back());
+        if (!known) {
+            ctx.error = ctx.file + ": record " + std::to_string(pos) + " (ProgramBegin at tick " +
+                        std::to_string(t) + ") refers to an undefined string";
+            return OTF2_CALLBACK_INTERRUPT;
+        }
+        program.region = program_region(*ctx.defs, program.name, program.arguments);
+        if (program.region == kNone || ctx.program_open) {
+            push(ctx, EventKind::Other, t);
+            return OTF2_CALLBACK_SUCCESS;
+        }
+        push(ctx, EventKind::Enter, t).set_region(program.region);
+        ctx.program_open = true;
+        if (ctx.program->region == kNone) *ctx.program = std::move(program);
+        return OTF2_CALLBACK_SUCCESS;
+    });
+}
+
+OTF2_CallbackCode on_program_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, void* u,
+                                 OTF2_AttributeList*, int64_t exit_status) {
+    return guarded(u, [&]() -> OTF2_CallbackCode {
+        EventContext& ctx = ctx_of(u);
+        if (!ctx.program_open) {
+            push(ctx, EventKind::Other, t);
+            return OTF2_CALLBACK_SUCCESS;
+        }
+        Event& leave = push(ctx, EventKind::Leave, t);
+        leave.set_region(ctx.program->region);
+        leave.value = exit_status;
+        ctx.program_open = false;
+        return OTF2_CALLBACK_SUCCESS;
+    });
+}
+
 // Records the model does not distinguish (metrics, RMA, threads, I/O, records newer than
 // this OTF2) only keep their time; one template serves every callback signature.
 template <class... Record>
@@ -404,8 +475,8 @@ OTF2_EvtReaderCallbacks* make_event_callbacks() {
     OTF2_EvtReaderCallbacks_SetIoAcquireLockCallback(cb, on_other);
     OTF2_EvtReaderCallbacks_SetIoReleaseLockCallback(cb, on_other);
     OTF2_EvtReaderCallbacks_SetIoTryLockCallback(cb, on_other);
-    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_other);
-    OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_other);
+    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(cb, on_program_begin);
+    OTF2_EvtReaderCallbacks_SetProgramEndCallback(cb, on_program_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_other);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_other);
     OTF2_EvtReaderCallbacks_SetCommCreateCallback(cb, on_other);
@@ -463,7 +534,15 @@ class ArchiveReader {
         }
         trace.locations.resize(trace.defs.locations.size());
         if (hooks.definitions_read) hooks.definitions_read(trace);
+        programs_.assign(trace.locations.size(), Program{});
         read_locations(trace, threads);
+        // The program of the first location that names one (each location's own slot: the
+        // locations are read in parallel).
+        for (Program& program : programs_)
+            if (program.region != kNone) {
+                trace.defs.program = std::move(program);
+                break;
+            }
     }
 
   private:
@@ -738,6 +817,7 @@ class ArchiveReader {
         ctx.maps = &maps_;
         ctx.out = &trace.locations[index];
         ctx.file = location_file(loc.otf2_id, ".evt");
+        ctx.program = &programs_[index];
         const uint64_t declared = declared_events(loc.otf2_id);
         // The declared count comes from the (possibly damaged) definitions; a record takes
         // at least two bytes of the file, which bounds the reservation.
@@ -826,6 +906,7 @@ class ArchiveReader {
     const ReadHooks* hooks_ = nullptr;
     RefMaps maps_;
     std::unordered_map<uint64_t, uint64_t> declared_; // numberOfEvents of each location
+    std::vector<Program> programs_;                   // per location: its ProgramBegin's
 };
 
 } // namespace

@@ -33,6 +33,8 @@ OTF2_Paradigm to_otf2(Paradigm paradigm) {
         return OTF2_PARADIGM_USER;
     case Paradigm::Mpi:
         return OTF2_PARADIGM_MPI;
+    case Paradigm::Measurement:
+        return OTF2_PARADIGM_MEASUREMENT_SYSTEM;
     case Paradigm::Other:
         return OTF2_PARADIGM_NONE;
     }
@@ -55,6 +57,8 @@ OTF2_RegionRole to_otf2(RegionRole role) {
         return OTF2_REGION_ROLE_BARRIER;
     case RegionRole::CollOther:
         return OTF2_REGION_ROLE_COLL_OTHER;
+    case RegionRole::Artificial:
+        return OTF2_REGION_ROLE_ARTIFICIAL;
     case RegionRole::Other:
         return OTF2_REGION_ROLE_UNKNOWN;
     }
@@ -273,11 +277,18 @@ class ArchiveWriter {
             const OTF2_TimeStamp t = e.time;
             OTF2_ErrorCode s = OTF2_SUCCESS;
             switch (e.kind) {
+            // The program region is entered and left by ProgramBegin and ProgramEnd.
             case EventKind::Enter:
-                s = OTF2_EvtWriter_Enter(w, nullptr, t, ids.map(e.region(), n_regions));
+                if (e.region() == defs_.program.region)
+                    s = program_begin(w, t, ids, n_strings);
+                else
+                    s = OTF2_EvtWriter_Enter(w, nullptr, t, ids.map(e.region(), n_regions));
                 break;
             case EventKind::Leave:
-                s = OTF2_EvtWriter_Leave(w, nullptr, t, ids.map(e.region(), n_regions));
+                if (e.region() == defs_.program.region)
+                    s = OTF2_EvtWriter_ProgramEnd(w, nullptr, t, e.value);
+                else
+                    s = OTF2_EvtWriter_Leave(w, nullptr, t, ids.map(e.region(), n_regions));
                 break;
             case EventKind::MpiSend:
                 s = OTF2_EvtWriter_MpiSend(w, nullptr, t, e.peer(), ids.map(e.comm(), n_comms),
@@ -336,6 +347,16 @@ class ArchiveWriter {
             }
             check(s, "write event");
         }
+    }
+
+    OTF2_ErrorCode program_begin(OTF2_EvtWriter* w, OTF2_TimeStamp t, const LocalIds& ids,
+                                 std::size_t n_strings) {
+        std::vector<OTF2_StringRef> arguments;
+        for (const std::string& argument : defs_.program.arguments)
+            arguments.push_back(ids.map(strings_.ref(argument), n_strings));
+        return OTF2_EvtWriter_ProgramBegin(
+            w, nullptr, t, ids.map(strings_.ref(defs_.program.name), n_strings),
+            static_cast<uint32_t>(arguments.size()), arguments.data());
     }
 
     // Mapping table of one kind: local id -> global id, the inverse of LocalIds::map.
@@ -397,6 +418,8 @@ class ArchiveWriter {
             strings_.optional_ref(r.description);
             strings_.optional_ref(r.source_file);
         }
+        strings_.ref(defs_.program.name);
+        for (const std::string& argument : defs_.program.arguments) strings_.ref(argument);
         for (const Communicator& c : defs_.communicators) strings_.ref(c.name);
         for (const Parameter& p : defs_.parameters) strings_.ref(p.name);
         for (const CartTopology& t : defs_.topologies) {

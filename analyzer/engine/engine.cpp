@@ -20,9 +20,11 @@ using trace::kNone;
 
 // ---------------------------------------------------------------- context
 
-Context::Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report)
+Context::Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report,
+                 std::shared_ptr<const std::vector<uint32_t>> callpaths)
     : trace_(trace), matching_(matching), kinds_(std::make_shared<const MpiCallKinds>(trace)),
-      location_of_rank_(matching.location_of_rank), report_(report),
+      node_callpaths_(std::move(callpaths)), location_of_rank_(matching.location_of_rank),
+      report_(report),
       resolution_(static_cast<double>(std::max<uint64_t>(1, trace.defs.timer_resolution))) {}
 
 void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, double value) {
@@ -72,6 +74,8 @@ const char* paradigm_word(trace::Paradigm paradigm) {
         return "mpi";
     case trace::Paradigm::User:
         return "user";
+    case trace::Paradigm::Measurement:
+        return "measurement";
     case trace::Paradigm::Unknown:
         return "unknown";
     case trace::Paradigm::Other:
@@ -96,18 +100,24 @@ const char* role_word(trace::RegionRole role) {
         return "barrier";
     case trace::RegionRole::CollOther:
         return "other collective";
+    case trace::RegionRole::Artificial:
+        return "artificial";
     case trace::RegionRole::Other:
         break;
     }
     return "unknown";
 }
 
-// The report's call tree is the trace's under one artificial root, so that time a process
-// spends outside every recorded region (application code between MPI calls) has a place.
+// The report's call tree has one root, so that time a process spends outside every
+// recorded region has a place: the program region where the trace has one (the whole run,
+// as Score-P records it, so the root's own time is the program's time between its calls),
+// else an artificial root region of this name (application code between MPI calls has no
+// region: it is Outside regions).
 constexpr const char* kRootRegion = "program";
 
-void fill_definitions(const trace::Trace& trace, const trace::Matching& matching,
-                      report::Report& report) {
+// Returns the report's call path of each call tree node.
+std::vector<uint32_t> fill_definitions(const trace::Trace& trace, const trace::Matching& matching,
+                                       report::Report& report) {
     for (const trace::Region& r : trace.defs.regions) {
         report::Region region;
         region.name = r.name;
@@ -118,15 +128,30 @@ void fill_definitions(const trace::Trace& trace, const trace::Matching& matching
         region.role = role_word(r.role);
         report.add_region(std::move(region));
     }
-    report::Region root;
-    root.name = kRootRegion;
-    root.canonical_name = kRootRegion;
-    root.description = "the whole run of each process, including time outside recorded regions";
-    const int root_region = report.add_region(std::move(root));
+    const trace::Ref program = trace.defs.program.region;
+    int root_region = static_cast<int>(program);
+    if (program == kNone) {
+        report::Region root;
+        root.name = kRootRegion;
+        root.canonical_name = kRootRegion;
+        root.description = "the whole run of each process, including time outside recorded regions";
+        root_region = report.add_region(std::move(root));
+    }
     report.add_callpath(root_region, -1); // call path 0
-    for (const trace::CallNode& node : matching.calltree)
-        report.add_callpath(static_cast<int>(node.region),
-                            node.parent == kNone ? 0 : static_cast<int>(node.parent) + 1);
+    // A node's parent comes before it. The program's own node is the root; calls outside it
+    // (a thread's, which has no program region) hang below the root too, merged with the
+    // program's calls of the same region.
+    std::vector<uint32_t> callpaths;
+    callpaths.reserve(matching.calltree.size());
+    for (const trace::CallNode& node : matching.calltree) {
+        if (node.parent == kNone && node.region == program) {
+            callpaths.push_back(0);
+            continue;
+        }
+        const int parent = node.parent == kNone ? 0 : static_cast<int>(callpaths[node.parent]);
+        callpaths.push_back(
+            static_cast<uint32_t>(report.add_callpath(static_cast<int>(node.region), parent)));
+    }
 
     std::vector<int> threads_of_rank;
     for (const trace::Location& l : trace.defs.locations) {
@@ -162,6 +187,7 @@ void fill_definitions(const trace::Trace& trace, const trace::Matching& matching
     report.attributes["topolens.trace"] = trace.path;
     if (!trace.defs.creator.empty())
         report.attributes["topolens.trace_creator"] = trace.defs.creator;
+    return callpaths;
 }
 
 // Records which grid explains the wait states; a declared or inferred one comes first.
@@ -244,6 +270,9 @@ class Replay {
             case EventKind::Leave:
                 leave(loc, i);
                 break;
+            case EventKind::BufferFlush:
+                buffer_flush(loc, i);
+                break;
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
                 if (next_receive < receives.size() && receives[next_receive].first == i) {
@@ -282,11 +311,6 @@ class Replay {
     }
 
   private:
-    uint32_t parent_callpath_of(uint32_t callpath) const {
-        const trace::CallNode& node = m_.calltree[callpath - 1];
-        return node.parent == kNone ? 0 : node.parent + 1;
-    }
-
     // A send's message is at random among the messages: fetched `kAhead` sends early.
     static constexpr size_t kAhead = 8;
 
@@ -305,8 +329,9 @@ class Replay {
         call.location = loc;
         if (summary.callpath == kNone) return call; // outside any region: root call path
         call.region = summary.region;
-        call.callpath = summary.callpath + 1;
-        call.parent_callpath = parent_callpath_of(call.callpath);
+        call.callpath = ctx_.callpath_of(summary.callpath);
+        const int parent = ctx_.report().callpaths[call.callpath].parent;
+        call.parent_callpath = parent < 0 ? kNone : static_cast<uint32_t>(parent);
         call.enter = summary.enter;
         call.leave = summary.leave;
         return call;
@@ -326,7 +351,23 @@ class Replay {
         if (!child_time_.empty()) child_time_.pop_back();
         if (!child_time_.empty()) child_time_.back() += duration;
         call.exclusive = duration > nested ? duration - nested : 0;
+        call.outermost = child_time_.empty();
         for (const auto& callback : d_.regions_) callback(ctx_, call);
+    }
+
+    void buffer_flush(uint32_t loc, uint32_t i) {
+        const Event& e = trace_.locations[loc].events[i];
+        const auto stop = static_cast<Time>(std::max<int64_t>(e.value, 0));
+        CallInfo flush;
+        flush.location = loc;
+        flush.callpath = call_around(loc, i).callpath;
+        flush.region = kNone;
+        flush.enter = e.time;
+        flush.leave = std::max(stop, e.time);
+        flush.exclusive = flush.leave - flush.enter;
+        flush.outermost = child_time_.empty();
+        if (!child_time_.empty()) child_time_.back() += flush.exclusive;
+        for (const auto& callback : d_.flushes_) callback(ctx_, flush);
     }
 
     // Everything about the other end was gathered while matching.
@@ -473,9 +514,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     }
     AnalysisResult result;
     const unsigned threads = options.threads ? options.threads : trace::worker_threads();
-    fill_definitions(trace, matching, result.report);
+    const auto callpaths = std::make_shared<const std::vector<uint32_t>>(
+        fill_definitions(trace, matching, result.report));
     use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
-    Context context(trace, matching, result.report);
+    Context context(trace, matching, result.report, callpaths);
     for (const std::string& w : matching.warnings) context.warn(w);
     // The analysis works on its own instances, clones of the patterns given, which stay
     // untouched: one set of patterns serves analysis after analysis. A serial-only pattern
@@ -514,7 +556,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     std::mutex report_lock;
     for (auto& worker : workers) {
         for (Pattern* pattern : worker->patterns) pattern->subscribe(worker->dispatcher);
-        worker->context = std::make_unique<Context>(trace, matching, result.report);
+        worker->context = std::make_unique<Context>(trace, matching, result.report, callpaths);
         if (workers.size() > 1) worker->context->share_report(&report_lock);
     }
 

@@ -39,7 +39,9 @@ struct CallInfo {
     uint32_t region = 0; // trace (and report) region id
     Time enter = 0;
     Time leave = 0;
-    Time exclusive = 0; // leave - enter minus the time in directly nested region instances
+    Time exclusive = 0;     // leave - enter minus the time in directly nested region instances
+                            // and buffer flushes
+    bool outermost = false; // on_region, on_buffer_flush: no region instance around it
 };
 
 // A matched point-to-point message, seen from the receiver (on_receive) and from the
@@ -71,8 +73,15 @@ struct CollectiveInstance {
 // Severity bookkeeping and shared facts for patterns during one analysis.
 class Context {
   public:
-    Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report);
+    // `callpaths`: the report's call path of each call tree node (Matching::calltree).
+    Context(const trace::Trace& trace, const trace::Matching& matching, report::Report& report,
+            std::shared_ptr<const std::vector<uint32_t>> callpaths);
     const trace::Trace& trace() const { return trace_; }
+    // The report's call path of a call tree node (trace::CallSummary::callpath); the root
+    // call path 0 for kNone (a record outside every region).
+    uint32_t callpath_of(uint32_t node) const {
+        return node == trace::kNone ? 0 : (*node_callpaths_)[node];
+    }
     const trace::Matching& matching() const { return matching_; }
     // What kind of MPI call each region is.
     const MpiCallKinds& mpi_kinds() const { return *kinds_; }
@@ -116,6 +125,7 @@ class Context {
     const trace::Trace& trace_;
     const trace::Matching& matching_;
     std::shared_ptr<const MpiCallKinds> kinds_;
+    std::shared_ptr<const std::vector<uint32_t>> node_callpaths_;
     const std::vector<uint32_t>& location_of_rank_;
     report::Report& report_;
     double resolution_;
@@ -171,6 +181,11 @@ class Dispatcher {
 
     // Every region instance when it is left (region enter/leave and call path known).
     void on_region(EnterLeave callback) { regions_.push_back(std::move(callback)); }
+    // Every buffer flush of the measurement (OTF2 BufferFlush), as a call: enter and leave
+    // are the flush's begin and end, callpath the region instance it happened in (0 and
+    // outermost when outside every region), region trace::kNone. Its time is not part of
+    // that instance's exclusive time, as Scalasca takes a flush for a region of its own.
+    void on_buffer_flush(EnterLeave callback) { flushes_.push_back(std::move(callback)); }
     // On the receiver's replay, once per matched message.
     void on_receive(Message callback) { receives_.push_back(std::move(callback)); }
     // On the sender's replay, once per matched message.
@@ -230,7 +245,7 @@ class Dispatcher {
 
   private:
     friend class Replay;
-    std::vector<EnterLeave> regions_;
+    std::vector<EnterLeave> regions_, flushes_;
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;
     std::vector<LocationDone> done_;

@@ -29,6 +29,7 @@ MpiCallKind classify_mpi_call(const trace::Region& region) {
     case trace::RegionRole::CollOther:
         break;
     case trace::RegionRole::Function:
+    case trace::RegionRole::Artificial:
     case trace::RegionRole::Other:
         return MpiCallKind::Other;
     }

@@ -209,7 +209,13 @@ std::optional<int> Report::find_callpath(const std::string& path) const {
             root_matched = true;
             if (auto found = descend(root, 1)) return found;
         }
-    if (!root_matched && roots.size() == 1) return descend(roots[0], 0);
+    if (!root_matched && roots.size() == 1) {
+        if (auto found = descend(roots[0], 0)) return found;
+        // "program/..." names the root whatever it is called: the artificial root of a trace
+        // without a program region is "program", the program region is named after the
+        // executable ("ssor/MPI_Recv").
+        if (parts[0] == "program") return descend(roots[0], 1);
+    }
     return std::nullopt;
 }
 

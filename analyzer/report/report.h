@@ -119,7 +119,8 @@ class Report {
     // "main/solver/MPI_Recv" style path of region names from the root.
     std::string callpath_name(int callpath) const;
     // Also accepts a path below the root when the report has a single root ("main/MPI_Recv"
-    // for "program/main/MPI_Recv") and no root matches the path's first name.
+    // for "program/main/MPI_Recv") and no root matches the path's first name, and then
+    // "program" for that root ("program/MPI_Recv" for "ssor/MPI_Recv").
     std::optional<int> find_callpath(const std::string& path) const;
     // The metric and all metrics below it, parent before children.
     std::vector<int> metric_subtree(int metric) const;

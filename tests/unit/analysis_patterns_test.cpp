@@ -258,9 +258,14 @@ TEST(Time, EveryTickOfEveryLocationIsAccountedFor) {
     EXPECT_NEAR(total(r, metric::kMpi, 0), 20 * kTick, 1e-15);
     EXPECT_NEAR(value(r, metric::kTime, "program/solver", 0), 70 * kTick, 1e-15);
     const int time = *r.report.find_metric(metric::kTime);
+    const int comp = *r.report.find_metric(metric::kComputation);
     const int solver_cp = *r.report.find_callpath("program/solver");
-    // Exclusive in both trees: solver's own 60 ticks, none of which is MPI.
-    EXPECT_NEAR(r.report.value(time, solver_cp, 0), 60 * kTick, 1e-15);
+    // Exclusive in both trees: solver's own 60 ticks are Computation (Time and Execution
+    // keep nothing of their own: they are their children's sum).
+    EXPECT_NEAR(r.report.value(comp, solver_cp, 0), 60 * kTick, 1e-15);
+    EXPECT_EQ(r.report.value(time, solver_cp, 0), 0.0);
+    EXPECT_NEAR(total(r, metric::kExecution, 0), 80 * kTick, 1e-15);
+    EXPECT_NEAR(total(r, metric::kComputation, 0), 60 * kTick, 1e-15);
     const int visits = *r.report.find_metric(metric::kVisits);
     EXPECT_EQ(r.report.value(visits, *r.report.find_callpath("program/solver/MPI_Send"), 0), 1.0);
     // The artificial root is no region the program entered.
