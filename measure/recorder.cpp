@@ -4,6 +4,9 @@
 #include "recorder_state.h"
 
 #include "otf2_errors.h"
+#include "program.h"
+
+#include "trace/program_encoding.h"
 
 #include <cstdio>
 #include <fstream>
@@ -146,6 +149,23 @@ void define_mpi_regions(RecorderState& s) {
     }
 }
 
+// The program region as Scalasca's reader finds the region a ProgramBegin enters
+// (trace/program_encoding.h); returns when the program started.
+Timestamp define_program(RecorderState& s) {
+    const ProgramInfo program = program_info();
+    RegionDefinition region;
+    region.name = trace::program_region_name(program.name);
+    region.canonical_name = trace::program_canonical_name(program.name, program.arguments);
+    region.role = OTF2_REGION_ROLE_ARTIFICIAL;
+    region.paradigm = OTF2_PARADIGM_MEASUREMENT_SYSTEM;
+    s.program_region = s.definitions.region(region);
+    s.program_name = s.definitions.string(program.name);
+    s.program_arguments.clear();
+    for (const std::string& argument : program.arguments)
+        s.program_arguments.push_back(s.definitions.string(argument));
+    return program.start;
+}
+
 // Rank 0 decides where the trace goes; everyone learns the path or the reason it failed.
 bool agree_on_directory(RecorderState& s) {
     std::string error;
@@ -268,12 +288,20 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     s.otf2_error_mark = otf2_errors::count();
     adopt_init_thread(s);
     define_mpi_regions(s);
+    const Timestamp program_start = define_program(s);
     s.communicators.start(s.rank);
     s.same_clock = shares_reference_clock(s.tool_comm);
     s.clock.push_back(measure_clock_offset(s.tool_comm, s.same_clock));
     // The end of MPI_Init is a global synchronisation point for analyzers.
     PMPI_Barrier(s.tool_comm);
-    s.first_time = enter_time;
+    // The program region spans the run from the library's load (before main; MPI_Init's
+    // enter if MPI_Init came first, from a constructor) to the end of MPI_Finalize.
+    s.first_time = program_start > 0 && program_start <= enter_time ? program_start : enter_time;
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_ProgramBegin(w, nullptr, s.first_time, s.program_name,
+                                           static_cast<uint32_t>(s.program_arguments.size()),
+                                           s.program_arguments.data());
+    });
     const uint32_t init = s.mpi_regions[static_cast<size_t>(init_fn)];
     record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, enter_time, init); });
     record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), init); });
@@ -380,6 +408,10 @@ void finish_measurement(Timestamp enter_time) {
     const Timestamp last_time = now();
     record(
         [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, last_time, finalize); });
+    // The exit status is not known yet (Score-P's undefined value).
+    record([&](OTF2_EvtWriter* w) {
+        return OTF2_EvtWriter_ProgramEnd(w, nullptr, last_time, OTF2_UNDEFINED_INT64);
+    });
     {
         // Other threads must be done with MPI by now (MPI's rule); any late one records
         // nothing once `active` is off.

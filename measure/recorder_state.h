@@ -69,6 +69,10 @@ struct RecorderState {
     OTF2_EvtWriter* events = nullptr;
     LocalDefinitions definitions;
     uint32_t mpi_regions[static_cast<size_t>(MpiFn::Count)] = {};
+    // The program region (ProgramBegin/ProgramEnd) and the strings of its ProgramBegin.
+    uint32_t program_region = 0;
+    uint32_t program_name = 0;
+    std::vector<uint32_t> program_arguments;
     Communicators communicators;
     Requests requests;
     std::vector<TopologyRecord> topologies;

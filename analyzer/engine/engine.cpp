@@ -260,12 +260,14 @@ class Replay {
         const auto& sends = m_.sends_of[loc];
         const auto& collectives = m_.collectives_of[loc];
         child_time_.clear();
+        open_closed_ = 0;
         for (const auto& callback : d_.begin_) callback(ctx_, loc);
         size_t next_receive = 0, next_send = 0, next_collective = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
             switch (events[i].kind) {
             case EventKind::Enter:
                 child_time_.push_back(0);
+                if (m_.frames[loc][i].frame != kNone) ++open_closed_;
                 break;
             case EventKind::Leave:
                 leave(loc, i);
@@ -351,7 +353,7 @@ class Replay {
         if (!child_time_.empty()) child_time_.pop_back();
         if (!child_time_.empty()) child_time_.back() += duration;
         call.exclusive = duration > nested ? duration - nested : 0;
-        call.outermost = child_time_.empty();
+        call.outermost = --open_closed_ == 0;
         for (const auto& callback : d_.regions_) callback(ctx_, call);
     }
 
@@ -365,7 +367,7 @@ class Replay {
         flush.enter = e.time;
         flush.leave = std::max(stop, e.time);
         flush.exclusive = flush.leave - flush.enter;
-        flush.outermost = child_time_.empty();
+        flush.outermost = open_closed_ == 0;
         if (!child_time_.empty()) child_time_.back() += flush.exclusive;
         for (const auto& callback : d_.flushes_) callback(ctx_, flush);
     }
@@ -446,6 +448,10 @@ class Replay {
     Context& ctx_;
     SharedCollectives& instances_;
     std::vector<Time> child_time_; // per open region instance: time in nested instances
+    // Open region instances that are left later: none around a call makes it outermost (a
+    // region never left, such as the program region of a rank that died, is not timed and
+    // covers nothing).
+    uint32_t open_closed_ = 0;
 };
 
 // ---------------------------------------------------------------- analyze

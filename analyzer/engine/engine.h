@@ -39,9 +39,10 @@ struct CallInfo {
     uint32_t region = 0; // trace (and report) region id
     Time enter = 0;
     Time leave = 0;
-    Time exclusive = 0;     // leave - enter minus the time in directly nested region instances
-                            // and buffer flushes
-    bool outermost = false; // on_region, on_buffer_flush: no region instance around it
+    Time exclusive = 0; // leave - enter minus the time in directly nested region instances
+                        // and buffer flushes
+    // on_region, on_buffer_flush: no region instance that is left is around it.
+    bool outermost = false;
 };
 
 // A matched point-to-point message, seen from the receiver (on_receive) and from the
