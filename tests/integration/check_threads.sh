@@ -30,7 +30,8 @@ work="$(tl_workdir "threads.$level")"
 # Even iterations: Send (3) + Recv (3) + Allreduce (4); odd ones: Irecv (3) + Isend (3) +
 # Waitall (4: IsendComplete, Irecv) + Allreduce (4); the middle one adds its region (2).
 per_thread=$((10 * ((iterations + 1) / 2) + 14 * (iterations / 2) + 2))
-main_thread=$((2 + 2 * threads + 2 * threads + 2)) # Init(_thread), Comm_dup, Comm_free, Finalize
+# Init(_thread), Comm_dup, Comm_free, Finalize, and ProgramBegin/ProgramEnd around them.
+main_thread=$((2 + 2 * threads + 2 * threads + 2 + 2))
 case "$level" in
 single | funneled)
     expected_locations=1

@@ -14,6 +14,7 @@ add_executable(topolens_analysis_tests
   metric_catalogue_test.cpp
   time_backwards_test.cpp
   cut_short_analysis_test.cpp
+  program_time_test.cpp
   cube_view.cpp
   test_util.cpp
 )
