@@ -46,20 +46,24 @@ std::string percent(double part, double whole) {
 }
 
 // Wait states are the metrics below Late Sender/Late Receiver (themselves included) and below
-// the synchronization and collective categories; Scalasca's intermediate time categories are
-// not wait states.
+// the synchronization and collective categories, and the parts of wait states kept in a tree
+// of their own (the wave metrics, a part of Late Sender); Scalasca's intermediate time
+// categories are not wait states.
 bool is_wait_state(const rp::Report& report, int metric) {
     static const std::set<std::string> categories = {
         "mpi_sync_collective", "mpi_rma_synchronization", "mpi_rma_sync_active",
         "mpi_rma_sync_passive", "mpi_rma_communication"};
     if (!report.metrics[metric].derived_type.empty()) return false;
     if (categories.count(report.metrics[metric].unique_name)) return false;
+    // Up the tree, and from a part kept in a tree of its own on to what it is a part of; a
+    // damaged report's loops end after as many steps as there are metrics.
     std::size_t steps = 0;
-    for (int m = metric; m != -1 && steps++ <= report.metrics.size();
-         m = report.metrics[m].parent) {
+    for (int m = metric; m != -1 && steps++ <= report.metrics.size();) {
         const std::string& name = report.metrics[m].unique_name;
         if (name == "mpi_latesender" || name == "mpi_latereceiver") return true;
         if ((name == "mpi_synchronization" || name == "mpi_collective") && m != metric) return true;
+        const std::optional<int> whole = report.part_of(m);
+        m = whole ? *whole : report.metrics[m].parent;
     }
     return false;
 }
@@ -179,15 +183,25 @@ std::string metric_name(const rp::Metric& metric) {
     return metric.display_name.empty() ? metric.unique_name : metric.display_name;
 }
 
-// The metric's share of its parent metric's total in percent (Wavefront from SW: 23.40 of
-// Late Sender), empty for a root, a derived metric or parent, another unit, or a parent
-// total of 0.
-std::string parent_percent(const rp::Report& report, const std::vector<double>& totals, int m) {
+// The metric a metric's total is compared with: the one it is a part of (Late Sender for the
+// wave metrics, kept in a tree of their own), else its parent; none for a root, a derived
+// metric or parent, or another unit.
+std::optional<int> whole_of(const rp::Report& report, int m) {
     const rp::Metric& metric = report.metrics[m];
-    if (metric.parent < 0 || !metric.derived_type.empty()) return "";
-    const rp::Metric& parent = report.metrics[metric.parent];
-    if (!parent.derived_type.empty() || parent.unit != metric.unit) return "";
-    return percent(totals[m], totals[metric.parent]);
+    if (!metric.derived_type.empty()) return std::nullopt;
+    std::optional<int> whole = report.part_of(m);
+    if (!whole && metric.parent >= 0) whole = metric.parent;
+    if (!whole) return std::nullopt;
+    const rp::Metric& other = report.metrics[*whole];
+    if (!other.derived_type.empty() || other.unit != metric.unit) return std::nullopt;
+    return whole;
+}
+
+// The metric's share of that metric's total in percent (Wavefront from SW: 23.40 of Late
+// Sender), empty where there is none or its total is 0.
+std::string whole_percent(const rp::Report& report, const std::vector<double>& totals, int m) {
+    const std::optional<int> whole = whole_of(report, m);
+    return whole ? percent(totals[m], totals[*whole]) : "";
 }
 
 void print_metric_tree(std::ostream& out, const rp::Report& report,
@@ -209,13 +223,22 @@ void print_metric_tree(std::ostream& out, const rp::Report& report,
             } else {
                 table.row({name, format_value(totals[m], metric.unit), metric.unit,
                            metric.unit == "sec" ? percent(totals[m], time_total) : "",
-                           parent_percent(report, totals, m)});
+                           whole_percent(report, totals, m)});
             }
             for (auto it = metric.children.rbegin(); it != metric.children.rend(); ++it)
                 stack.emplace_back(*it, depth + 1);
         }
     }
     out << table.render();
+    // Metrics kept in a tree of their own show their share of what they are a part of.
+    for (std::size_t m = 0; m < report.metrics.size(); ++m) {
+        const std::optional<int> whole = whole_of(report, static_cast<int>(m));
+        const int parent = report.metrics[m].parent;
+        if (!whole || *whole == parent || (parent >= 0 && whole_of(report, parent) == whole))
+            continue;
+        out << "  % of parent of " << metric_name(report.metrics[m]) << " and below: % of "
+            << metric_name(report.metrics[*whole]) << " (a part of it in a tree of its own)\n";
+    }
 }
 
 // Mean per process of each grid role and its ratio to the interior's (or, without interior
@@ -270,8 +293,8 @@ void print_wait_state(std::ostream& out, const rp::Report& report,
                           "): " + format_value(total, metric.unit) + " " + metric.unit;
     if (metric.unit == "sec" && time_total > 0)
         heading += ", " + percent(total, time_total) + "% of time";
-    if (const std::string share = parent_percent(report, totals, m); !share.empty())
-        heading += ", " + share + "% of " + metric_name(report.metrics[metric.parent]);
+    if (const std::string share = whole_percent(report, totals, m); !share.empty())
+        heading += ", " + share + "% of " + metric_name(report.metrics[*whole_of(report, m)]);
     out << "\n" << heading << "\n";
 
     // Call paths where the wait happened (own value), ranked by their inclusive value.
@@ -392,7 +415,8 @@ void summary_usage(std::ostream& out) {
     out << "usage: topolens summary REPORT [--top N]\n\n"
            "Summarizes a CUBE4 report (.cubex, ours or Scalasca's): the metric tree with each\n"
            "metric's total (inclusive over its sub-metrics, all call paths and locations), its\n"
-           "share of Time and of its parent metric (Wavefront from SW: % of Late Sender); the\n"
+           "share of Time and of its parent metric (the wave metrics, a part of Late Sender in\n"
+           "a tree of their own: of Late Sender); the\n"
            "process grid the analysis used, where it came from (recorded in the trace,\n"
            "declared with --cart, inferred from the messages) and the processes per grid role\n"
            "(corner, edge, face, interior); for every wait state that\n"
