@@ -29,7 +29,6 @@
 #include "analyzer/report/rank_ranges.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 
 namespace topolens::analysis {
@@ -96,37 +95,67 @@ std::vector<Family> families(const std::vector<Line>& lines, uint32_t n, bool& t
         std::vector<std::vector<uint32_t>> through(n); // per process: the lines through it
         for (uint32_t l : candidates)
             for (uint32_t p : lines[l].members) through[p].push_back(l);
+        // Depth-first with an explicit stack (up to N/2 levels deep): each level covers the
+        // lowest process not yet covered with the next line through it that fits.
+        struct Level {
+            uint32_t process;
+            size_t next = 0;              // the next line through it to try
+            uint32_t line = trace::kNone; // the line chosen at this level
+        };
         std::vector<char> covered(n, 0);
         std::vector<uint32_t> chosen;
+        const auto cover = [&](uint32_t l, char value) {
+            for (uint32_t p : lines[l].members) covered[p] = value;
+        };
         size_t here = 0;
         uint64_t steps = 0;
-        std::function<void(uint32_t)> extend = [&](uint32_t from) {
-            while (from < n && covered[from]) ++from;
-            if (from == n) {
-                Family f{size, chosen};
-                std::sort(f.lines.begin(), f.lines.end());
-                found.push_back(std::move(f));
-                ++here;
-                return;
+        std::vector<Level> levels = {{0}};
+        bool stop = false; // this size took its share of steps or families
+        while (!levels.empty() && !stop) {
+            Level& level = levels.back();
+            if (level.line != trace::kNone) { // back from the level above: try the next line
+                cover(level.line, 0);
+                chosen.pop_back();
+                level.line = trace::kNone;
             }
-            for (uint32_t l : through[from]) {
-                if (here >= kMaxFamiliesPerSize || found.size() >= kMaxFamilies ||
-                    ++steps > kMaxSteps) {
-                    truncated = true;
-                    return;
+            bool deeper = false;
+            while (!deeper && level.next < through[level.process].size()) {
+                if (++steps > kMaxSteps) {
+                    stop = truncated = true;
+                    break;
                 }
+                const uint32_t l = through[level.process][level.next++];
                 const std::vector<uint32_t>& members = lines[l].members;
                 if (std::any_of(members.begin(), members.end(),
                                 [&](uint32_t p) { return covered[p] != 0; }))
                     continue;
-                for (uint32_t p : members) covered[p] = 1;
+                cover(l, 1);
                 chosen.push_back(l);
-                extend(from + 1);
+                uint32_t next = level.process + 1;
+                while (next < n && covered[next]) ++next;
+                if (next < n) {
+                    level.line = l;
+                    levels.push_back({next});
+                    deeper = true;
+                    break;
+                }
+                if (found.size() == kMaxFamilies) {
+                    truncated = true;
+                    return found;
+                }
+                if (here == kMaxFamiliesPerSize) {
+                    stop = truncated = true;
+                    break;
+                }
+                Family f{size, chosen};
+                std::sort(f.lines.begin(), f.lines.end());
+                found.push_back(std::move(f));
+                ++here;
+                cover(l, 0);
                 chosen.pop_back();
-                for (uint32_t p : members) covered[p] = 0;
             }
-        };
-        extend(0);
+            if (!deeper && !stop) levels.pop_back();
+        }
     }
     return found;
 }

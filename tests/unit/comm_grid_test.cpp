@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <chrono>
 #include <sstream>
 
 using namespace topolens;
@@ -393,6 +395,63 @@ TEST(CommunicatorGrid, NoGridFromUnequalGroupsOrPartialCoverage) {
     EXPECT_NE(m.explanation.find("only one way: 4 communicators of 4 processes (col 0-3)"),
               std::string::npos)
         << m.explanation;
+}
+
+TEST(CommunicatorGrid, TheSearchIsBounded) {
+    // All 70 groups of 4 of 8 processes divide them in 35 ways; the search stops after 8.
+    TraceBuilder b(8);
+    for (uint32_t mask = 0; mask < 256; ++mask) {
+        if (std::popcount(mask) != 4) continue;
+        std::vector<uint32_t> members;
+        for (uint32_t r = 0; r < 8; ++r)
+            if (mask >> r & 1) members.push_back(r);
+        b.communicator("group " + std::to_string(mask), members, b.world());
+    }
+    init_and_finalize(b, 8);
+    const GridChoice c = choose(b);
+    EXPECT_FALSE(c.grid);
+    EXPECT_NE(c.explanation.find("the communicators divide the 8 processes in 8 ways ("),
+              std::string::npos)
+        << c.explanation;
+    EXPECT_NE(c.explanation.find("; too many communicators to try every division, and no "
+                                 "point-to-point messages"),
+              std::string::npos)
+        << c.explanation;
+}
+
+TEST(CommunicatorGrid, A100x100GridBesidePairsQuickly) {
+    // 10^4 processes: rows and columns of 100x100 and 5000 pairs (a division 5000 levels
+    // deep), built directly (definitions only).
+    const uint32_t n = 10000;
+    trace::Trace t;
+    t.defs.locations.resize(n);
+    for (uint32_t r = 0; r < n; ++r) t.defs.locations[r].rank = r;
+    t.locations.resize(n);
+    const auto add = [&](std::vector<uint32_t> members) {
+        trace::Communicator c;
+        c.name = "comm " + std::to_string(t.defs.communicators.size());
+        c.members = std::move(members);
+        t.defs.communicators.push_back(std::move(c));
+    };
+    for (uint32_t k = 0; k < n / 2; ++k) add({2 * k, 2 * k + 1});
+    for (uint32_t i = 0; i < 100; ++i) {
+        std::vector<uint32_t> row, column;
+        for (uint32_t j = 0; j < 100; ++j) {
+            row.push_back(i * 100 + j);
+            column.push_back(j * 100 + i);
+        }
+        add(row);
+        add(column);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const GridChoice c = analysis::choose_grid(t, trace::Matching{}, std::nullopt);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_TRUE(c.grid) << c.explanation;
+    EXPECT_EQ(c.source, GridSource::Communicators);
+    EXPECT_EQ(c.grid->sizes, (Coords{100, 100}));
+    EXPECT_EQ(c.grid->coords[1234], (Coords{12, 34}));
+    EXPECT_LT(seconds, 5.0); // a generous bound: it takes well under a second
 }
 
 // ---------------------------------------------------------------- place among the sources
