@@ -2,13 +2,13 @@
 //
 // Processes are indices into the ranks given (the trace's distinct world ranks, ascending).
 //   1. Lines: communicators that could be a grid's lines: not MPI_COMM_SELF-like, with 2 to
-//      N-1 members that are distinct processes of the trace.
-//      Communicators with the same members (duplicates, or one made again every iteration)
-//      are one line, named by the lowest-numbered of them; its ranks are that one's.
-//   2. Families: per line size s dividing N, every way to divide all N processes into N/s disjoint
-//      lines of size s. Searched, not grouped by size: the rows and columns of a square grid
-//      have the same size. The lowest process not yet covered takes, in turn, each line
-//      through it that meets none chosen so far; so every division is found once.
+//      N-1 members that are distinct processes of the trace. Communicators with the same
+//      members (duplicates, or one made again every iteration) are one line, named by the
+//      lowest-numbered of them; its ranks are that one's.
+//   2. Families: per line size s dividing N, every way to divide all N processes into N/s
+//      disjoint lines of size s. Searched, not grouped by size: the rows and columns of a
+//      square grid have the same size. The lowest process not yet covered takes, in turn,
+//      each line through it that meets none chosen so far; so every division is found once.
 //   3. Grids: two families whose sizes multiply to N, or three. The coordinate of a process
 //      along an axis is its rank in its line of that axis's family (as MPI_Cart_sub numbers
 //      it); the families are a grid when the processes of every line agree on all other
@@ -22,8 +22,9 @@
 //      it (rank = i*C + j, the last coordinate fastest) gets the coordinates (i, j) it has
 //      there: its column communicators give axis 0, its row communicators axis 1.
 // A single split (one family), families whose lines overlap, and lines that leave processes
-// out give no grid. The search is bounded (kMaxFamiliesPerSize, kMaxFamilies, kMaxSteps);
-// a program's grid communicators give one family per axis, found in N/s steps.
+// out give no grid. The search is bounded: per size kMaxFamiliesPerSize divisions and
+// kMaxSteps steps, kMaxFamilies in all (the explanation says when it stopped early); a
+// program's grid communicators give one division per axis, found in about N/s steps.
 #include "analyzer/engine/comm_grid.h"
 
 #include "analyzer/report/rank_ranges.h"
