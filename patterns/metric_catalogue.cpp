@@ -1,7 +1,10 @@
 #include "patterns/metric_catalogue.h"
 
+#include "patterns/codelet_regions.h"
 #include "patterns/metric_names.h"
+#include "patterns/wave_corners.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
@@ -32,7 +35,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "its run, and along the metric tree to see how much of it is MPI.",
         .documentation =
             R"(wall-clock time each process spent in recorded regions, by call path — as Scalasca counts it. The program region (recorded by topolens' measurement and by Score-P) spans the run, so on such traces Time is each process's whole run; on traces without it (older ones), only the MPI calls and instrumented functions)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kExecution,
@@ -43,7 +46,7 @@ constexpr MetricEntry kCatalogue[] = {
                        "overhead (buffer flushes).",
         .hint = "Expand it: Computation against MPI.",
         .documentation = R"(Time without Overhead: the program executing — Scalasca's `execution`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kComputation,
@@ -57,7 +60,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "imbalance, which the wait states in MPI then show.",
         .documentation =
             R"(Execution outside MPI calls: the program region's own time (the application's code between MPI calls) and user regions — Scalasca's `comp`, Execution − MPI)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kOutsideRegions,
@@ -74,7 +77,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "functions (user API).",
         .documentation =
             R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers, at the root call path. On traces without a program region (older ones, other writers) this is the application's own code between MPI calls; with one it is zero on every process that entered it. Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kVisits,
@@ -85,7 +88,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Many visits of a short call cost overhead each: aggregate messages or calls.",
         .documentation =
             R"(how often each call path was entered (occurrences; the program region once per process that entered it, the artificial root `program` never))",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kMpi,
@@ -96,7 +99,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "A large share of Time: its wait states (below) tell what is waited for before "
                 "the communication itself needs tuning.",
         .documentation = R"(time inside MPI calls)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kInitExit,
@@ -107,7 +110,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Large at MPI_Finalize: processes end at different times (imbalance at the "
                 "end); at MPI_Init: slow start-up.",
         .documentation = R"(`MPI_Init`, `MPI_Init_thread`, `MPI_Finalize`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kSynchronization,
@@ -117,7 +120,7 @@ constexpr MetricEntry kCatalogue[] = {
         .description = "Time in MPI_Barrier.",
         .hint = "Check that every MPI_Barrier is needed: data dependencies rarely need one.",
         .documentation = R"(`MPI_Barrier`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kCommunication,
@@ -128,7 +131,7 @@ constexpr MetricEntry kCatalogue[] = {
                        "collective operations.",
         .hint = "Expand it: the wait states below tell waiting from moving data.",
         .documentation = R"(point-to-point and collective calls)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kPointToPoint,
@@ -140,7 +143,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "What Late Sender and Late Receiver leave is moving data: fewer, larger "
                 "messages or overlap with computation (nonblocking calls).",
         .documentation = R"(sends, receives, waits, tests, probes)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kCollective,
@@ -151,7 +154,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "What the wait states below leave is the operations' own cost: fewer or "
                 "smaller collectives, or nonblocking ones overlapped with computation.",
         .documentation = R"(collective operations other than `MPI_Barrier`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kOverhead,
@@ -164,7 +167,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "fewer iterations.",
         .documentation =
             R"(time the measurement spent writing full event buffers to disk (OTF2 `BufferFlush` records) — Scalasca's `overhead`; it counts them as time in a region of their own, so MPI and Computation leave them out)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     // point-to-point (point_to_point_patterns.cpp)
     {
@@ -181,7 +184,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "early (MPI_Irecv) and compute until its data is needed.",
         .documentation =
             R"(a receiving call — `MPI_Recv`, `MPI_Sendrecv`, or the `MPI_Wait*` completing a nonblocking receive; never `MPI_Test*` — entered before the matching send: `min(e(send), l(recv)) − e(recv)`, where `e(send)` is the enter of the call holding the send record (`MPI_Isend`'s own). `MPI_Waitall` and `MPI_Waitsome` count once per call, the receive that waited longest (the first of equal ones).)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kLateSenderWrongOrder,
@@ -195,8 +198,8 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Messages are received in another order than they were sent: see the two "
                 "parts below.",
         .documentation =
-            R"(a Late Sender instance that a *later* receive of the same process shows to be in the wrong order: that receive takes a message whose send record is earlier than the instance's. As in Scalasca, the instances looked back on are the last 100 not yet found wrong order; for a Waitall, only receives after it. Wrong Order takes its share of Late Sender first; the wavefront sub-metrics split the rest. Its own value is always zero: it splits into the two below.)",
-        .family = "point-to-point",
+            R"(a Late Sender instance that a *later* receive of the same process shows to be in the wrong order: that receive takes a message whose send record is earlier than the instance's. As in Scalasca, the instances looked back on are the last 100 not yet found wrong order; for a Waitall, only receives after it. Its own value is always zero: it splits into the two below.)",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kWrongOrderSameSource,
@@ -210,7 +213,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "MPI_ANY_TAG.",
         .documentation =
             R"(the earlier-sent message came from the same process as the late one (receive in sending order, or use `MPI_ANY_TAG`))",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kWrongOrderDifferentSources,
@@ -224,7 +227,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "complete them with MPI_Waitany (or MPI_ANY_SOURCE).",
         .documentation =
             R"(it came from another process (receive in the order the processes send, or post both and `MPI_Waitall`/`MPI_ANY_SOURCE`))",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kLateReceiver,
@@ -240,7 +243,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "computation), or send without waiting (MPI_Isend, buffered sends).",
         .documentation =
             R"(a standard or synchronous send — `MPI_Send`, `MPI_Ssend`, or the `MPI_Wait`/`MPI_Waitany` completing an `MPI_Isend` — still in its call when the matching receive was posted: `e(post) − e(send call)` if `l(send call) > e(post)`, else 0 (the message was buffered: no wait), where `e(post)` is the enter of `MPI_Recv` or `MPI_Irecv`. `MPI_Waitall`/`MPI_Waitsome` count their longest send wait once, and not at all when the same call also waited as Late Sender. `MPI_Bsend`, `MPI_Rsend`, `MPI_Sendrecv` and sends completed by `MPI_Test*` never count.)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kClockViolations,
@@ -256,7 +259,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "clocks, or a shorter run (less drift).",
         .documentation =
             R"(events whose order contradicts what MPI guarantees (occurrences): the clocks disagree and times around them are unreliable. Split into the two below, counted as Scalasca counts them)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kClockViolationsP2P,
@@ -266,7 +269,7 @@ constexpr MetricEntry kCatalogue[] = {
         .description = "Receives that completed before their send began.",
         .hint = "The clocks of sender and receiver disagree: see Clock condition violations.",
         .documentation = R"(receives that completed before their send began)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     // collective (collective_patterns.cpp)
     {
@@ -280,7 +283,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint =
             "Imbalance before the barrier: balance the work before it, or drop the barrier.",
         .documentation = R"(`max_q e_q − e_p`: waiting for the last process to arrive)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kBarrierCompletion,
@@ -291,7 +294,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The barrier's own cost once everyone arrived: large values point to a slow "
                 "or congested network.",
         .documentation = R"(`l_p − min_q l_q`: time after the first process could leave)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kWaitNxN,
@@ -303,7 +306,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Imbalance before the all-to-all operation: balance the work before it.",
         .documentation =
             R"(all-to-all operations (Allreduce, Alltoall(v/w), Allgather(v), Reduce_scatter(_block)): `max_q e_q − e_p`. For every collective wait state, `e` and `l` are the times of the operation's `MpiCollectiveBegin` and `MpiCollectiveEnd` records (as Scalasca times them), not the call's enter and leave)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kNxNCompletion,
@@ -315,7 +318,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The operation's own cost once everyone arrived: smaller or fewer operations, "
                 "or a faster network.",
         .documentation = R"(`l_p − min_q l_q`, at most what the wait left of the call)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kLateBroadcast,
@@ -327,7 +330,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The root is late: balance its work before the broadcast, or choose a root "
                 "with less to do.",
         .documentation = R"(1-to-N (Bcast, Scatter(v)), non-root `p`: `e_root − e_p`)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kEarlyReduce,
@@ -340,7 +343,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The root waits for the others: give it more work before the reduction, or "
                 "use a nonblocking one.",
         .documentation = R"(N-to-1 (Reduce, Gather(v)), the root: `max_{q≠root} e_q − e_root`)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kClockViolationsCollective,
@@ -355,26 +358,46 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The clocks of the members disagree: see Clock condition violations.",
         .documentation =
             R"(a process left a collective operation before a process whose data the operation needs entered it — Barrier and all-to-all operations: any member; 1-to-N (Bcast, Scatter): the root; N-to-1 (Reduce, Gather), for the root: any member (the non-roots of N-to-1 and the root of 1-to-N may leave early) — or left `MPI_Init` or `MPI_Finalize` before the last process entered it (see below))",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
-    // wavefront (wavefront_patterns.cpp)
+    // wavefront (wavefront_patterns.cpp): a part of Late Sender in a tree of its own, as
+    // Scalasca keeps delay costs beside Time, so that Late Sender stays Scalasca's and every
+    // refill wait counts for its wave, Wrong Order or not.
     {
-        .unique_name = metric::kWavefront,
-        .parent = metric::kLateSender,
-        .display_name = "Wavefront from <corner>",
+        .unique_name = metric::kWavefrontRoot,
+        .parent = "",
+        .display_name = "Wavefront",
         .unit = "sec",
         .description =
-            "Late Sender time (not Wrong Order) where a pipelined wave coming from the "
-            "<corner> corner of the process grid (re)fills the pipeline: the first "
-            "receives of a process in a new wave. The corner reached last waits most, "
-            "the origin none. Only where messages show a wave travelling: halo "
-            "exchanges and transposes never count.",
+            "The part of Late Sender (Wrong Order included) spent waiting for a pipelined "
+            "wave to (re)fill the pipeline on the process grid, split by the corner the wave "
+            "comes from. Only where messages show a wave travelling: halo exchanges and "
+            "transposes never count. Kept apart from Time, as a share of Late Sender.",
         .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
                 "stages), or start sweeps from several corners at once.",
         .documentation =
-            R"(Late Sender time (not Wrong Order) where a pipelined wave refills the pipeline on the process grid, by the corner the wave comes from (see "Wait states on the process grid"); only where the messages show a wave travelling)",
-        .family = "wavefront",
+            R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see "Wait states on the process grid"); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
+        .pattern = PatternKind::Wavefront,
+        .presence = Presence::WithGridCorners,
+        .part_of = metric::kLateSender,
+    },
+    {
+        .unique_name = metric::kWavefront,
+        .parent = metric::kWavefrontRoot,
+        .display_name = "Wavefront from <corner>",
+        .unit = "sec",
+        .description =
+            "Late Sender time, Wrong Order included, where a pipelined wave coming from the "
+            "<corner> corner of the process grid (re)fills the pipeline: the receives of the "
+            "first block of a new wave at a process. The origin corner never waits; with one "
+            "wave at a time the corner reached last waits most.",
+        .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
+                "stages), or start sweeps from several corners at once.",
+        .documentation =
+            R"(Late Sender time, Wrong Order included, of the receives that start a new wave from corner X at a process (the pipeline refills); a share of Late Sender)",
+        .pattern = PatternKind::Wavefront,
         .presence = Presence::PerGridCorner,
+        .part_of = metric::kLateSender,
     },
     // codelets (codelet_patterns.cpp)
     {
@@ -389,7 +412,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "cheapest (`topolens audit` checks its decision).",
         .documentation =
             R"(time executing the codelets of tuned operations (autotuned runs), at each codelet's call path `operation/codelet`)",
-        .family = "codelets",
+        .pattern = PatternKind::Codelets,
         .presence = Presence::WithCodelets,
     },
     {
@@ -405,7 +428,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "held, and which waits caused them.",
         .documentation =
             R"(the part of it in search-phase executions that ADCL's heuristic flags as outliers (longer than 3× the fastest execution of that codelet on that process))",
-        .family = "codelets",
+        .pattern = PatternKind::Codelets,
         .presence = Presence::WithCodelets,
     },
 };
@@ -430,9 +453,10 @@ std::string corner_in_name(std::string_view corner) {
     return name;
 }
 
-// The anchor of a row in README: the unique name ("mpi_wavefront" for the templated one).
+// The anchor of a row in README: the unique name ("mpi_wavefront_corner" for the templated
+// one).
 std::string anchor(const MetricEntry& entry) {
-    return std::string(entry.unique_name.substr(0, entry.unique_name.find("_<corner>")));
+    return expand(entry.unique_name, "corner");
 }
 
 std::string display_name(std::string_view unique_name) {
@@ -502,20 +526,21 @@ analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::stri
     d.unit = entry.unit;
     d.description = expand(entry.description, corner);
     d.url = metric_url(entry);
-    const std::span<const MetricEntry> rows = metric_catalogue();
-    const bool in_table = &entry >= rows.data() && &entry < rows.data() + rows.size();
-    d.tree_order = in_table ? static_cast<size_t>(&entry - rows.data()) : rows.size();
+    d.part_of = entry.part_of;
     return d;
 }
 
 std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& report,
-                                                          std::string_view family) {
+                                                          const std::vector<PatternKind>& kinds) {
     std::vector<analysis::MetricDefinition> metrics;
     for (const MetricEntry& entry : kCatalogue) {
-        if (entry.family != family) continue;
+        if (std::find(kinds.begin(), kinds.end(), entry.pattern) == kinds.end()) continue;
         switch (entry.presence) {
         case Presence::Always:
             metrics.push_back(metric_definition(entry));
+            break;
+        case Presence::WithGridCorners:
+            if (!wavefront_corners(report).empty()) metrics.push_back(metric_definition(entry));
             break;
         case Presence::PerGridCorner:
             for (const std::string& corner : wavefront_corners(report))
@@ -527,6 +552,45 @@ std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& 
         }
     }
     return metrics;
+}
+
+std::string_view pattern_kind_name(PatternKind kind) {
+    switch (kind) {
+    case PatternKind::Time:
+        return "time";
+    case PatternKind::PointToPoint:
+        return "point-to-point";
+    case PatternKind::Collective:
+        return "collective";
+    case PatternKind::Wavefront:
+        return "wavefront";
+    case PatternKind::Codelets:
+        return "codelets";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// The catalogue as the engine reads it: the rows of the catalogued patterns it runs.
+class Catalogue : public analysis::MetricCatalogue {
+  public:
+    std::vector<analysis::MetricDefinition>
+    metrics(const report::Report& report,
+            const std::vector<analysis::Pattern*>& patterns) const override {
+        std::vector<PatternKind> kinds;
+        for (const analysis::Pattern* pattern : patterns)
+            if (const auto* catalogued = dynamic_cast<const CataloguedPattern*>(pattern))
+                kinds.push_back(catalogued->kind());
+        return catalogue_metrics(report, kinds);
+    }
+};
+
+} // namespace
+
+const analysis::MetricCatalogue* CataloguedPattern::catalogue() const {
+    static const Catalogue catalogue;
+    return &catalogue;
 }
 
 int metric_id(const report::Report& report, std::string_view unique_name) {
@@ -564,7 +628,9 @@ std::string metric_table_text() {
         if (!entry->parent.empty()) out << ", under " << entry->parent;
         if (entry->presence == Presence::PerGridCorner)
             out << "; one per corner of the process grid";
+        if (entry->presence == Presence::WithGridCorners) out << "; runs with a process grid";
         if (entry->presence == Presence::WithCodelets) out << "; autotuned runs only";
+        if (!entry->part_of.empty()) out << "; a part of " << entry->part_of;
         out << ")\n";
         wrap(out, entry->description, indent + "    ", kTextWidth);
         wrap(out, "What to do: " + std::string(entry->hint), indent + "    ", kTextWidth);

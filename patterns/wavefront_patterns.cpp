@@ -31,13 +31,16 @@
 //     one's sends) do not give.
 //  5. A wave block starts a new wave — the pipeline fills — when it is the process's first
 //     wave block, its direction differs from the previous wave block's, or other messages
-//     came in between. The Late Sender time of its receives that is not Wrong Order becomes
+//     came in between. The Late Sender time of its receives, Wrong Order included, is
 //     "Wavefront from <corner>", the corner opposite to the direction of travel (+x comes
-//     from the west, -y from the north, +z from the bottom).
+//     from the west, -y from the north, +z from the bottom). These metrics are a part of
+//     Late Sender kept in a tree of their own (root "Wavefront"), so Late Sender and its
+//     Wrong Order part stay Scalasca's.
 #include "patterns/late_sender.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/wave_corners.h"
 
 #include <algorithm>
 #include <array>
@@ -50,29 +53,6 @@ namespace {
 using analysis::Context;
 using trace::EventKind;
 using trace::kNone;
-
-constexpr size_t kMaxAxes = 3;               // 1D, 2D and 3D grids
-using Travel = std::array<int8_t, kMaxAxes>; // per axis: +1, -1 (0: no direction)
-
-// "SW", "NE-top", "W": the corner a wave travelling in `travel` comes from.
-std::string corner_name(const Travel& travel) {
-    std::string name;
-    if (travel[1] != 0) name += travel[1] > 0 ? "S" : "N";
-    if (travel[0] != 0) name += travel[0] > 0 ? "W" : "E";
-    if (travel[2] != 0)
-        name += std::string(name.empty() ? "" : "-") + (travel[2] > 0 ? "bottom" : "top");
-    return name;
-}
-
-// The axes of the report's analysis grid of size > 1; none without a grid of 1 to 3 axes.
-std::vector<size_t> grid_axes(const report::Report& r) {
-    std::vector<size_t> axes;
-    const report::CartTopology* grid = report::analysis_grid(r);
-    if (!grid || grid->sizes.empty() || grid->sizes.size() > kMaxAxes) return axes;
-    for (size_t a = 0; a < grid->sizes.size(); ++a)
-        if (grid->sizes[a] > 1) axes.push_back(a);
-    return axes;
-}
 
 enum class Shape : uint8_t { None, Origin, Relay, End };
 
@@ -97,26 +77,24 @@ struct Block {
     Shape shape = Shape::None;
 };
 
-class WavefrontPatterns : public analysis::Pattern {
+class WavefrontPatterns : public CataloguedPattern {
   public:
-    std::string name() const override { return "wavefront"; }
+    WavefrontPatterns() : CataloguedPattern(PatternKind::Wavefront) {}
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<WavefrontPatterns>(*this);
     }
     // Its state is per location (or shared by the clones): nothing to merge.
     void merge(analysis::Pattern&) override {}
 
-    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
-        return catalogue_metrics(r, name());
-    }
     void define_metrics(report::Report& r) override {
-        axes_ = grid_axes(r);
+        axes_ = wave_axes(r);
         metric_of_corner_.clear();
         const MetricEntry& wavefront = *find_catalogue_entry(metric::kWavefront);
         for (const std::string& corner : wavefront_corners(r))
             metric_of_corner_.push_back(
                 metric_id(r, metric_definition(wavefront, corner).unique_name));
         if (metric_of_corner_.empty()) return;
+        wavefront_ = metric_id(r, metric::kWavefrontRoot);
         evidence_ = std::make_shared<SharedEvidence>();
     }
 
@@ -125,8 +103,8 @@ class WavefrontPatterns : public analysis::Pattern {
         d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_partners(c, loc); });
         d.on_prepare(1, [this](Context& c, uint32_t loc) { tell_agreement(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { find_new_waves(c, loc); });
-        d.refine<LateSenderInstance>(
-            [this](Context& c, const LateSenderInstance& ls) { return late_sender(c, ls); });
+        d.subscribe<LateSenderInstance>(
+            [this](Context& c, const LateSenderInstance& ls) { late_sender(c, ls); });
     }
 
   private:
@@ -186,13 +164,6 @@ class WavefrontPatterns : public analysis::Pattern {
         uint32_t record;
         int corner;
     };
-
-    int corner_index(const Travel& travel) const {
-        int index = 0;
-        for (size_t i = 0; i < axes_.size(); ++i)
-            if (travel[axes_[i]] < 0) index |= 1 << i;
-        return index;
-    }
 
     // Step 4, before the replay: every message of `loc` carries its block's shape and
     // direction to the other end.
@@ -276,7 +247,7 @@ class WavefrontPatterns : public analysis::Pattern {
                 return;
             }
             const bool starts = !waved || interrupted || block.travel != previous;
-            const int corner = starts ? corner_index(block.travel) : -1;
+            const int corner = starts ? corner_index(block.travel, axes_) : -1;
             for (uint32_t record : block.receives) receives_.push_back({record, corner});
             waved = true;
             interrupted = false;
@@ -293,7 +264,7 @@ class WavefrontPatterns : public analysis::Pattern {
 
         // Per axis, what the block's receives / sends gave: 0 nothing, +1, -1, kConflict.
         constexpr int kConflict = 2;
-        std::array<int, kMaxAxes> received{}, sent{};
+        std::array<int, kMaxWaveAxes> received{}, sent{};
         bool foreign = false; // a message with a process outside the grid
         Block block;
         auto close_block = [&] {
@@ -320,7 +291,7 @@ class WavefrontPatterns : public analysis::Pattern {
             const uint32_t partner = partner_location(c, e, loc);
             const bool in_grid = partner != kNone && partner < grid.coords.size() &&
                                  grid.coords[partner].size() == mine.size();
-            std::array<int, kMaxAxes> travel{};
+            std::array<int, kMaxWaveAxes> travel{};
             if (in_grid)
                 for (size_t a : axes_) {
                     // Received from the low side, or sent to the high side: the wave goes up.
@@ -346,8 +317,8 @@ class WavefrontPatterns : public analysis::Pattern {
 
     // Steps 2 and 3 for a finished block; sets its direction.
     Shape shape_of(const report::CartTopology& grid, const std::vector<uint32_t>& mine,
-                   const std::array<int, kMaxAxes>& received, const std::array<int, kMaxAxes>& sent,
-                   Block& block) const {
+                   const std::array<int, kMaxWaveAxes>& received,
+                   const std::array<int, kMaxWaveAxes>& sent, Block& block) const {
         const bool receives = !block.receives.empty(), sends = !block.sends.empty();
         const Shape shape = !receives ? Shape::Origin : sends ? Shape::Relay : Shape::End;
         for (size_t a : axes_) {
@@ -383,21 +354,26 @@ class WavefrontPatterns : public analysis::Pattern {
         return diff > 0 ? +1 : -1;
     }
 
-    // Claims the instances of a wave: the receive's corner is known.
-    bool late_sender(Context& c, const LateSenderInstance& ls) {
+    // Every Late Sender instance of a receive that starts a new wave, Wrong Order or not,
+    // counts for the corner the wave comes from: Wrong Order asks another question (would
+    // another receive order have waited less?), and in a sweep that takes its upstream
+    // faces in a fixed order the refill wait of every other face is Wrong Order.
+    void late_sender(Context& c, const LateSenderInstance& ls) {
         const uint32_t record = ls.message.recv_record;
         // Late-sender instances arrive in the order of their receive records.
         while (next_ < receives_.size() && receives_[next_].record < record) ++next_;
-        if (next_ == receives_.size() || receives_[next_].record != record) return false;
+        if (next_ == receives_.size() || receives_[next_].record != record) return;
         const int corner = receives_[next_].corner;
-        if (corner < 0) return false;
+        if (corner < 0) return;
         const analysis::CallInfo& call = ls.message.recv_call;
+        const double seconds = c.seconds(ls.wait);
+        c.add(wavefront_, call.callpath, call.location, seconds);
         c.add(metric_of_corner_[static_cast<size_t>(corner)], call.callpath, call.location,
-              c.seconds(ls.wait));
-        return true;
+              seconds);
     }
 
     std::vector<size_t> axes_;                 // the grid's axes of size > 1
+    int wavefront_ = -1;                       // the root, inclusive of the corners
     std::vector<int> metric_of_corner_;        // by corner index (bit i: axis i travels -)
     std::shared_ptr<SharedEvidence> evidence_; // shared by the clones of one analysis
     std::vector<StepOfReceive> receives_;      // this location's receives, ascending
@@ -405,20 +381,6 @@ class WavefrontPatterns : public analysis::Pattern {
 };
 
 } // namespace
-
-std::vector<std::string> wavefront_corners(const report::Report& report) {
-    const std::vector<size_t> axes = grid_axes(report);
-    std::vector<std::string> corners;
-    if (axes.empty()) return corners;
-    // Every corner of the grid, in the order of the axes' signs (+ first): corner k travels
-    // - along axis axes[i] where bit i of k is set (WavefrontPatterns::corner_index).
-    for (size_t k = 0; k < (size_t{1} << axes.size()); ++k) {
-        Travel travel{};
-        for (size_t i = 0; i < axes.size(); ++i) travel[axes[i]] = (k >> i & 1) ? -1 : +1;
-        corners.push_back(corner_name(travel));
-    }
-    return corners;
-}
 
 std::unique_ptr<analysis::Pattern> wavefront_patterns() {
     return std::make_unique<WavefrontPatterns>();

@@ -1,8 +1,8 @@
 // The analysis engine: replays each location's events in order and hands patterns what
 // they need — region enters/leaves with call paths, matched messages, matched collective
 // instances — in the spirit of KOJAK's EXPERT and Scalasca's replay. Patterns may publish
-// instances of their own (every wait state, for the codelet metrics) and offer them to
-// sub-patterns that refine them (a Late Sender instance to the wavefront directions).
+// instances of their own for other patterns (every wait state, for the codelet metrics; every
+// Late Sender instance, for the wavefront corners).
 //
 // Everything a pattern sees about another location travels with a matched message or
 // collective (the send call's enter time, the members' enter/leave times), so the same
@@ -141,21 +141,32 @@ class Context {
 };
 
 class Dispatcher;
+class Pattern;
 
-// A pattern: declares its metrics, then subscribes to what it needs.
+// A table of metrics in tree order (parents first), each row naming the pattern that adds to
+// it (patterns/metric_catalogue.h). Before the replay the engine defines, in the table's
+// order, the rows a report has of the patterns the analysis runs: a metric's id is its place
+// among them, whatever the order of the patterns.
+class MetricCatalogue {
+  public:
+    virtual ~MetricCatalogue() = default;
+    // The rows of `patterns` that `report` has (its grid, its regions), in tree order.
+    virtual std::vector<MetricDefinition> metrics(const report::Report& report,
+                                                  const std::vector<Pattern*>& patterns) const = 0;
+};
+
+// A pattern: its metrics are rows of a catalogue; it subscribes to what it needs.
 class Pattern {
   public:
     virtual ~Pattern() = default;
     virtual std::string name() const = 0;
-    // The metrics it adds to that `report` has (its grid, its regions): its rows of the
-    // metric catalogue (patterns/metric_catalogue.h). Before the replay the engine defines
-    // every pattern's, in the order of the patterns and of their lists: parents first.
-    virtual std::vector<MetricDefinition> metrics(const report::Report& /*report*/) const {
-        return {};
-    }
-    // Then, once per analysis: looks up the ids of the metrics it adds to (by unique name,
-    // patterns::metric_id) and sets up what the analysis needs. A pattern outside the
-    // catalogue (a test's) may define a metric of its own here, below the catalogue's.
+    // The catalogue its metrics are rows of; nullptr for a pattern outside every catalogue
+    // (a test's), which defines its own metrics in define_metrics.
+    virtual const MetricCatalogue* catalogue() const { return nullptr; }
+    // Once per analysis, after the engine defined the catalogues' metrics: looks up the ids
+    // of the metrics it adds to (by unique name, patterns::metric_id) and sets up what the
+    // analysis needs. A pattern outside the catalogue may define a metric of its own here,
+    // below the catalogue's.
     virtual void define_metrics(report::Report& report) = 0;
     virtual void subscribe(Dispatcher& dispatcher) = 0;
     // A fresh instance: what define_metrics set up (metric ids, objects the clones of one
@@ -224,26 +235,6 @@ class Dispatcher {
         for (const auto& callback : found->second) callback(context, &instance);
     }
 
-    // Refinement: sub-patterns that split an instance's severity among themselves (the
-    // Wavefront from X metrics split Late Sender). refine<T>(refiner) asks to see the
-    // instances offered as T; refiners are asked in the order they subscribed (the
-    // registry's order) and the first that returns true claims the instance: it added the
-    // instance's severity to its own metric, and the later refiners do not see it. The
-    // offering pattern keeps what nobody claimed (its exclusive value).
-    template <typename T> void refine(std::function<bool(Context&, const T&)> refiner) {
-        auto& list = refiners_[std::type_index(typeid(T))];
-        list.push_back(
-            [refiner](Context& c, const void* p) { return refiner(c, *static_cast<const T*>(p)); });
-    }
-    // Offers `instance` to the refiners of T; true if one claimed it.
-    template <typename T> bool offer(Context& context, const T& instance) const {
-        auto found = refiners_.find(std::type_index(typeid(T)));
-        if (found == refiners_.end()) return false;
-        for (const auto& refiner : found->second)
-            if (refiner(context, &instance)) return true;
-        return false;
-    }
-
   private:
     friend class Replay;
     std::vector<EnterLeave> regions_, flushes_;
@@ -255,8 +246,6 @@ class Dispatcher {
     std::vector<Finish> finish_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;
-    std::unordered_map<std::type_index, std::vector<std::function<bool(Context&, const void*)>>>
-        refiners_;
 };
 
 struct AnalysisOptions {
