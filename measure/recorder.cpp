@@ -297,6 +297,7 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     // The program region spans the run from the library's load (before main; MPI_Init's
     // enter if MPI_Init came first, from a constructor) to the end of MPI_Finalize.
     s.first_time = program_start > 0 && program_start <= enter_time ? program_start : enter_time;
+    s.init_time = enter_time;
     record([&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_ProgramBegin(w, nullptr, s.first_time, s.program_name,
                                            static_cast<uint32_t>(s.program_arguments.size()),
@@ -318,7 +319,7 @@ void stop_recording(OTF2_ErrorCode rc) {
     const OTF2_ErrorCode reported = otf2_errors::first_since(s.otf2_error_mark);
     s.outcome.error = reported != OTF2_SUCCESS ? reported : rc;
     s.outcome.stage = static_cast<int32_t>(WriteStage::Run);
-    s.outcome.seconds = static_cast<double>(now() - s.first_time) / kTicksPerSecond;
+    s.outcome.seconds = static_cast<double>(now() - s.init_time) / kTicksPerSecond;
     s.outcome.events = s.archive.recorded_events(); // nothing is written or flushed again
     s.archive.abandon_events();
     s.events = nullptr;
@@ -333,7 +334,7 @@ void finalize_failed(RecorderState& s, OTF2_ErrorCode rc, WriteStage stage) {
     if (rc == OTF2_SUCCESS || s.outcome.error != 0) return;
     s.outcome.error = rc;
     s.outcome.stage = static_cast<int32_t>(stage);
-    s.outcome.seconds = static_cast<double>(now() - s.first_time) / kTicksPerSecond;
+    s.outcome.seconds = static_cast<double>(now() - s.init_time) / kTicksPerSecond;
     std::fprintf(stderr, "topolens: %s\n", write_failure_line(s.rank, s.outcome).c_str());
 }
 

@@ -77,8 +77,9 @@ struct RecorderState {
     Requests requests;
     std::vector<TopologyRecord> topologies;
     std::vector<ClockSample> clock;
-    std::vector<bool> same_clock; // per rank: reads rank 0's clock (same host)
-    Timestamp first_time = 0;
+    std::vector<bool> same_clock;            // per rank: reads rank 0's clock (same host)
+    Timestamp first_time = 0;                // the program's start: the trace's first event
+    Timestamp init_time = 0;                 // MPI_Init's enter (messages count from it)
     std::vector<uint32_t> user_region_stack; // open user regions, innermost last
     std::vector<TunedOperation> tuned;       // handle = index + 1
     std::set<std::string> warned;            // messages shown once
