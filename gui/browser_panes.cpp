@@ -152,8 +152,7 @@ void BrowserPanes::build_metric_tree() {
         for (int m : report_->metric_subtree(root)) {
             const report::Metric& metric = report_->metrics[m];
             QTreeWidgetItem* parent = metric.parent >= 0 ? items[metric.parent] : nullptr;
-            items[m] =
-                metrics_->add_node(parent, m, kMetric, QString::fromStdString(metric.display_name));
+            items[m] = metrics_->add_node(parent, m, kMetric, metric_label(m));
             QString description = QString::fromStdString(metric.description);
             if (!metric.derived_type.empty()) {
                 // Cube computes derived metrics (Scalasca's reports have them) from a CubePL
@@ -170,16 +169,37 @@ void BrowserPanes::build_metric_tree() {
                                        metric_value(*report_, {m, false}));
         }
     }
-    metrics_->expandToDepth(0); // before labelling: expanded nodes show their own part
+    // Collapsed, as Cube opens a report: every root shows its inclusive value, so the first
+    // view (Time with everything below it) has values on the grid even where Time's own part
+    // is 0 (a trace of MPI calls only).
     label_metric_tree();
-    const int select = previous.metric >= 0             ? previous.metric
-                       : metric_roots(*report_).empty() ? -1
-                                                        : metric_roots(*report_).front();
+    const int select = previous.metric >= 0 ? previous.metric : first_metric_with_values();
     if (select >= 0) {
         QTreeWidgetItem* item = items[select];
         metrics_->setCurrentItem(item);
     }
     metric_selection_changed();
+}
+
+QString BrowserPanes::metric_label(int m) const {
+    const report::Metric& metric = report_->metrics[m];
+    QString label = QString::fromStdString(metric.display_name);
+    // A part of another metric kept in a tree of its own (the wave metrics: of Late Sender)
+    // shows its share of it.
+    const std::optional<int> whole = report_->part_of(m);
+    if (!whole) return label;
+    const double of = metric_value(*report_, {*whole, true});
+    if (of <= 0.0) return label;
+    return label + tr("  (%1% of %2)")
+                       .arg(100.0 * metric_value(*report_, {m, true}) / of, 0, 'f', 2)
+                       .arg(QString::fromStdString(report_->metrics[*whole].display_name));
+}
+
+int BrowserPanes::first_metric_with_values() const {
+    const std::vector<int> roots = metric_roots(*report_);
+    for (int root : roots)
+        if (metric_value(*report_, {root, true}) != 0.0) return root;
+    return roots.empty() ? -1 : roots.front();
 }
 
 void BrowserPanes::label_metric_tree() {

@@ -47,6 +47,11 @@ class BrowserPanes : public QWidget {
   private:
     void build_metric_tree();
     void label_metric_tree();
+    // A metric's name in the pane, with its share of the metric it is a part of where that
+    // is not its parent ("Wavefront from SW  (14.29% of Late Sender)").
+    QString metric_label(int metric) const;
+    // What the browser opens on: the first root metric with a value (Time, inclusive).
+    int first_metric_with_values() const;
     void build_call_tree();
     void build_system_tree();
     void update_call_values();

@@ -1,5 +1,5 @@
 // Late Sender as Scalasca 2.6 defines it (MPI_LATESENDER, MPI_LATESENDER_WO), found ahead
-// over one location's receives, and the instance it publishes for patterns that refine it.
+// over one location's receives, and the instance it publishes for patterns that take a part of it.
 #pragma once
 
 #include "analyzer/engine/engine.h"
@@ -12,14 +12,15 @@ namespace topolens::patterns {
 
 enum class WrongOrder : uint8_t { None, SameSource, DifferentSources };
 
-// Offered to the refiners of Late Sender (Dispatcher::refine<LateSenderInstance>) once per
-// instance that is not Wrong Order, on the receiver's replay: Wrong Order takes its share of
-// Late Sender first, the refinements (wavefront directions) split the rest.
+// Published (Dispatcher::publish<LateSenderInstance>) once per Late Sender instance, Wrong
+// Order ones included, on the receiver's replay, for patterns that take a part of Late
+// Sender into metrics of their own (the wavefront corners).
 struct LateSenderInstance {
     // The receive that waited; for a call completing several receives (MPI_Waitall), the
     // one that waited longest.
     analysis::MessageInstance message;
     analysis::Time wait = 0; // clamped to the receiving call, in ticks
+    WrongOrder wrong_order = WrongOrder::None;
 };
 
 // The Late Sender instances of one location, parallel to Matching::receives_of:

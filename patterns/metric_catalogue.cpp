@@ -155,7 +155,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Messages are received in another order than they were sent: see the two "
                 "parts below.",
         .documentation =
-            R"(a Late Sender instance that a *later* receive of the same process shows to be in the wrong order: that receive takes a message whose send record is earlier than the instance's. As in Scalasca, the instances looked back on are the last 100 not yet found wrong order; for a Waitall, only receives after it. Wrong Order takes its share of Late Sender first; the wavefront sub-metrics split the rest. Its own value is always zero: it splits into the two below.)",
+            R"(a Late Sender instance that a *later* receive of the same process shows to be in the wrong order: that receive takes a message whose send record is earlier than the instance's. As in Scalasca, the instances looked back on are the last 100 not yet found wrong order; for a Waitall, only receives after it. Its own value is always zero: it splits into the two below.)",
         .family = "point-to-point",
     },
     {
@@ -317,24 +317,44 @@ constexpr MetricEntry kCatalogue[] = {
             R"(a process left a collective operation before a process whose data the operation needs entered it — Barrier and all-to-all operations: any member; 1-to-N (Bcast, Scatter): the root; N-to-1 (Reduce, Gather), for the root: any member (the non-roots of N-to-1 and the root of 1-to-N may leave early) — or left `MPI_Init` or `MPI_Finalize` before the last process entered it (see below))",
         .family = "collective",
     },
-    // wavefront (wavefront_patterns.cpp)
+    // wavefront (wavefront_patterns.cpp): a part of Late Sender in a tree of its own, as
+    // Scalasca keeps delay costs beside Time, so that Late Sender stays Scalasca's and every
+    // refill wait counts for its wave, Wrong Order or not.
     {
-        .unique_name = metric::kWavefront,
-        .parent = metric::kLateSender,
-        .display_name = "Wavefront from <corner>",
+        .unique_name = metric::kWavefrontRoot,
+        .parent = "",
+        .display_name = "Wavefront",
         .unit = "sec",
         .description =
-            "Late Sender time (not Wrong Order) where a pipelined wave coming from the "
-            "<corner> corner of the process grid (re)fills the pipeline: the first "
-            "receives of a process in a new wave. The corner reached last waits most, "
-            "the origin none. Only where messages show a wave travelling: halo "
-            "exchanges and transposes never count.",
+            "The part of Late Sender (Wrong Order included) spent waiting for a pipelined "
+            "wave to (re)fill the pipeline on the process grid, split by the corner the wave "
+            "comes from. Only where messages show a wave travelling: halo exchanges and "
+            "transposes never count. Kept apart from Time, as a share of Late Sender.",
         .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
                 "stages), or start sweeps from several corners at once.",
         .documentation =
-            R"(Late Sender time (not Wrong Order) where a pipelined wave refills the pipeline on the process grid, by the corner the wave comes from (see "Wait states on the process grid"); only where the messages show a wave travelling)",
+            R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see "Wait states on the process grid"); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
+        .family = "wavefront",
+        .presence = Presence::WithGridCorners,
+        .part_of = metric::kLateSender,
+    },
+    {
+        .unique_name = metric::kWavefront,
+        .parent = metric::kWavefrontRoot,
+        .display_name = "Wavefront from <corner>",
+        .unit = "sec",
+        .description =
+            "Late Sender time, Wrong Order included, where a pipelined wave coming from the "
+            "<corner> corner of the process grid (re)fills the pipeline: the receives of the "
+            "first block of a new wave at a process. The origin corner never waits; with one "
+            "wave at a time the corner reached last waits most.",
+        .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
+                "stages), or start sweeps from several corners at once.",
+        .documentation =
+            R"(Late Sender time, Wrong Order included, of the receives that start a new wave from corner X at a process (the pipeline refills); a share of Late Sender)",
         .family = "wavefront",
         .presence = Presence::PerGridCorner,
+        .part_of = metric::kLateSender,
     },
     // codelets (codelet_patterns.cpp)
     {
@@ -390,9 +410,10 @@ std::string corner_in_name(std::string_view corner) {
     return name;
 }
 
-// The anchor of a row in README: the unique name ("mpi_wavefront" for the templated one).
+// The anchor of a row in README: the unique name ("mpi_wavefront_corner" for the templated
+// one).
 std::string anchor(const MetricEntry& entry) {
-    return std::string(entry.unique_name.substr(0, entry.unique_name.find("_<corner>")));
+    return expand(entry.unique_name, "corner");
 }
 
 std::string display_name(std::string_view unique_name) {
@@ -462,6 +483,7 @@ analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::stri
     d.unit = entry.unit;
     d.description = expand(entry.description, corner);
     d.url = metric_url(entry);
+    d.part_of = entry.part_of;
     const std::span<const MetricEntry> rows = metric_catalogue();
     const bool in_table = &entry >= rows.data() && &entry < rows.data() + rows.size();
     d.tree_order = in_table ? static_cast<size_t>(&entry - rows.data()) : rows.size();
@@ -476,6 +498,9 @@ std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& 
         switch (entry.presence) {
         case Presence::Always:
             metrics.push_back(metric_definition(entry));
+            break;
+        case Presence::WithGridCorners:
+            if (!wavefront_corners(report).empty()) metrics.push_back(metric_definition(entry));
             break;
         case Presence::PerGridCorner:
             for (const std::string& corner : wavefront_corners(report))
@@ -524,7 +549,9 @@ std::string metric_table_text() {
         if (!entry->parent.empty()) out << ", under " << entry->parent;
         if (entry->presence == Presence::PerGridCorner)
             out << "; one per corner of the process grid";
+        if (entry->presence == Presence::WithGridCorners) out << "; runs with a process grid";
         if (entry->presence == Presence::WithCodelets) out << "; autotuned runs only";
+        if (!entry->part_of.empty()) out << "; a part of " << entry->part_of;
         out << ")\n";
         wrap(out, entry->description, indent + "    ", kTextWidth);
         wrap(out, "What to do: " + std::string(entry->hint), indent + "    ", kTextWidth);

@@ -24,6 +24,8 @@ namespace topolens::patterns {
 // Which reports have a metric.
 enum class Presence : uint8_t {
     Always,
+    // When the analysis grid has corners a wave can come from (the root of PerGridCorner).
+    WithGridCorners,
     // One metric per corner of the analysis grid a wave can come from (wavefront_corners):
     // a templated row, "<corner>" in its unique name, display name and description.
     PerGridCorner,
@@ -41,6 +43,10 @@ struct MetricEntry {
     std::string_view documentation; // README's "meaning" column of the metric's row
     std::string_view family;        // the pattern that adds to it (Pattern::name())
     Presence presence = Presence::Always;
+    // The metric it is a part of when that is not its parent: a wave metric is a part of
+    // Late Sender kept in a tree of its own. Recorded in reports (report::Report::part_of):
+    // `summary` and the GUI show its share of it.
+    std::string_view part_of = "";
 };
 
 // Every row, in tree order.
@@ -50,7 +56,7 @@ std::span<const MetricEntry> metric_catalogue();
 const MetricEntry* find_catalogue_entry(std::string_view unique_name);
 
 // The metric's url: "@mirror@README.md#metric-<anchor>", the anchor of its README row,
-// "metric-<unique name>" ("metric-mpi_wavefront" for every Wavefront from <corner>), in the
+// "metric-<unique name>" ("metric-mpi_wavefront_corner" for every Wavefront from <corner>), in the
 // "@mirror@" form of Scalasca's reports ("@mirror@scalasca_patterns.html#mpi_latesender").
 std::string metric_url(const MetricEntry& entry);
 

@@ -25,7 +25,9 @@ inline constexpr const char* kWaitNxN = "mpi_wait_nxn";
 inline constexpr const char* kNxNCompletion = "mpi_nxn_completion";
 inline constexpr const char* kLateBroadcast = "mpi_latebroadcast";
 inline constexpr const char* kEarlyReduce = "mpi_earlyreduce";
-// A templated row: one metric per corner of the process grid ("mpi_wavefront_ne_top").
+// The root of the wave metrics, and below it a templated row: one metric per corner of the
+// process grid ("mpi_wavefront_ne_top").
+inline constexpr const char* kWavefrontRoot = "mpi_wavefront";
 inline constexpr const char* kWavefront = "mpi_wavefront_<corner>";
 inline constexpr const char* kClockViolations = "clock_violations";
 inline constexpr const char* kClockViolationsP2P = "clock_violations_p2p";

@@ -81,10 +81,8 @@ class PointToPointPatterns : public analysis::Pattern {
         const double seconds = c.seconds(verdict.wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
         dispatcher_->publish(c, WaitStateInstance{call, verdict.wait});
-        if (verdict.wrong_order == WrongOrder::None) {
-            dispatcher_->offer(c, LateSenderInstance{m, verdict.wait});
-            return;
-        }
+        dispatcher_->publish(c, LateSenderInstance{m, verdict.wait, verdict.wrong_order});
+        if (verdict.wrong_order == WrongOrder::None) return;
         c.add(wrong_order_, call.callpath, call.location, seconds);
         c.add(verdict.wrong_order == WrongOrder::SameSource ? wrong_order_same_
                                                             : wrong_order_different_,

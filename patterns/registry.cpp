@@ -7,7 +7,7 @@ std::vector<std::unique_ptr<analysis::Pattern>> all_patterns() {
     patterns.push_back(time_pattern());
     patterns.push_back(point_to_point_patterns());
     patterns.push_back(collective_patterns());
-    patterns.push_back(wavefront_patterns()); // refines Late Sender
+    patterns.push_back(wavefront_patterns()); // takes its part of Late Sender
     patterns.push_back(codelet_patterns());
     return patterns;
 }

@@ -1,6 +1,6 @@
 // Every pattern topolens knows. The engine defines their metrics in the metric catalogue's
 // tree order (patterns/metric_catalogue.h), whatever the order here; the order here is the
-// order refiners are offered an instance (Dispatcher::refine) and callbacks run.
+// order in which callbacks run and published instances reach their subscribers.
 #pragma once
 
 #include "analyzer/engine/engine.h"

@@ -31,9 +31,11 @@
 //     one's sends) do not give.
 //  5. A wave block starts a new wave — the pipeline fills — when it is the process's first
 //     wave block, its direction differs from the previous wave block's, or other messages
-//     came in between. The Late Sender time of its receives that is not Wrong Order becomes
+//     came in between. The Late Sender time of its receives, Wrong Order included, is
 //     "Wavefront from <corner>", the corner opposite to the direction of travel (+x comes
-//     from the west, -y from the north, +z from the bottom).
+//     from the west, -y from the north, +z from the bottom). These metrics are a part of
+//     Late Sender kept in a tree of their own (root "Wavefront"), so Late Sender and its
+//     Wrong Order part stay Scalasca's.
 #include "patterns/late_sender.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
@@ -117,6 +119,7 @@ class WavefrontPatterns : public analysis::Pattern {
             metric_of_corner_.push_back(
                 metric_id(r, metric_definition(wavefront, corner).unique_name));
         if (metric_of_corner_.empty()) return;
+        wavefront_ = metric_id(r, metric::kWavefrontRoot);
         evidence_ = std::make_shared<SharedEvidence>();
     }
 
@@ -125,8 +128,8 @@ class WavefrontPatterns : public analysis::Pattern {
         d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_partners(c, loc); });
         d.on_prepare(1, [this](Context& c, uint32_t loc) { tell_agreement(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { find_new_waves(c, loc); });
-        d.refine<LateSenderInstance>(
-            [this](Context& c, const LateSenderInstance& ls) { return late_sender(c, ls); });
+        d.subscribe<LateSenderInstance>(
+            [this](Context& c, const LateSenderInstance& ls) { late_sender(c, ls); });
     }
 
   private:
@@ -383,21 +386,26 @@ class WavefrontPatterns : public analysis::Pattern {
         return diff > 0 ? +1 : -1;
     }
 
-    // Claims the instances of a wave: the receive's corner is known.
-    bool late_sender(Context& c, const LateSenderInstance& ls) {
+    // Every Late Sender instance of a receive that starts a new wave, Wrong Order or not,
+    // counts for the corner the wave comes from: Wrong Order asks another question (would
+    // another receive order have waited less?), and in a sweep that takes its upstream
+    // faces in a fixed order the refill wait of every other face is Wrong Order.
+    void late_sender(Context& c, const LateSenderInstance& ls) {
         const uint32_t record = ls.message.recv_record;
         // Late-sender instances arrive in the order of their receive records.
         while (next_ < receives_.size() && receives_[next_].record < record) ++next_;
-        if (next_ == receives_.size() || receives_[next_].record != record) return false;
+        if (next_ == receives_.size() || receives_[next_].record != record) return;
         const int corner = receives_[next_].corner;
-        if (corner < 0) return false;
+        if (corner < 0) return;
         const analysis::CallInfo& call = ls.message.recv_call;
+        const double seconds = c.seconds(ls.wait);
+        c.add(wavefront_, call.callpath, call.location, seconds);
         c.add(metric_of_corner_[static_cast<size_t>(corner)], call.callpath, call.location,
-              c.seconds(ls.wait));
-        return true;
+              seconds);
     }
 
     std::vector<size_t> axes_;                 // the grid's axes of size > 1
+    int wavefront_ = -1;                       // the root, inclusive of the corners
     std::vector<int> metric_of_corner_;        // by corner index (bit i: axis i travels -)
     std::shared_ptr<SharedEvidence> evidence_; // shared by the clones of one analysis
     std::vector<StepOfReceive> receives_;      // this location's receives, ascending

@@ -1,12 +1,14 @@
 // topolens summary REPORT [--top N]: the metric tree with totals, the process grid the
 // analysis used (and where it came from), then where each wait state happened (call paths,
-// locations with their grid coordinates, mean per grid role), clock-condition violations and
-// the report's topolens attributes. In the spirit of Cube's cube_stat.
+// locations with their grid coordinates, mean per grid role; for collectives per row and
+// column), clock-condition violations and the report's topolens attributes. In the spirit
+// of Cube's cube_stat.
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
 #include "analyzer/engine/grid.h"
+#include "analyzer/engine/grid_slices.h"
 #include "analyzer/report/cube4.h"
 #include "analyzer/report/report_grid.h"
 #include "patterns/audit/codelet_audit.h"
@@ -46,20 +48,24 @@ std::string percent(double part, double whole) {
 }
 
 // Wait states are the metrics below Late Sender/Late Receiver (themselves included) and below
-// the synchronization and collective categories; Scalasca's intermediate time categories are
-// not wait states.
+// the synchronization and collective categories, and the parts of wait states kept in a tree
+// of their own (the wave metrics, a part of Late Sender); Scalasca's intermediate time
+// categories are not wait states.
 bool is_wait_state(const rp::Report& report, int metric) {
     static const std::set<std::string> categories = {
         "mpi_sync_collective", "mpi_rma_synchronization", "mpi_rma_sync_active",
         "mpi_rma_sync_passive", "mpi_rma_communication"};
     if (!report.metrics[metric].derived_type.empty()) return false;
     if (categories.count(report.metrics[metric].unique_name)) return false;
+    // Up the tree, and from a part kept in a tree of its own on to what it is a part of; a
+    // damaged report's loops end after as many steps as there are metrics.
     std::size_t steps = 0;
-    for (int m = metric; m != -1 && steps++ <= report.metrics.size();
-         m = report.metrics[m].parent) {
+    for (int m = metric; m != -1 && steps++ <= report.metrics.size();) {
         const std::string& name = report.metrics[m].unique_name;
         if (name == "mpi_latesender" || name == "mpi_latereceiver") return true;
         if ((name == "mpi_synchronization" || name == "mpi_collective") && m != metric) return true;
+        const std::optional<int> whole = report.part_of(m);
+        m = whole ? *whole : report.metrics[m].parent;
     }
     return false;
 }
@@ -179,15 +185,25 @@ std::string metric_name(const rp::Metric& metric) {
     return metric.display_name.empty() ? metric.unique_name : metric.display_name;
 }
 
-// The metric's share of its parent metric's total in percent (Wavefront from SW: 23.40 of
-// Late Sender), empty for a root, a derived metric or parent, another unit, or a parent
-// total of 0.
-std::string parent_percent(const rp::Report& report, const std::vector<double>& totals, int m) {
+// The metric a metric's total is compared with: the one it is a part of (Late Sender for the
+// wave metrics, kept in a tree of their own), else its parent; none for a root, a derived
+// metric or parent, or another unit.
+std::optional<int> whole_of(const rp::Report& report, int m) {
     const rp::Metric& metric = report.metrics[m];
-    if (metric.parent < 0 || !metric.derived_type.empty()) return "";
-    const rp::Metric& parent = report.metrics[metric.parent];
-    if (!parent.derived_type.empty() || parent.unit != metric.unit) return "";
-    return percent(totals[m], totals[metric.parent]);
+    if (!metric.derived_type.empty()) return std::nullopt;
+    std::optional<int> whole = report.part_of(m);
+    if (!whole && metric.parent >= 0) whole = metric.parent;
+    if (!whole) return std::nullopt;
+    const rp::Metric& other = report.metrics[*whole];
+    if (!other.derived_type.empty() || other.unit != metric.unit) return std::nullopt;
+    return whole;
+}
+
+// The metric's share of that metric's total in percent (Wavefront from SW: 23.40 of Late
+// Sender), empty where there is none or its total is 0.
+std::string whole_percent(const rp::Report& report, const std::vector<double>& totals, int m) {
+    const std::optional<int> whole = whole_of(report, m);
+    return whole ? percent(totals[m], totals[*whole]) : "";
 }
 
 void print_metric_tree(std::ostream& out, const rp::Report& report,
@@ -209,13 +225,22 @@ void print_metric_tree(std::ostream& out, const rp::Report& report,
             } else {
                 table.row({name, format_value(totals[m], metric.unit), metric.unit,
                            metric.unit == "sec" ? percent(totals[m], time_total) : "",
-                           parent_percent(report, totals, m)});
+                           whole_percent(report, totals, m)});
             }
             for (auto it = metric.children.rbegin(); it != metric.children.rend(); ++it)
                 stack.emplace_back(*it, depth + 1);
         }
     }
     out << table.render();
+    // Metrics kept in a tree of their own show their share of what they are a part of.
+    for (std::size_t m = 0; m < report.metrics.size(); ++m) {
+        const std::optional<int> whole = whole_of(report, static_cast<int>(m));
+        const int parent = report.metrics[m].parent;
+        if (!whole || *whole == parent || (parent >= 0 && whole_of(report, parent) == whole))
+            continue;
+        out << "  % of parent of " << metric_name(report.metrics[m]) << " and below: % of "
+            << metric_name(report.metrics[*whole]) << " (a part of it in a tree of its own)\n";
+    }
 }
 
 // Mean per process of each grid role and its ratio to the interior's (or, without interior
@@ -261,6 +286,57 @@ void print_roles(std::ostream& out, const rp::Report& report, int m, const rp::C
         out << "    the mean of the processes that are not corners is 0: ratios not available\n";
 }
 
+// Collective wait states: below Scalasca's collective categories, and the barrier's (ours
+// sit directly below Synchronization).
+bool is_collective_wait(const rp::Report& report, int metric) {
+    const std::string& own = report.metrics[metric].unique_name;
+    if (own.rfind("mpi_barrier_", 0) == 0) return true;
+    std::size_t steps = 0;
+    for (int m = report.metrics[metric].parent; m != -1 && steps++ <= report.metrics.size();
+         m = report.metrics[m].parent)
+        if (report.metrics[m].unique_name == "mpi_collective" ||
+            report.metrics[m].unique_name == "mpi_sync_collective")
+            return true;
+    return false;
+}
+
+// Where a collective's waits lie along the rows and across them (grid_slices.h): per axis
+// the row, column or plane whose processes wait least and most on average, and its ratio to
+// the mean of the processes outside it. A row that computes longer shows as the row that
+// waits least, while every column waits for its process in a collective on the columns.
+void print_slices(std::ostream& out, const rp::Report& report, int m,
+                  const rp::CartTopology& grid) {
+    const std::vector<an::SliceStatistics> stats =
+        an::slice_statistics(report, report.inclusive_by_location(m, -1), grid);
+    if (stats.empty()) return;
+    const bool rows = grid.sizes.size() == 2;
+    static const char* const axis_letter[] = {"x", "y", "z"};
+    const auto slice = [&](std::size_t axis, std::size_t c) {
+        if (rows) return std::string(axis == 0 ? "row " : "column ") + std::to_string(c);
+        return "plane " + std::string(axis < 3 ? axis_letter[axis] : "?") + "=" + std::to_string(c);
+    };
+    const auto slices = [&](std::size_t axis, std::size_t n) {
+        if (rows) return std::to_string(n) + (axis == 0 ? " rows" : " columns");
+        return std::to_string(n) + " " + (axis < 3 ? axis_letter[axis] : "?") + " planes";
+    };
+    const auto ratio = [](const std::optional<double>& r) {
+        return r ? fixed(*r, 2) + "x" : std::string();
+    };
+    const std::string& unit = report.metrics[m].unit;
+    out << (rows ? "  by row and column (mean per process, " + unit +
+                       "; row i: coordinate 0 = i, column j: coordinate 1 = j)\n"
+                 : "  by plane (mean per process, " + unit +
+                       "; plane x=k: coordinate 0 = k, y: 1, z: 2)\n");
+    Table table({"slices", "least", "mean", "vs others", "most", "mean", "vs others"},
+                {false, false, true, true, false, true, true});
+    for (const an::SliceStatistics& s : stats)
+        table.row({slices(s.axis, s.means.size()), slice(s.axis, s.least),
+                   format_value(s.means[s.least], unit), ratio(s.least_vs_others),
+                   slice(s.axis, s.most), format_value(s.means[s.most], unit),
+                   ratio(s.most_vs_others)});
+    out << table.render(4);
+}
+
 void print_wait_state(std::ostream& out, const rp::Report& report,
                       const std::vector<double>& totals, int m, double time_total, std::size_t top,
                       const rp::ReportGrid& grid) {
@@ -270,8 +346,8 @@ void print_wait_state(std::ostream& out, const rp::Report& report,
                           "): " + format_value(total, metric.unit) + " " + metric.unit;
     if (metric.unit == "sec" && time_total > 0)
         heading += ", " + percent(total, time_total) + "% of time";
-    if (const std::string share = parent_percent(report, totals, m); !share.empty())
-        heading += ", " + share + "% of " + metric_name(report.metrics[metric.parent]);
+    if (const std::string share = whole_percent(report, totals, m); !share.empty())
+        heading += ", " + share + "% of " + metric_name(report.metrics[*whole_of(report, m)]);
     out << "\n" << heading << "\n";
 
     // Call paths where the wait happened (own value), ranked by their inclusive value.
@@ -322,6 +398,7 @@ void print_wait_state(std::ostream& out, const rp::Report& report,
         << ")\n"
         << table.render(4);
     if (grid.grid) print_roles(out, report, m, *grid.grid);
+    if (grid.grid && is_collective_wait(report, m)) print_slices(out, report, m, *grid.grid);
 }
 
 void print_clock_violations(std::ostream& out, const rp::Report& report,
@@ -392,14 +469,17 @@ void summary_usage(std::ostream& out) {
     out << "usage: topolens summary REPORT [--top N]\n\n"
            "Summarizes a CUBE4 report (.cubex, ours or Scalasca's): the metric tree with each\n"
            "metric's total (inclusive over its sub-metrics, all call paths and locations), its\n"
-           "share of Time and of its parent metric (Wavefront from SW: % of Late Sender); the\n"
+           "share of Time and of its parent metric (the wave metrics, a part of Late Sender in\n"
+           "a tree of their own: of Late Sender); the\n"
            "process grid the analysis used, where it came from (recorded in the trace,\n"
-           "declared with --cart, inferred from the messages) and the processes per grid role\n"
-           "(corner, edge, face, interior); for every wait state that\n"
-           "occurred, the N call paths and N locations with the most waiting time (default 5),\n"
-           "locations with their grid coordinates, and the mean per process of each grid role\n"
-           "with its ratio to the interior mean (without interior processes: to the mean of\n"
-           "those that are not corners; a grid periodic in every dimension has no roles);\n"
+           "declared with --cart, the program's row and column communicators, inferred from\n"
+           "the messages) and the processes per grid role (corner, edge, face, interior); for\n"
+           "every wait state that occurred, the N call paths and N locations with the most\n"
+           "waiting time (default 5), locations with their grid coordinates, and the mean per\n"
+           "process of each grid role with its ratio to the interior mean (without interior\n"
+           "processes: to the mean of those that are not corners; a grid periodic in every\n"
+           "dimension has no roles); for collective wait states on a 2D or 3D grid also the\n"
+           "row and the column (3D: the planes) whose processes wait least and most;\n"
            "clock-condition violations; the verdict of the codelet audit of each tuned\n"
            "operation (autotuned runs); the report's topolens.* attributes. Reports without a\n"
            "recorded choice of grid (older ones, Scalasca's) use their first topology.\n";

@@ -324,11 +324,12 @@ void values_usage(std::ostream& out) {
            "location,rank,thread,host,coords,value,role (coords as \"x y\"; role corner, edge,\n"
            "face or interior, empty without coordinates and on a grid periodic in every\n"
            "dimension, which has no roles). JSON: an object with report, metric, metric_name,\n"
-           "unit, callpath, topology, grid_source (recorded, declared, inferred, unknown),\n"
-           "roles (null without roles; per role: processes, mean per process, vs_interior =\n"
-           "mean / the interior mean or null, vs_rest = mean / the mean of the processes that\n"
-           "are not corners when there is no interior, else null), locations (each with\n"
-           "coords, role and boundary: per dimension -1 low, 1 high, 0 neither) and total.\n";
+           "unit, callpath, topology, grid_source (recorded, declared, communicators, inferred,\n"
+           "unknown), roles (null without roles; per role: processes, mean per process,\n"
+           "vs_interior = mean / the interior mean or null, vs_rest = mean / the mean of the\n"
+           "processes that are not corners when there is no interior, else null), locations\n"
+           "(each with coords, role and boundary: per dimension -1 low, 1 high, 0 neither) and\n"
+           "total.\n";
 }
 
 int values_main(const std::vector<std::string>& args) {

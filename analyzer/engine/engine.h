@@ -1,8 +1,8 @@
 // The analysis engine: replays each location's events in order and hands patterns what
 // they need — region enters/leaves with call paths, matched messages, matched collective
 // instances — in the spirit of KOJAK's EXPERT and Scalasca's replay. Patterns may publish
-// instances of their own (every wait state, for the codelet metrics) and offer them to
-// sub-patterns that refine them (a Late Sender instance to the wavefront directions).
+// instances of their own for other patterns (every wait state, for the codelet metrics; every
+// Late Sender instance, for the wavefront corners).
 //
 // Everything a pattern sees about another location travels with a matched message or
 // collective (the send call's enter time, the members' enter/leave times), so the same
@@ -208,26 +208,6 @@ class Dispatcher {
         for (const auto& callback : found->second) callback(context, &instance);
     }
 
-    // Refinement: sub-patterns that split an instance's severity among themselves (the
-    // Wavefront from X metrics split Late Sender). refine<T>(refiner) asks to see the
-    // instances offered as T; refiners are asked in the order they subscribed (the
-    // registry's order) and the first that returns true claims the instance: it added the
-    // instance's severity to its own metric, and the later refiners do not see it. The
-    // offering pattern keeps what nobody claimed (its exclusive value).
-    template <typename T> void refine(std::function<bool(Context&, const T&)> refiner) {
-        auto& list = refiners_[std::type_index(typeid(T))];
-        list.push_back(
-            [refiner](Context& c, const void* p) { return refiner(c, *static_cast<const T*>(p)); });
-    }
-    // Offers `instance` to the refiners of T; true if one claimed it.
-    template <typename T> bool offer(Context& context, const T& instance) const {
-        auto found = refiners_.find(std::type_index(typeid(T)));
-        if (found == refiners_.end()) return false;
-        for (const auto& refiner : found->second)
-            if (refiner(context, &instance)) return true;
-        return false;
-    }
-
   private:
     friend class Replay;
     std::vector<EnterLeave> regions_;
@@ -239,8 +219,6 @@ class Dispatcher {
     std::vector<Finish> finish_;
     std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
         custom_;
-    std::unordered_map<std::type_index, std::vector<std::function<bool(Context&, const void*)>>>
-        refiners_;
 };
 
 struct AnalysisOptions {

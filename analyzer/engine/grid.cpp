@@ -1,5 +1,5 @@
-// Where the analysis grid comes from (recorded, declared, inferred) and the roles of the
-// processes in it. See grid.h.
+// Where the analysis grid comes from (recorded, declared, communicators, inferred) and the
+// roles of the processes in it. See grid.h; grids from communicators: comm_grid.cpp.
 //
 // Processes: the distinct world ranks of the trace's locations, ascending; "process p" is
 // the p-th of them (p = the world rank in every trace with ranks 0..N-1). A grid gives
@@ -27,6 +27,8 @@
 // Cost: a hash set over the messages, then O(edges) per candidate; N = 10^4 has 177
 // ordered factorisations into at most 3 factors.
 #include "analyzer/engine/grid.h"
+
+#include "analyzer/engine/comm_grid.h"
 
 #include <algorithm>
 #include <charconv>
@@ -342,7 +344,58 @@ Inference infer(const trace::Trace& trace, const trace::Matching& matching,
     return result;
 }
 
-// How many edges join neighbours in a grid (for the declared grid's explanation).
+// Collective operations and messages per communicator, for the grid from communicators.
+CommunicatorUse communicator_use(const trace::Trace& trace, const trace::Matching& matching) {
+    CommunicatorUse use;
+    const size_t comms = trace.defs.communicators.size();
+    use.collectives.assign(comms, 0);
+    use.messages.assign(comms, 0);
+    for (const trace::CollectiveMatch& c : matching.collectives)
+        if (c.comm < comms) ++use.collectives[c.comm];
+    for (const trace::MessageMatch& m : matching.messages) {
+        if (m.send.location >= trace.locations.size()) continue;
+        const std::vector<trace::Event>& events = trace.locations[m.send.location].events;
+        if (m.send.event >= events.size()) continue;
+        const trace::Ref comm = events[m.send.event].comm();
+        if (comm < comms) ++use.messages[comm];
+    }
+    return use;
+}
+
+// "a non-periodic 4x4 grid whose 4 rows are communicators of 4 processes (MPI_Comm_split
+// 1,6-8) and whose 4 columns ..."; in 3D the lines along each axis.
+std::string communicator_grid_text(const trace::Trace& trace, const CommunicatorGrid& grid) {
+    const std::vector<uint32_t> dims = grid.dims();
+    const auto lines = [&](const CommunicatorAxis& axis) {
+        return std::to_string(axis.lines.size()) + " communicators of " +
+               std::to_string(axis.size) + " processes (" +
+               communicators_text(trace.defs.communicators, axis.lines) + ")";
+    };
+    std::string out = "from communicators: " + grid_text(dims, std::vector<bool>(dims.size()));
+    if (dims.size() == 2) {
+        // Axis 1 varies along a row, axis 0 along a column (coordinates (i, j) of row i).
+        out += " whose rows are " + lines(grid.axes[1]) + " and whose columns are " +
+               lines(grid.axes[0]) +
+               "; a process's coordinates are its ranks in its column and its row";
+    } else {
+        std::vector<std::string> axes;
+        for (size_t a = 0; a < grid.axes.size(); ++a)
+            axes.push_back("along axis " + std::to_string(a) + " are " + lines(grid.axes[a]));
+        out += " whose lines " + axes[0];
+        for (size_t a = 1; a < axes.size(); ++a)
+            out += (a + 1 == axes.size() ? " and " : ", ") + axes[a];
+        out += "; a process's coordinate along an axis is its rank in its line along it";
+    }
+    if (grid.collectives + grid.messages == 0)
+        return out + "; no collective operation or message used them";
+    std::vector<std::string> used;
+    if (grid.collectives) used.push_back(plural(grid.collectives, "collective operation"));
+    if (grid.messages) used.push_back(plural(grid.messages, "message"));
+    return out + "; " + (used.size() == 2 ? used[0] + " and " + used[1] : used[0]) + " on them";
+}
+
+// How many edges join neighbours in a grid (for the explanations of declared grids and of
+// grids from communicators).
 size_t neighbour_edges(const report::CartTopology& grid, const Processes& processes,
                        const std::vector<Edge>& edges) {
     size_t count = 0;
@@ -474,6 +527,8 @@ std::string_view grid_source_name(GridSource source) {
         return "recorded";
     case GridSource::Declared:
         return "declared";
+    case GridSource::Communicators:
+        return "communicators";
     case GridSource::Inferred:
         return "inferred";
     case GridSource::None:
@@ -547,6 +602,25 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
         return choice;
     }
 
+    const CommunicatorGridSearch from_comms = find_communicator_grid(
+        trace.defs.communicators, processes.ranks, communicator_use(trace, matching));
+    if (from_comms.grid) {
+        const CommunicatorGrid& found = *from_comms.grid;
+        const std::vector<uint32_t> dims = found.dims();
+        choice.source = GridSource::Communicators;
+        choice.grid =
+            make_grid(trace, processes, "communicators " + dims_text(dims), dims,
+                      std::vector<bool>(dims.size()), [&](uint32_t p) { return found.coords[p]; });
+        choice.explanation = communicator_grid_text(trace, found);
+        const std::vector<Edge> edges = communication_graph(matching, processes);
+        if (!edges.empty())
+            choice.explanation +=
+                "; " + std::to_string(neighbour_edges(*choice.grid, processes, edges)) + " of " +
+                std::to_string(edges.size()) + " communicating pairs are neighbours in it";
+        if (!partial.empty()) choice.explanation += "; " + partial;
+        return choice;
+    }
+
     Inference inferred = infer(trace, matching, processes);
     if (inferred.grid) {
         choice.source = GridSource::Inferred;
@@ -555,7 +629,8 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
         if (!partial.empty()) choice.explanation += "; " + partial;
         return choice;
     }
-    choice.explanation = "no grid: " + recorded_note + ", none was declared with --cart, and " +
+    choice.explanation = "no grid: " + recorded_note + ", none was declared with --cart, " +
+                         (from_comms.why_not.empty() ? "" : from_comms.why_not + ", ") + "and " +
                          inferred.explanation;
     return choice;
 }

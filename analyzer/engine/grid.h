@@ -1,6 +1,7 @@
 // The process grid an analysis explains wait states with: where it comes from (recorded in
-// the trace, declared by the user, inferred from who talks to whom) and the topological
-// role of each process in it (corner, edge, face, interior).
+// the trace, declared by the user, the program's row and column communicators, inferred
+// from who talks to whom) and the topological role of each process in it (corner, edge,
+// face, interior).
 #pragma once
 
 #include "analyzer/report/report.h"
@@ -37,7 +38,7 @@ CartDeclaration parse_cart_declaration(const std::string& spec);
 std::vector<uint32_t> grid_coords(uint32_t rank, const std::vector<uint32_t>& dims,
                                   CartDeclaration::Order order);
 
-enum class GridSource { Recorded, Declared, Inferred, None };
+enum class GridSource { Recorded, Declared, Communicators, Inferred, None };
 std::string_view grid_source_name(GridSource source); // "recorded", "declared", ...
 
 struct GridChoice {
@@ -50,8 +51,11 @@ struct GridChoice {
 
 // The grid, in order of preference: the first topology recorded in the trace that gives
 // coordinates to every process; else `declared` (GridError if it does not fit the ranks);
-// else one inferred from the point-to-point communication graph (1D, 2D or 3D grids whose
-// nearest neighbours are exactly the pairs that communicate); else none.
+// else one whose rows and columns (2D) or lines along three axes (3D) are the program's
+// communicators (comm_grid.h: the program's own statement of its grid, with coordinates
+// from its ranks in them, comes before a guess from its traffic); else one inferred from
+// the point-to-point communication graph (1D, 2D or 3D grids whose nearest neighbours are
+// exactly the pairs that communicate); else none.
 // Inference precisely (grid.cpp): grids numbered first coordinate fastest in which every
 // communicating pair are neighbours; the one with the fewest neighbour pairs wins, if the
 // pairs connect all processes and are at least half of its neighbour pairs. A declaration

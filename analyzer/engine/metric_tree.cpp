@@ -26,13 +26,15 @@ int define_metric(report::Report& report, const MetricDefinition& definition) {
                                    definition.parent + " undefined");
         metric.parent = *found;
     }
+    if (!definition.part_of.empty()) report.set_part_of(definition.unique_name, definition.part_of);
     return report.add_metric(std::move(metric));
 }
 
 int define_metric(report::Report& report, const std::string& parent, const std::string& unique,
                   const std::string& display, const std::string& description,
                   const std::string& unit) {
-    return define_metric(report, MetricDefinition{unique, parent, display, unit, description, ""});
+    return define_metric(report,
+                         MetricDefinition{unique, parent, display, unit, description, "", ""});
 }
 
 void make_metrics_exclusive(report::Report& report) {

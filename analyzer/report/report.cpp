@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <sstream>
 
 namespace topolens::report {
 namespace {
@@ -148,6 +149,26 @@ std::vector<int> Report::callpaths_with_values(int metric) const {
 }
 
 // ---------------------------------------------------------------- lookups
+
+std::optional<int> Report::part_of(int metric) const {
+    const auto found = attributes.find(kPartOfAttribute);
+    if (found == attributes.end()) return std::nullopt;
+    const std::string wanted = metrics[metric].unique_name + "=";
+    std::istringstream pairs(found->second);
+    for (std::string pair; pairs >> pair;)
+        if (pair.size() > wanted.size() && pair.compare(0, wanted.size(), wanted) == 0) {
+            const std::string whole = pair.substr(wanted.size());
+            for (std::size_t m = 0; m < metrics.size(); ++m)
+                if (metrics[m].unique_name == whole) return static_cast<int>(m);
+            return std::nullopt;
+        }
+    return std::nullopt;
+}
+
+void Report::set_part_of(const std::string& part, const std::string& whole) {
+    std::string& pairs = attributes[kPartOfAttribute];
+    pairs += (pairs.empty() ? "" : " ") + part + "=" + whole;
+}
 
 std::optional<int> Report::find_metric(const std::string& name) const {
     // Exact names first, so "Time" never loses to a case-insensitive near miss.

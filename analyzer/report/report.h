@@ -85,6 +85,10 @@ struct CartTopology {
     std::vector<std::vector<uint32_t>> coords;
 };
 
+// "mpi_wavefront=mpi_latesender mpi_wavefront_sw=mpi_latesender ...": which metrics are a
+// part of another one that is not their parent (Report::part_of), by unique name.
+inline constexpr const char* kPartOfAttribute = "topolens.part_of";
+
 class Report {
   public:
     std::vector<Metric> metrics;
@@ -123,6 +127,12 @@ class Report {
     std::optional<int> find_callpath(const std::string& path) const;
     // The metric and all metrics below it, parent before children.
     std::vector<int> metric_subtree(int metric) const;
+    // The metric `metric` is a part of when that is not its parent (the wave metrics: Late
+    // Sender, of which they are a part kept in a tree of their own), recorded in the
+    // attribute kPartOfAttribute; nullopt for every other metric.
+    std::optional<int> part_of(int metric) const;
+    // Records that `part` is a part of `whole` (unique names) in kPartOfAttribute.
+    void set_part_of(const std::string& part, const std::string& whole);
 
     // ---- derived values
     // Sum over the metric's subtree (metric inclusive) at one call path and location.

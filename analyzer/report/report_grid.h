@@ -9,7 +9,7 @@
 namespace topolens::report {
 
 // Attribute keys: the grid topology's name, where it came from ("recorded", "declared",
-// "inferred" or "none") and why it was chosen.
+// "communicators", "inferred" or "none") and why it was chosen.
 inline constexpr const char* kGridAttribute = "topolens.grid";
 inline constexpr const char* kGridSourceAttribute = "topolens.grid_source";
 inline constexpr const char* kGridExplanationAttribute = "topolens.grid_explanation";
@@ -19,7 +19,7 @@ inline constexpr const char* kGridExplanationAttribute = "topolens.grid_explanat
 // missing (an edited report): the first topology, where the analysis put its grid.
 struct ReportGrid {
     const CartTopology* grid = nullptr;
-    std::string source;      // "recorded", "declared", "inferred", "none" or "unknown"
+    std::string source; // "recorded", "declared", "communicators", "inferred", "none", "unknown"
     std::string explanation; // empty when the report does not say
 };
 ReportGrid report_grid(const Report& report);

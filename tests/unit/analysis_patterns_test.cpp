@@ -346,51 +346,51 @@ TEST(LateSender, WaitanyCompletingOneOfTwoReceives) {
 
 namespace {
 
-// A pattern refining Late Sender the way the wavefront patterns do: it is offered the
-// instances Late Sender does not keep as Wrong Order and claims those where the sender is
-// rank 2. Serial only: the test reads what it saw.
-struct FromRankTwo : analysis::Pattern {
-    int refined = -1;
-    std::vector<analysis::Time> waits;
-    std::string name() const override { return "from rank 2"; }
+// A pattern taking a part of Late Sender into a metric tree of its own, the way the wavefront
+// patterns do: it sees every published instance, Wrong Order ones included, and keeps those
+// whose sender is rank 1. Serial only: the test reads what it saw.
+struct FromRankOne : analysis::Pattern {
+    int part = -1;
+    std::vector<std::pair<analysis::Time, patterns::WrongOrder>> seen;
+    std::string name() const override { return "from rank 1"; }
     std::unique_ptr<analysis::Pattern> clone() const override { return nullptr; }
     void merge(analysis::Pattern&) override {}
     void define_metrics(report::Report& r) override {
-        refined = analysis::define_metric(r, metric::kLateSender, "test_from_rank_2",
-                                          "Late Sender from rank 2", "test refinement");
+        part = analysis::define_metric(r, "", "test_from_rank_1", "Late Sender from rank 1",
+                                       "test part of Late Sender");
     }
     void subscribe(analysis::Dispatcher& d) override {
-        d.refine<patterns::LateSenderInstance>(
+        d.subscribe<patterns::LateSenderInstance>(
             [this](analysis::Context& c, const patterns::LateSenderInstance& ls) {
-                waits.push_back(ls.wait);
-                if (ls.message.send_call.location != 2) return false;
-                c.add(refined, ls.message.recv_call.callpath, ls.message.recv_call.location,
+                seen.emplace_back(ls.wait, ls.wrong_order);
+                if (ls.message.send_call.location != 1) return;
+                c.add(part, ls.message.recv_call.callpath, ls.message.recv_call.location,
                       c.seconds(ls.wait));
-                return true;
             });
     }
 };
 
 } // namespace
 
-TEST(Engine, PatternsRefineThePublishedLateSenderInstances) {
+TEST(Engine, PatternsSeeEveryPublishedLateSenderInstanceWrongOrderIncluded) {
     TraceBuilder b(3);
     begin(b, 3);
+    // Rank 0 receives from rank 1 first (sent at 40, a 30-tick wait), then from rank 2,
+    // whose message was sent earlier (at 5): the first wait is Wrong Order.
     b.mpi_recv(0, 10, 50, 1, b.world(), 0, 8);
-    b.mpi_recv(0, 60, 100, 2, b.world(), 0, 8);
+    b.mpi_recv(0, 60, 70, 2, b.world(), 0, 8);
     b.mpi_send(1, 40, 41, 0, b.world(), 0, 8);
-    b.mpi_send(2, 90, 91, 0, b.world(), 0, 8);
+    b.mpi_send(2, 5, 6, 0, b.world(), 0, 8);
     end(b, 3, 300);
     auto list = patterns::all_patterns();
-    auto refinement = std::make_unique<FromRankTwo>();
-    FromRankTwo* probe = refinement.get();
-    list.push_back(std::move(refinement));
+    auto part = std::make_unique<FromRankOne>();
+    FromRankOne* probe = part.get();
+    list.push_back(std::move(part));
     const auto r = analysis::analyze(b.trace(), list);
-    EXPECT_EQ(probe->waits, (std::vector<analysis::Time>{30, 30}));
-    EXPECT_NEAR(total(r, "test_from_rank_2", 0), 30 * kTick, 1e-15);
-    EXPECT_NEAR(total(r, metric::kLateSender, 0), 60 * kTick, 1e-15);
-    // Exclusive Late Sender keeps what no refinement claimed.
-    const int ls = *r.report.find_metric(metric::kLateSender);
-    EXPECT_NEAR(r.report.value(ls, *r.report.find_callpath("program/MPI_Recv"), 0), 30 * kTick,
-                1e-15);
+    using Seen = std::vector<std::pair<analysis::Time, patterns::WrongOrder>>;
+    EXPECT_EQ(probe->seen, (Seen{{30, patterns::WrongOrder::DifferentSources}}));
+    EXPECT_NEAR(total(r, "test_from_rank_1", 0), 30 * kTick, 1e-15);
+    // Late Sender and its Wrong Order part stay whole: the part lives in its own tree.
+    EXPECT_NEAR(total(r, metric::kLateSender, 0), 30 * kTick, 1e-15);
+    EXPECT_NEAR(total(r, metric::kLateSenderWrongOrder, 0), 30 * kTick, 1e-15);
 }

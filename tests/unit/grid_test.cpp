@@ -961,10 +961,17 @@ TEST(GridCommands, PeriodicGridsHaveNoRoles) {
                   "  roles:        none (periodic in every dimension: no process lies on a "
                   "boundary)"}))
         << r.out;
-    EXPECT_EQ(block(r.out, "  by grid role", 1),
-              (std::vector<std::string>{"  by grid role: none (periodic in every dimension: no "
-                                        "process lies on a boundary)",
-                                        ""}))
+    // Rows and columns are still rows and columns (summary's means per row and column).
+    EXPECT_EQ(
+        block(r.out, "  by grid role", 5),
+        (std::vector<std::string>{
+            "  by grid role: none (periodic in every dimension: no process lies on a "
+            "boundary)",
+            "  by row and column (mean per process, sec; row i: coordinate 0 = i, column "
+            "j: coordinate 1 = j)",
+            "    slices     least         mean  vs others  most          mean  vs others",
+            "    4 rows     row 0     1.000000      0.33x  row 3     4.000000      2.00x",
+            "    4 columns  column 0  2.500000      1.00x  column 0  2.500000      1.00x", ""}))
         << r.out;
     EXPECT_EQ(r.out.find("interior"), std::string::npos) << r.out;
 

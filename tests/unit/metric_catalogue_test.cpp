@@ -71,6 +71,7 @@ const std::vector<std::string> kOnA2DGrid = {
     "mpi_latebroadcast",
     "mpi_earlyreduce",
     "clock_violations_coll",
+    "mpi_wavefront",
     "mpi_wavefront_sw",
     "mpi_wavefront_se",
     "mpi_wavefront_nw",
@@ -107,7 +108,7 @@ TEST(MetricCatalogue, IsInTreeOrderWithUniqueNamesAndEveryFieldFilled) {
         const bool templated = e.unique_name.find("<corner>") != std::string_view::npos;
         EXPECT_EQ(templated, e.presence == patterns::Presence::PerGridCorner);
     }
-    EXPECT_EQ(patterns::metric_catalogue().size(), 26u);
+    EXPECT_EQ(patterns::metric_catalogue().size(), 27u);
     EXPECT_EQ(patterns::find_catalogue_entry("mpi_wavefront_sw"), nullptr);
 }
 
@@ -116,7 +117,8 @@ TEST(MetricCatalogue, UrlsPointToTheirReadmeRows) {
         return patterns::metric_url(*patterns::find_catalogue_entry(name));
     };
     EXPECT_EQ(url(patterns::metric::kLateSender), "@mirror@README.md#metric-mpi_latesender");
-    EXPECT_EQ(url(patterns::metric::kWavefront), "@mirror@README.md#metric-mpi_wavefront");
+    EXPECT_EQ(url(patterns::metric::kWavefrontRoot), "@mirror@README.md#metric-mpi_wavefront");
+    EXPECT_EQ(url(patterns::metric::kWavefront), "@mirror@README.md#metric-mpi_wavefront_corner");
     EXPECT_EQ(url(patterns::metric::kTime), "@mirror@README.md#metric-time");
     const std::string readme = readme_metric_table();
     for (const patterns::MetricEntry& e : patterns::metric_catalogue()) {
@@ -130,15 +132,17 @@ TEST(MetricCatalogue, TheTemplatedWavefrontRowExpandsPerCorner) {
     const auto d = patterns::metric_definition(
         *patterns::find_catalogue_entry(patterns::metric::kWavefront), "NE-top");
     EXPECT_EQ(d.unique_name, "mpi_wavefront_ne_top");
-    EXPECT_EQ(d.parent, "mpi_latesender");
+    EXPECT_EQ(d.parent, "mpi_wavefront");
     EXPECT_EQ(d.display_name, "Wavefront from NE-top");
     EXPECT_EQ(d.unit, "sec");
-    EXPECT_EQ(d.url, "@mirror@README.md#metric-mpi_wavefront");
-    EXPECT_EQ(d.description.rfind("Late Sender time (not Wrong Order) where a pipelined wave "
-                                  "coming from the NE-top corner of the process grid",
+    EXPECT_EQ(d.url, "@mirror@README.md#metric-mpi_wavefront_corner");
+    EXPECT_EQ(d.description.rfind("Late Sender time, Wrong Order included, where a pipelined "
+                                  "wave coming from the NE-top corner of the process grid",
                                   0),
               0u);
     EXPECT_EQ(d.description.find("<corner>"), std::string::npos);
+    // A part of Late Sender in a tree of its own, root and corners alike.
+    EXPECT_EQ(d.part_of, "mpi_latesender");
 }
 
 // The engine defines the patterns' rows in the registry's order: the catalogue's order, so
@@ -203,7 +207,7 @@ TEST(MetricCatalogue, WithoutGridOrCodeletsThoseRowsAreLeftOut) {
     std::vector<std::string> all;
     for (const auto& pattern : patterns::all_patterns())
         for (const std::string& name : names(pattern->metrics(r))) all.push_back(name);
-    const std::vector<std::string> expected(kOnA2DGrid.begin(), kOnA2DGrid.end() - 4);
+    const std::vector<std::string> expected(kOnA2DGrid.begin(), kOnA2DGrid.end() - 5);
     EXPECT_EQ(all, expected);
     EXPECT_TRUE(patterns::wavefront_corners(r).empty());
     EXPECT_FALSE(patterns::has_codelets(r));
