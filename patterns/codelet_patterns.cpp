@@ -36,9 +36,9 @@ using trace::TuningPhase;
 using trace::kCodeletPrefix; // the encoding: trace/tuned_encoding.h
 using trace::kTunedPrefix;
 
-class CodeletPatterns : public analysis::Pattern {
+class CodeletPatterns : public CataloguedPattern {
   public:
-    std::string name() const override { return "codelets"; }
+    CodeletPatterns() : CataloguedPattern(PatternKind::Codelets) {}
     std::unique_ptr<analysis::Pattern> clone() const override {
         auto copy = std::make_unique<CodeletPatterns>(*this);
         copy->tuned_.reset(); // found again from the trace the copy replays
@@ -53,9 +53,6 @@ class CodeletPatterns : public analysis::Pattern {
         run_ = std::max(run_, other.run_);
     }
 
-    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
-        return catalogue_metrics(r, name());
-    }
     // Without codelets (no autotuner in this run) the report has neither metric.
     void define_metrics(report::Report& r) override {
         codelet_time_ = outlier_time_ = -1;
@@ -222,12 +219,6 @@ class CodeletPatterns : public analysis::Pattern {
 };
 
 } // namespace
-
-bool has_codelets(const report::Report& report) {
-    for (const report::Region& region : report.regions)
-        if (region.canonical_name.rfind(kCodeletPrefix, 0) == 0) return true;
-    return false;
-}
 
 std::unique_ptr<analysis::Pattern> codelet_patterns() {
     return std::make_unique<CodeletPatterns>();

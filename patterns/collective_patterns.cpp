@@ -60,18 +60,15 @@ Shape shape_of(CollectiveOp op) {
     }
 }
 
-class CollectivePatterns : public analysis::Pattern {
+class CollectivePatterns : public CataloguedPattern {
   public:
-    std::string name() const override { return "collective"; }
+    CollectivePatterns() : CataloguedPattern(PatternKind::Collective) {}
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<CollectivePatterns>(*this);
     }
     // Its state is per location (or shared by the clones): nothing to merge.
     void merge(analysis::Pattern&) override {}
 
-    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
-        return catalogue_metrics(r, name());
-    }
     void define_metrics(report::Report& r) override {
         barrier_wait_ = metric_id(r, metric::kBarrierWait);
         barrier_completion_ = metric_id(r, metric::kBarrierCompletion);

@@ -1,7 +1,10 @@
 #include "patterns/metric_catalogue.h"
 
+#include "patterns/codelet_regions.h"
 #include "patterns/metric_names.h"
+#include "patterns/wave_corners.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
@@ -31,7 +34,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "its run, and along the metric tree to see how much of it is MPI.",
         .documentation =
             R"(wall-clock time each process spent in recorded regions (MPI calls, instrumented functions), by call path — as Scalasca counts it)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kOutsideRegions,
@@ -47,7 +50,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "API) to see where that time goes.",
         .documentation =
             R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers (the application's own code between MPI calls when only MPI is traced), at the root call path `program`. Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kVisits,
@@ -58,7 +61,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Many visits of a short call cost overhead each: aggregate messages or calls.",
         .documentation =
             R"(how often each call path was entered (occurrences; the artificial root `program` has none))",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kMpi,
@@ -69,7 +72,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "A large share of Time: its wait states (below) tell what is waited for before "
                 "the communication itself needs tuning.",
         .documentation = R"(time inside MPI calls)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kInitExit,
@@ -80,7 +83,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Large at MPI_Finalize: processes end at different times (imbalance at the "
                 "end); at MPI_Init: slow start-up.",
         .documentation = R"(`MPI_Init`, `MPI_Init_thread`, `MPI_Finalize`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kSynchronization,
@@ -90,7 +93,7 @@ constexpr MetricEntry kCatalogue[] = {
         .description = "Time in MPI_Barrier.",
         .hint = "Check that every MPI_Barrier is needed: data dependencies rarely need one.",
         .documentation = R"(`MPI_Barrier`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kCommunication,
@@ -101,7 +104,7 @@ constexpr MetricEntry kCatalogue[] = {
                        "collective operations.",
         .hint = "Expand it: the wait states below tell waiting from moving data.",
         .documentation = R"(point-to-point and collective calls)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kPointToPoint,
@@ -113,7 +116,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "What Late Sender and Late Receiver leave is moving data: fewer, larger "
                 "messages or overlap with computation (nonblocking calls).",
         .documentation = R"(sends, receives, waits, tests, probes)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     {
         .unique_name = metric::kCollective,
@@ -124,7 +127,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "What the wait states below leave is the operations' own cost: fewer or "
                 "smaller collectives, or nonblocking ones overlapped with computation.",
         .documentation = R"(collective operations other than `MPI_Barrier`)",
-        .family = "time",
+        .pattern = PatternKind::Time,
     },
     // point-to-point (point_to_point_patterns.cpp)
     {
@@ -141,7 +144,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "early (MPI_Irecv) and compute until its data is needed.",
         .documentation =
             R"(a receiving call — `MPI_Recv`, `MPI_Sendrecv`, or the `MPI_Wait*` completing a nonblocking receive; never `MPI_Test*` — entered before the matching send: `min(e(send), l(recv)) − e(recv)`, where `e(send)` is the enter of the call holding the send record (`MPI_Isend`'s own). `MPI_Waitall` and `MPI_Waitsome` count once per call, the receive that waited longest (the first of equal ones).)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kLateSenderWrongOrder,
@@ -156,7 +159,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "parts below.",
         .documentation =
             R"(a Late Sender instance that a *later* receive of the same process shows to be in the wrong order: that receive takes a message whose send record is earlier than the instance's. As in Scalasca, the instances looked back on are the last 100 not yet found wrong order; for a Waitall, only receives after it. Its own value is always zero: it splits into the two below.)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kWrongOrderSameSource,
@@ -170,7 +173,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "MPI_ANY_TAG.",
         .documentation =
             R"(the earlier-sent message came from the same process as the late one (receive in sending order, or use `MPI_ANY_TAG`))",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kWrongOrderDifferentSources,
@@ -184,7 +187,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "complete them with MPI_Waitany (or MPI_ANY_SOURCE).",
         .documentation =
             R"(it came from another process (receive in the order the processes send, or post both and `MPI_Waitall`/`MPI_ANY_SOURCE`))",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kLateReceiver,
@@ -200,7 +203,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "computation), or send without waiting (MPI_Isend, buffered sends).",
         .documentation =
             R"(a standard or synchronous send — `MPI_Send`, `MPI_Ssend`, or the `MPI_Wait`/`MPI_Waitany` completing an `MPI_Isend` — still in its call when the matching receive was posted: `e(post) − e(send call)` if `l(send call) > e(post)`, else 0 (the message was buffered: no wait), where `e(post)` is the enter of `MPI_Recv` or `MPI_Irecv`. `MPI_Waitall`/`MPI_Waitsome` count their longest send wait once, and not at all when the same call also waited as Late Sender. `MPI_Bsend`, `MPI_Rsend`, `MPI_Sendrecv` and sends completed by `MPI_Test*` never count.)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kClockViolations,
@@ -216,7 +219,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "clocks, or a shorter run (less drift).",
         .documentation =
             R"(events whose order contradicts what MPI guarantees (occurrences): the clocks disagree and times around them are unreliable. Split into the two below, counted as Scalasca counts them)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     {
         .unique_name = metric::kClockViolationsP2P,
@@ -226,7 +229,7 @@ constexpr MetricEntry kCatalogue[] = {
         .description = "Receives that completed before their send began.",
         .hint = "The clocks of sender and receiver disagree: see Clock condition violations.",
         .documentation = R"(receives that completed before their send began)",
-        .family = "point-to-point",
+        .pattern = PatternKind::PointToPoint,
     },
     // collective (collective_patterns.cpp)
     {
@@ -240,7 +243,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint =
             "Imbalance before the barrier: balance the work before it, or drop the barrier.",
         .documentation = R"(`max_q e_q − e_p`: waiting for the last process to arrive)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kBarrierCompletion,
@@ -251,7 +254,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The barrier's own cost once everyone arrived: large values point to a slow "
                 "or congested network.",
         .documentation = R"(`l_p − min_q l_q`: time after the first process could leave)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kWaitNxN,
@@ -263,7 +266,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Imbalance before the all-to-all operation: balance the work before it.",
         .documentation =
             R"(all-to-all operations (Allreduce, Alltoall(v/w), Allgather(v), Reduce_scatter(_block)): `max_q e_q − e_p`. For every collective wait state, `e` and `l` are the times of the operation's `MpiCollectiveBegin` and `MpiCollectiveEnd` records (as Scalasca times them), not the call's enter and leave)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kNxNCompletion,
@@ -275,7 +278,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The operation's own cost once everyone arrived: smaller or fewer operations, "
                 "or a faster network.",
         .documentation = R"(`l_p − min_q l_q`, at most what the wait left of the call)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kLateBroadcast,
@@ -287,7 +290,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The root is late: balance its work before the broadcast, or choose a root "
                 "with less to do.",
         .documentation = R"(1-to-N (Bcast, Scatter(v)), non-root `p`: `e_root − e_p`)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kEarlyReduce,
@@ -300,7 +303,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The root waits for the others: give it more work before the reduction, or "
                 "use a nonblocking one.",
         .documentation = R"(N-to-1 (Reduce, Gather(v)), the root: `max_{q≠root} e_q − e_root`)",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     {
         .unique_name = metric::kClockViolationsCollective,
@@ -315,7 +318,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "The clocks of the members disagree: see Clock condition violations.",
         .documentation =
             R"(a process left a collective operation before a process whose data the operation needs entered it — Barrier and all-to-all operations: any member; 1-to-N (Bcast, Scatter): the root; N-to-1 (Reduce, Gather), for the root: any member (the non-roots of N-to-1 and the root of 1-to-N may leave early) — or left `MPI_Init` or `MPI_Finalize` before the last process entered it (see below))",
-        .family = "collective",
+        .pattern = PatternKind::Collective,
     },
     // wavefront (wavefront_patterns.cpp): a part of Late Sender in a tree of its own, as
     // Scalasca keeps delay costs beside Time, so that Late Sender stays Scalasca's and every
@@ -334,7 +337,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "stages), or start sweeps from several corners at once.",
         .documentation =
             R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see "Wait states on the process grid"); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
-        .family = "wavefront",
+        .pattern = PatternKind::Wavefront,
         .presence = Presence::WithGridCorners,
         .part_of = metric::kLateSender,
     },
@@ -352,7 +355,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "stages), or start sweeps from several corners at once.",
         .documentation =
             R"(Late Sender time, Wrong Order included, of the receives that start a new wave from corner X at a process (the pipeline refills); a share of Late Sender)",
-        .family = "wavefront",
+        .pattern = PatternKind::Wavefront,
         .presence = Presence::PerGridCorner,
         .part_of = metric::kLateSender,
     },
@@ -369,7 +372,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "cheapest (`topolens audit` checks its decision).",
         .documentation =
             R"(time executing the codelets of tuned operations (autotuned runs), at each codelet's call path `operation/codelet`)",
-        .family = "codelets",
+        .pattern = PatternKind::Codelets,
         .presence = Presence::WithCodelets,
     },
     {
@@ -385,7 +388,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "held, and which waits caused them.",
         .documentation =
             R"(the part of it in search-phase executions that ADCL's heuristic flags as outliers (longer than 3× the fastest execution of that codelet on that process))",
-        .family = "codelets",
+        .pattern = PatternKind::Codelets,
         .presence = Presence::WithCodelets,
     },
 };
@@ -484,17 +487,14 @@ analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::stri
     d.description = expand(entry.description, corner);
     d.url = metric_url(entry);
     d.part_of = entry.part_of;
-    const std::span<const MetricEntry> rows = metric_catalogue();
-    const bool in_table = &entry >= rows.data() && &entry < rows.data() + rows.size();
-    d.tree_order = in_table ? static_cast<size_t>(&entry - rows.data()) : rows.size();
     return d;
 }
 
 std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& report,
-                                                          std::string_view family) {
+                                                          const std::vector<PatternKind>& kinds) {
     std::vector<analysis::MetricDefinition> metrics;
     for (const MetricEntry& entry : kCatalogue) {
-        if (entry.family != family) continue;
+        if (std::find(kinds.begin(), kinds.end(), entry.pattern) == kinds.end()) continue;
         switch (entry.presence) {
         case Presence::Always:
             metrics.push_back(metric_definition(entry));
@@ -512,6 +512,45 @@ std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& 
         }
     }
     return metrics;
+}
+
+std::string_view pattern_kind_name(PatternKind kind) {
+    switch (kind) {
+    case PatternKind::Time:
+        return "time";
+    case PatternKind::PointToPoint:
+        return "point-to-point";
+    case PatternKind::Collective:
+        return "collective";
+    case PatternKind::Wavefront:
+        return "wavefront";
+    case PatternKind::Codelets:
+        return "codelets";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// The catalogue as the engine reads it: the rows of the catalogued patterns it runs.
+class Catalogue : public analysis::MetricCatalogue {
+  public:
+    std::vector<analysis::MetricDefinition>
+    metrics(const report::Report& report,
+            const std::vector<analysis::Pattern*>& patterns) const override {
+        std::vector<PatternKind> kinds;
+        for (const analysis::Pattern* pattern : patterns)
+            if (const auto* catalogued = dynamic_cast<const CataloguedPattern*>(pattern))
+                kinds.push_back(catalogued->kind());
+        return catalogue_metrics(report, kinds);
+    }
+};
+
+} // namespace
+
+const analysis::MetricCatalogue* CataloguedPattern::catalogue() const {
+    static const Catalogue catalogue;
+    return &catalogue;
 }
 
 int metric_id(const report::Report& report, std::string_view unique_name) {

@@ -1,17 +1,19 @@
 // The metric catalogue: every metric topolens defines, with all that is said about it, in
 // one table (patterns/metric_catalogue.cpp), as Scalasca keeps a metric in one block of its
-// pattern file. From it come the report's metric tree (the engine defines each pattern's
-// rows, Pattern::metrics), the metric urls, `topolens help metrics` and README's metric table
-// (`topolens help metrics --markdown`; tests/unit/metric_catalogue_test.cpp fails when README
-// differs).
+// pattern file. From it come the report's metric tree (it is the analysis::MetricCatalogue of
+// every CataloguedPattern: the engine defines the rows of the patterns it runs), the metric
+// urls, `topolens help metrics` and README's metric table (`topolens help metrics
+// --markdown`; tests/unit/metric_catalogue_test.cpp fails when README differs).
 //
 // The table is in tree order, parents before children, and that is the order the metrics
-// are defined in: a metric's id is its place among the rows a report has. A pattern adds to
-// its metrics by id, looked up by unique name once before the replay (metric_id).
+// are defined in: a metric's id is its place among the rows a report has. A new metric is
+// one row here plus the code that adds to it: its pattern looks its id up by unique name
+// once before the replay (metric_id) and adds to it.
 #pragma once
 
 #include "analyzer/engine/metric_tree.h"
 #include "analyzer/report/report.h"
+#include "patterns/catalogued_pattern.h"
 
 #include <cstdint>
 #include <span>
@@ -26,7 +28,8 @@ enum class Presence : uint8_t {
     Always,
     // When the analysis grid has corners a wave can come from (the root of PerGridCorner).
     WithGridCorners,
-    // One metric per corner of the analysis grid a wave can come from (wavefront_corners):
+    // One metric per corner of the analysis grid a wave can come from
+    // (patterns/wave_corners.h):
     // a templated row, "<corner>" in its unique name, display name and description.
     PerGridCorner,
     // Only when the trace has codelet regions (an autotuned run).
@@ -34,14 +37,14 @@ enum class Presence : uint8_t {
 };
 
 struct MetricEntry {
-    std::string_view unique_name;   // CUBE's uniq_name, Scalasca's where it has the metric
-    std::string_view parent;        // the parent's unique name; "" for a root
-    std::string_view display_name;  // CUBE's disp_name
-    std::string_view unit;          // "sec" or "occ"
-    std::string_view description;   // CUBE's descr, as written into the report
-    std::string_view hint;          // what to do about it (`topolens help metrics` only)
-    std::string_view documentation; // README's "meaning" column of the metric's row
-    std::string_view family;        // the pattern that adds to it (Pattern::name())
+    std::string_view unique_name;            // CUBE's uniq_name, Scalasca's where it has the metric
+    std::string_view parent;                 // the parent's unique name; "" for a root
+    std::string_view display_name;           // CUBE's disp_name
+    std::string_view unit;                   // "sec" or "occ"
+    std::string_view description;            // CUBE's descr, as written into the report
+    std::string_view hint;                   // what to do about it (`topolens help metrics` only)
+    std::string_view documentation;          // README's "meaning" column of the metric's row
+    PatternKind pattern = PatternKind::Time; // the pattern that adds to it
     Presence presence = Presence::Always;
     // The metric it is a part of when that is not its parent: a wave metric is a part of
     // Late Sender kept in a tree of its own. Recorded in reports (report::Report::part_of):
@@ -56,27 +59,19 @@ std::span<const MetricEntry> metric_catalogue();
 const MetricEntry* find_catalogue_entry(std::string_view unique_name);
 
 // The metric's url: "@mirror@README.md#metric-<anchor>", the anchor of its README row,
-// "metric-<unique name>" ("metric-mpi_wavefront_corner" for every Wavefront from <corner>), in the
-// "@mirror@" form of Scalasca's reports ("@mirror@scalasca_patterns.html#mpi_latesender").
+// "metric-<unique name>" ("metric-mpi_wavefront_corner" for every Wavefront from <corner>),
+// in the "@mirror@" form of Scalasca's reports
+// ("@mirror@scalasca_patterns.html#mpi_latesender").
 std::string metric_url(const MetricEntry& entry);
 
 // A row as the report gets it; a templated row for one corner ("SW", "NE-top").
 analysis::MetricDefinition metric_definition(const MetricEntry& entry,
                                              std::string_view corner = {});
 
-// The metrics of `family` that `report` has (its grid, its regions), in catalogue order:
-// what Pattern::metrics gives the engine.
+// The rows `report` has (Presence: its grid's corners, its codelets) of the patterns of
+// `kinds`, in catalogue order, as the engine defines them.
 std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& report,
-                                                          std::string_view family);
-
-// The corners of the report's analysis grid a wave can come from, in the order of the
-// axes' signs (+ first): "SW", "SE", "NW", "NE" on a 2D grid; none without a grid of one
-// to three axes of size > 1 (defined in patterns/wavefront_patterns.cpp).
-std::vector<std::string> wavefront_corners(const report::Report& report);
-
-// Whether the report's regions hold codelets: an autotuned run (defined in
-// patterns/codelet_patterns.cpp).
-bool has_codelets(const report::Report& report);
+                                                          const std::vector<PatternKind>& kinds);
 
 // The id of a defined metric; throws std::logic_error if the report has none of that name.
 int metric_id(const report::Report& report, std::string_view unique_name);

@@ -21,18 +21,15 @@ using analysis::MessageInstance;
 using analysis::MpiCallKind;
 using analysis::Time;
 
-class PointToPointPatterns : public analysis::Pattern {
+class PointToPointPatterns : public CataloguedPattern {
   public:
-    std::string name() const override { return "point-to-point"; }
+    PointToPointPatterns() : CataloguedPattern(PatternKind::PointToPoint) {}
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<PointToPointPatterns>(*this);
     }
     // Its state is per location: nothing to merge.
     void merge(analysis::Pattern&) override {}
 
-    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
-        return catalogue_metrics(r, name());
-    }
     void define_metrics(report::Report& r) override {
         late_sender_ = metric_id(r, metric::kLateSender);
         wrong_order_ = metric_id(r, metric::kLateSenderWrongOrder);

@@ -16,18 +16,15 @@ using analysis::CallInfo;
 using analysis::Context;
 using analysis::MpiCallKind;
 
-class TimePattern : public analysis::Pattern {
+class TimePattern : public CataloguedPattern {
   public:
-    std::string name() const override { return "time"; }
+    TimePattern() : CataloguedPattern(PatternKind::Time) {}
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<TimePattern>(*this);
     }
     // Its state is per location: nothing to merge.
     void merge(analysis::Pattern&) override {}
 
-    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
-        return catalogue_metrics(r, name());
-    }
     void define_metrics(report::Report& r) override {
         time_ = metric_id(r, metric::kTime);
         outside_ = metric_id(r, metric::kOutsideRegions);

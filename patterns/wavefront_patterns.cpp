@@ -40,6 +40,7 @@
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "patterns/wave_corners.h"
 
 #include <algorithm>
 #include <array>
@@ -52,29 +53,6 @@ namespace {
 using analysis::Context;
 using trace::EventKind;
 using trace::kNone;
-
-constexpr size_t kMaxAxes = 3;               // 1D, 2D and 3D grids
-using Travel = std::array<int8_t, kMaxAxes>; // per axis: +1, -1 (0: no direction)
-
-// "SW", "NE-top", "W": the corner a wave travelling in `travel` comes from.
-std::string corner_name(const Travel& travel) {
-    std::string name;
-    if (travel[1] != 0) name += travel[1] > 0 ? "S" : "N";
-    if (travel[0] != 0) name += travel[0] > 0 ? "W" : "E";
-    if (travel[2] != 0)
-        name += std::string(name.empty() ? "" : "-") + (travel[2] > 0 ? "bottom" : "top");
-    return name;
-}
-
-// The axes of the report's analysis grid of size > 1; none without a grid of 1 to 3 axes.
-std::vector<size_t> grid_axes(const report::Report& r) {
-    std::vector<size_t> axes;
-    const report::CartTopology* grid = report::analysis_grid(r);
-    if (!grid || grid->sizes.empty() || grid->sizes.size() > kMaxAxes) return axes;
-    for (size_t a = 0; a < grid->sizes.size(); ++a)
-        if (grid->sizes[a] > 1) axes.push_back(a);
-    return axes;
-}
 
 enum class Shape : uint8_t { None, Origin, Relay, End };
 
@@ -99,20 +77,17 @@ struct Block {
     Shape shape = Shape::None;
 };
 
-class WavefrontPatterns : public analysis::Pattern {
+class WavefrontPatterns : public CataloguedPattern {
   public:
-    std::string name() const override { return "wavefront"; }
+    WavefrontPatterns() : CataloguedPattern(PatternKind::Wavefront) {}
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<WavefrontPatterns>(*this);
     }
     // Its state is per location (or shared by the clones): nothing to merge.
     void merge(analysis::Pattern&) override {}
 
-    std::vector<analysis::MetricDefinition> metrics(const report::Report& r) const override {
-        return catalogue_metrics(r, name());
-    }
     void define_metrics(report::Report& r) override {
-        axes_ = grid_axes(r);
+        axes_ = wave_axes(r);
         metric_of_corner_.clear();
         const MetricEntry& wavefront = *find_catalogue_entry(metric::kWavefront);
         for (const std::string& corner : wavefront_corners(r))
@@ -189,13 +164,6 @@ class WavefrontPatterns : public analysis::Pattern {
         uint32_t record;
         int corner;
     };
-
-    int corner_index(const Travel& travel) const {
-        int index = 0;
-        for (size_t i = 0; i < axes_.size(); ++i)
-            if (travel[axes_[i]] < 0) index |= 1 << i;
-        return index;
-    }
 
     // Step 4, before the replay: every message of `loc` carries its block's shape and
     // direction to the other end.
@@ -279,7 +247,7 @@ class WavefrontPatterns : public analysis::Pattern {
                 return;
             }
             const bool starts = !waved || interrupted || block.travel != previous;
-            const int corner = starts ? corner_index(block.travel) : -1;
+            const int corner = starts ? corner_index(block.travel, axes_) : -1;
             for (uint32_t record : block.receives) receives_.push_back({record, corner});
             waved = true;
             interrupted = false;
@@ -296,7 +264,7 @@ class WavefrontPatterns : public analysis::Pattern {
 
         // Per axis, what the block's receives / sends gave: 0 nothing, +1, -1, kConflict.
         constexpr int kConflict = 2;
-        std::array<int, kMaxAxes> received{}, sent{};
+        std::array<int, kMaxWaveAxes> received{}, sent{};
         bool foreign = false; // a message with a process outside the grid
         Block block;
         auto close_block = [&] {
@@ -323,7 +291,7 @@ class WavefrontPatterns : public analysis::Pattern {
             const uint32_t partner = partner_location(c, e, loc);
             const bool in_grid = partner != kNone && partner < grid.coords.size() &&
                                  grid.coords[partner].size() == mine.size();
-            std::array<int, kMaxAxes> travel{};
+            std::array<int, kMaxWaveAxes> travel{};
             if (in_grid)
                 for (size_t a : axes_) {
                     // Received from the low side, or sent to the high side: the wave goes up.
@@ -349,8 +317,8 @@ class WavefrontPatterns : public analysis::Pattern {
 
     // Steps 2 and 3 for a finished block; sets its direction.
     Shape shape_of(const report::CartTopology& grid, const std::vector<uint32_t>& mine,
-                   const std::array<int, kMaxAxes>& received, const std::array<int, kMaxAxes>& sent,
-                   Block& block) const {
+                   const std::array<int, kMaxWaveAxes>& received,
+                   const std::array<int, kMaxWaveAxes>& sent, Block& block) const {
         const bool receives = !block.receives.empty(), sends = !block.sends.empty();
         const Shape shape = !receives ? Shape::Origin : sends ? Shape::Relay : Shape::End;
         for (size_t a : axes_) {
@@ -413,20 +381,6 @@ class WavefrontPatterns : public analysis::Pattern {
 };
 
 } // namespace
-
-std::vector<std::string> wavefront_corners(const report::Report& report) {
-    const std::vector<size_t> axes = grid_axes(report);
-    std::vector<std::string> corners;
-    if (axes.empty()) return corners;
-    // Every corner of the grid, in the order of the axes' signs (+ first): corner k travels
-    // - along axis axes[i] where bit i of k is set (WavefrontPatterns::corner_index).
-    for (size_t k = 0; k < (size_t{1} << axes.size()); ++k) {
-        Travel travel{};
-        for (size_t i = 0; i < axes.size(); ++i) travel[axes[i]] = (k >> i & 1) ? -1 : +1;
-        corners.push_back(corner_name(travel));
-    }
-    return corners;
-}
 
 std::unique_ptr<analysis::Pattern> wavefront_patterns() {
     return std::make_unique<WavefrontPatterns>();

@@ -488,15 +488,17 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         clonable = clonable && own.back();
         first->patterns.push_back(own.back() ? own.back().get() : pattern.get());
     }
-    // The metrics, from the metric catalogue in its tree order (parents first); then the
-    // patterns look up ids.
-    std::vector<MetricDefinition> metrics;
-    for (const auto& pattern : patterns)
-        for (MetricDefinition& metric : pattern->metrics(result.report))
-            metrics.push_back(std::move(metric));
-    std::stable_sort(metrics.begin(), metrics.end(),
-                     [](const auto& a, const auto& b) { return a.tree_order < b.tree_order; });
-    for (const MetricDefinition& metric : metrics) define_metric(result.report, metric);
+    // The metrics, each catalogue's in its tree order (parents first); then the patterns
+    // look up ids.
+    std::vector<const MetricCatalogue*> catalogues;
+    for (const Pattern* pattern : first->patterns)
+        if (const MetricCatalogue* catalogue = pattern->catalogue();
+            catalogue &&
+            std::find(catalogues.begin(), catalogues.end(), catalogue) == catalogues.end())
+            catalogues.push_back(catalogue);
+    for (const MetricCatalogue* catalogue : catalogues)
+        for (const MetricDefinition& metric : catalogue->metrics(result.report, first->patterns))
+            define_metric(result.report, metric);
     for (Pattern* pattern : first->patterns) pattern->define_metrics(result.report);
 
     const auto nloc = static_cast<uint32_t>(trace.locations.size());

@@ -130,21 +130,32 @@ class Context {
 };
 
 class Dispatcher;
+class Pattern;
 
-// A pattern: declares its metrics, then subscribes to what it needs.
+// A table of metrics in tree order (parents first), each row naming the pattern that adds to
+// it (patterns/metric_catalogue.h). Before the replay the engine defines, in the table's
+// order, the rows a report has of the patterns the analysis runs: a metric's id is its place
+// among them, whatever the order of the patterns.
+class MetricCatalogue {
+  public:
+    virtual ~MetricCatalogue() = default;
+    // The rows of `patterns` that `report` has (its grid, its regions), in tree order.
+    virtual std::vector<MetricDefinition> metrics(const report::Report& report,
+                                                  const std::vector<Pattern*>& patterns) const = 0;
+};
+
+// A pattern: its metrics are rows of a catalogue; it subscribes to what it needs.
 class Pattern {
   public:
     virtual ~Pattern() = default;
     virtual std::string name() const = 0;
-    // The metrics it adds to that `report` has (its grid, its regions): its rows of the
-    // metric catalogue (patterns/metric_catalogue.h). Before the replay the engine defines
-    // every pattern's, in the order of the patterns and of their lists: parents first.
-    virtual std::vector<MetricDefinition> metrics(const report::Report& /*report*/) const {
-        return {};
-    }
-    // Then, once per analysis: looks up the ids of the metrics it adds to (by unique name,
-    // patterns::metric_id) and sets up what the analysis needs. A pattern outside the
-    // catalogue (a test's) may define a metric of its own here, below the catalogue's.
+    // The catalogue its metrics are rows of; nullptr for a pattern outside every catalogue
+    // (a test's), which defines its own metrics in define_metrics.
+    virtual const MetricCatalogue* catalogue() const { return nullptr; }
+    // Once per analysis, after the engine defined the catalogues' metrics: looks up the ids
+    // of the metrics it adds to (by unique name, patterns::metric_id) and sets up what the
+    // analysis needs. A pattern outside the catalogue may define a metric of its own here,
+    // below the catalogue's.
     virtual void define_metrics(report::Report& report) = 0;
     virtual void subscribe(Dispatcher& dispatcher) = 0;
     // A fresh instance: what define_metrics set up (metric ids, objects the clones of one

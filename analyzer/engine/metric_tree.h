@@ -20,9 +20,6 @@ struct MetricDefinition {
     // The metric it is a part of when that is not its parent (unique name; "" for most):
     // recorded in the report (report::Report::part_of) for `summary` and the GUI.
     std::string part_of;
-    // Its row's place in the catalogue: the engine defines every pattern's metrics in this
-    // order (the catalogue's tree order), whatever the order of the patterns.
-    size_t tree_order = 0;
 };
 
 // Adds a metric below its parent, and the documentation mirror (where README.md lives: the
