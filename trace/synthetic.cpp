@@ -253,6 +253,68 @@ std::vector<SynthSweep> make_sweeps(const std::vector<uint32_t>& grid) {
     return sweeps;
 }
 
+// The origin corner of a wave travelling `d` (+1: from coordinate 0): "SW", "E", "NW-top".
+std::string origin_name(const std::vector<int>& d) {
+    std::string name;
+    if (d.size() >= 2) name += d[1] > 0 ? "S" : "N";
+    name += d[0] > 0 ? "W" : "E";
+    if (d.size() == 3) name += d[2] > 0 ? "-bottom" : "-top";
+    return name;
+}
+
+// sweep's octants in a discrete-ordinates code's order: the corners of the process grid's
+// first two axes in Sweep3D's order (1D: W, E), two octants each, k up then k down. On a
+// 3D grid k is the third axis, so the two octants of a corner travel up, then down along
+// it; on a 1D or 2D grid k is inside each process and both travel the same way.
+std::vector<SynthSweep> make_octants(const std::vector<uint32_t>& grid) {
+    static constexpr int kOrder2D[4][2] = {{+1, +1}, {-1, -1}, {+1, -1}, {-1, +1}};
+    std::vector<std::vector<int>> corners;
+    if (grid.size() == 1)
+        corners = {{+1}, {-1}};
+    else
+        for (const auto& d : kOrder2D) corners.push_back({d[0], d[1]});
+    std::vector<SynthSweep> octants;
+    for (const std::vector<int>& corner : corners)
+        for (int k : {+1, -1}) {
+            SynthSweep sw;
+            sw.direction = corner;
+            if (grid.size() == 3) sw.direction.push_back(k);
+            sw.origin = origin_name(sw.direction);
+            sw.tag = kWavefrontTagBase + static_cast<uint32_t>(octants.size());
+            sw.region = "octant" + std::to_string(octants.size() + 1) + "_" + sw.origin;
+            octants.push_back(std::move(sw));
+        }
+    return octants;
+}
+
+// sweep's upstream and downstream neighbours of `rank` in an octant travelling `d`.
+std::pair<uint32_t, uint32_t> sweep_link_counts(uint32_t rank, const std::vector<uint32_t>& grid,
+                                                const std::vector<int>& d) {
+    const std::vector<uint32_t> c = coords_of(rank, grid);
+    uint32_t up = 0, down = 0;
+    for (std::size_t a = 0; a < grid.size(); ++a) {
+        const bool low = c[a] > 0, high = c[a] + 1 < grid[a];
+        up += d[a] > 0 ? low : high;
+        down += d[a] > 0 ? high : low;
+    }
+    return {up, down};
+}
+
+// sweep --between halo: the halo exchange's steps, ending with the step up along the first
+// axis the sweep receives from. The next octant's first receive (from the low side of that
+// axis, or from another axis where the rank has no low neighbour and so ended the exchange
+// with a send) then starts a block of its own under the wavefront block rules, instead of
+// joining the exchange's last receive.
+std::vector<ExchangeStep> sweep_halo_steps(const SynthOptions& o) {
+    std::vector<ExchangeStep> steps = halo_steps(o.grid, {}, o.ranks);
+    const uint32_t first_axis = o.receive == SynthReceive::YX && o.grid.size() > 1 ? 1 : 0;
+    const auto last = std::find_if(steps.begin(), steps.end(), [&](const ExchangeStep& st) {
+        return st.tag == kHaloTagBase + 2 * first_axis;
+    });
+    if (last != steps.end()) std::rotate(last, last + 1, steps.end());
+    return steps;
+}
+
 // Upper bound of the trace's length (the wave of a sweep crosses the grid once on top of
 // the previous sweep's finish times, see Generator::wavefront_phase).
 long double duration_bound(const SynthOptions& o) {
@@ -274,6 +336,16 @@ long double duration_bound(const SynthOptions& o) {
         long double hops = 0;
         for (uint32_t d : o.grid) hops += d - 1;
         phase += 2.0L * (o.blocks * T + (hops + 1) * H);
+    }
+    if (o.pattern == SynthPattern::Sweep) {
+        // Each octant ends within its blocks and one crossing of the grid after the previous
+        // one (twice that, to be safe); the halo exchange within 8 L of the last rank.
+        long double hops = 0;
+        for (uint32_t d : o.grid) hops += d - 1;
+        const long double octants = o.grid.size() == 1 ? 4 : 8;
+        const long double block = T + static_cast<long double>(o.grid.size()) * o.send_ticks + L;
+        const long double blocks = static_cast<long double>(o.k_blocks) * o.angle_blocks;
+        phase += 2.0L * octants * (blocks + hops + 1) * block + 8 * L;
     }
     return 2.0L * kSynthInitTicks + static_cast<long double>(o.iterations) * phase;
 }
@@ -299,11 +371,14 @@ class Generator {
         const Ref topo = b_.cart_topology("grid", grid_comm_, o.grid, periodic);
         for (uint32_t r = 0; r < n_; ++r) b_.cart_coords(topo, r, coords_of(r, o.grid));
 
-        if (has_wavefront(o.pattern) || has_pairs(o.pattern) || o.pattern == SynthPattern::Ssor) {
+        const bool sweep = o.pattern == SynthPattern::Sweep;
+        if (has_wavefront(o.pattern) || has_pairs(o.pattern) || o.pattern == SynthPattern::Ssor ||
+            sweep) {
             send_ = b_.mpi_region("MPI_Send");
             recv_ = b_.mpi_region("MPI_Recv");
         }
-        if (has_wavefront(o.pattern) || has_collectives(o.pattern))
+        if (has_wavefront(o.pattern) || has_collectives(o.pattern) ||
+            (sweep && o.between == SynthBetween::Allreduce))
             allreduce_ = b_.mpi_region("MPI_Allreduce");
         if (has_collectives(o.pattern)) {
             barrier_ = b_.mpi_region("MPI_Barrier");
@@ -317,6 +392,7 @@ class Generator {
         if (has_wavefront(o.pattern)) setup_wavefront();
         if (has_pairs(o.pattern)) x_.pairs = make_pairs(o);
         if (synth_pattern_exchanges(o.pattern)) setup_exchange();
+        if (sweep) setup_sweep();
     }
 
     Synthetic run() {
@@ -337,10 +413,8 @@ class Generator {
                 start = exchange_phase(start);
                 start = ssor_sweep(1, start);
             }
+            if (o_.pattern == SynthPattern::Sweep) start = sweep_iteration();
         }
-        // Late Sender instances never revealed as Wrong Order keep their place.
-        for (uint32_t p = 0; p < pending_.size(); ++p)
-            for (const Pending& ls : pending_[p]) settle(p, ls);
         x_.end = start + kSynthInitTicks;
         for (uint32_t p = 0; p < n_; ++p) {
             b_.enter(p, start, finalize_);
@@ -356,7 +430,8 @@ class Generator {
 
   private:
     struct Neighbours {
-        std::array<uint32_t, 3> up{}, down{}; // in axis order
+        std::array<uint32_t, 3> up{}, down{};          // in axis order
+        std::array<uint8_t, 3> up_axis{}, down_axis{}; // the axis of each
         uint8_t n_up = 0, n_down = 0;
     };
     struct SweepPlan {
@@ -390,10 +465,12 @@ class Generator {
                 std::vector<uint32_t> q = c;
                 if (up >= 0 && up < int64_t(o_.grid[i])) {
                     q[i] = static_cast<uint32_t>(up);
+                    nb.up_axis[nb.n_up] = static_cast<uint8_t>(i);
                     nb.up[nb.n_up++] = rank_of(q, o_.grid);
                 }
                 if (down >= 0 && down < int64_t(o_.grid[i])) {
                     q[i] = static_cast<uint32_t>(down);
+                    nb.down_axis[nb.n_down] = static_cast<uint8_t>(i);
                     nb.down[nb.n_down++] = rank_of(q, o_.grid);
                 }
             }
@@ -446,6 +523,33 @@ class Generator {
         sent_.assign(n_, 0);
     }
 
+    void setup_sweep() {
+        x_.wavefront = make_corners(o_.grid, n_);
+        x_.sweeps = make_octants(o_.grid);
+        for (SynthSweep& sw : x_.sweeps) {
+            plans_.push_back(make_plan(sw));
+            // Every axis of a sweep's grid has 2 ranks or more: bit a is axis a.
+            int corner = 0;
+            for (std::size_t a = 0; a < sw.direction.size(); ++a)
+                if (sw.direction[a] < 0) corner |= 1 << a;
+            sweep_corner_.push_back(corner);
+        }
+        sent_by_axis_.assign(n_, {});
+        last_corner_.assign(n_, -1);
+        pending_.resize(n_);
+        std::fill(clock_.begin(), clock_.end(), kSynthInitTicks);
+        if (o_.receive == SynthReceive::Waitall) {
+            irecv_ = b_.mpi_region("MPI_Irecv");
+            waitall_ = b_.mpi_region("MPI_Waitall");
+            requests_.assign(n_, 0);
+        }
+        if (o_.between == SynthBetween::Halo) {
+            steps_ = sweep_halo_steps(o_);
+            sendrecv_ = b_.mpi_region("MPI_Sendrecv");
+            exchange_ = b_.region("halo");
+        }
+    }
+
     // ---- the receive side of Scalasca's definitions, location by location in event order
 
     struct Arrival {
@@ -457,18 +561,14 @@ class Generator {
         uint64_t idle;
         Time sent;
         uint32_t source;
-        int corner; // index into x_.wavefront when it fills a wave, else -1
     };
-
-    void settle(uint32_t p, const Pending& ls) {
-        if (ls.corner >= 0)
-            tally(x_.wavefront[static_cast<std::size_t>(ls.corner)].late_sender, p, ls.idle);
-    }
 
     // A call [enter, leave] completed `arrivals` (in record order). Every receive first
     // reveals the buffered instances whose messages were sent after its own as Wrong Order;
     // then the call's Late Sender instance (the largest wait, the first of equal ones) joins
-    // the buffer. Returns whether the call had one.
+    // the buffer. When the call fills a wave (`corner` >= 0, an index into x_.wavefront) the
+    // instance counts for that corner whether or not it turns out Wrong Order: the wave
+    // metrics are a tree of their own beside Late Sender. Returns whether the call had one.
     bool received(uint32_t p, Time enter, Time leave, std::span<const Arrival> arrivals, int corner,
                   SynthSeverity* sweep = nullptr) {
         std::deque<Pending>& buffer = pending_[p];
@@ -494,11 +594,9 @@ class Generator {
         if (idle == 0) return false;
         tally(x_.late_sender, p, idle);
         if (sweep) tally(*sweep, p, idle);
-        if (buffer.size() == kWrongOrderBuffer) {
-            settle(p, buffer.front());
-            buffer.pop_front();
-        }
-        buffer.push_back({idle, arrivals[which].sent, arrivals[which].source, corner});
+        if (corner >= 0) tally(x_.wavefront[static_cast<std::size_t>(corner)].late_sender, p, idle);
+        if (buffer.size() == kWrongOrderBuffer) buffer.pop_front();
+        buffer.push_back({idle, arrivals[which].sent, arrivals[which].source});
         return true;
     }
 
@@ -605,7 +703,7 @@ class Generator {
 
     // One of ssor's sweeps, starting on all ranks at `start`: B blocks, each a receive from
     // every upstream neighbour, T of compute and a send to every downstream one. Only the
-    // first block fills the pipeline: its Late Sender (not Wrong Order) is the sweep
+    // first block fills the pipeline: its Late Sender (Wrong Order included) is the sweep
     // corner's "Wavefront from"; the later blocks find the pipeline full.
     Time ssor_sweep(std::size_t s, Time start) {
         const SweepPlan& plan = plans_[s];
@@ -641,6 +739,106 @@ class Generator {
         return end;
     }
 
+    // One iteration of sweep: its octants one after the other, each rank starting an octant
+    // as soon as it finished the one before (no barrier), then --between. Returns when the
+    // last rank is done.
+    Time sweep_iteration() {
+        for (std::size_t s = 0; s < plans_.size(); ++s) sweep_octant(s);
+        if (o_.between == SynthBetween::Allreduce) {
+            const Time leave =
+                all_to_all(clock_, allreduce_, CollectiveOp::Allreduce, grid_comm_, x_.wait_nxn);
+            std::fill(clock_.begin(), clock_.end(), leave);
+        } else if (o_.between == SynthBetween::Halo) {
+            for (uint32_t p = 0; p < n_; ++p) b_.enter(p, clock_[p], exchange_);
+            sendrecv_exchange(clock_, kFaceBytes);
+            for (uint32_t p = 0; p < n_; ++p) {
+                b_.leave(p, clock_[p], exchange_);
+                last_corner_[p] = -1; // other messages came in between: the next wave is new
+            }
+        }
+        return *std::max_element(clock_.begin(), clock_.end());
+    }
+
+    // One octant: angle blocks x k-blocks blocks, each: receive the upstream faces, compute
+    // T, send the downstream faces in axis order (S ticks each), then compute the outflow of
+    // the faces on the grid's boundary (S ticks each), so that every block lasts T + nd*S
+    // wherever the rank lies. A rank's first block fills a new wave (analysis step 5) unless
+    // its previous octant travelled the same way with nothing in between; all its Late
+    // Sender instances then count for the octant's corner.
+    void sweep_octant(std::size_t s) {
+        const SweepPlan& plan = plans_[s];
+        SynthSweep& octant = x_.sweeps[s];
+        const int corner = sweep_corner_[s];
+        const uint64_t blocks = o_.k_blocks * o_.angle_blocks;
+        const std::size_t nd = o_.grid.size();
+        for (uint32_t p = 0; p < n_; ++p) b_.enter(p, clock_[p], plan.region);
+        for (uint64_t block = 0; block < blocks; ++block) {
+            for (uint32_t p : plan.order) {
+                const Neighbours& nb = plan.links[p];
+                const int fills = block == 0 && last_corner_[p] != corner ? corner : -1;
+                Time t = sweep_receive(p, nb, octant, fills);
+                compute(p, t, t + o_.work_ticks);
+                t += o_.work_ticks;
+                for (uint8_t i = 0; i < nb.n_down; ++i) {
+                    sent_by_axis_[p][nb.down_axis[i]] = t;
+                    send(p, t, nb.down[i], grid_comm_, octant.tag, kFaceBytes, o_.send_ticks);
+                    t += o_.send_ticks;
+                }
+                const Time outflow = (nd - nb.n_down) * o_.send_ticks;
+                if (outflow > 0) compute(p, t, t + outflow);
+                clock_[p] = t + outflow;
+            }
+        }
+        for (uint32_t p = 0; p < n_; ++p) {
+            b_.leave(p, clock_[p], plan.region);
+            last_corner_[p] = corner;
+        }
+    }
+
+    // A sweep block's receives of its upstream faces at rank p from clock_[p] on, in the
+    // --receive order; returns when the last face has arrived. A send still in its call
+    // when its receive was posted is a Late Receiver (Scalasca: e(recv) - e(send)).
+    Time sweep_receive(uint32_t p, const Neighbours& nb, SynthSweep& octant, int corner) {
+        static constexpr std::array<uint8_t, 3> kXY = {0, 1, 2}, kYX = {1, 0, 2};
+        std::array<Arrival, 3> faces{};
+        std::size_t n = 0;
+        for (uint8_t axis : o_.receive == SynthReceive::YX ? kYX : kXY)
+            for (uint8_t i = 0; i < nb.n_up; ++i)
+                if (nb.up_axis[i] == axis) faces[n++] = {nb.up[i], sent_by_axis_[nb.up[i]][axis]};
+        Time t = clock_[p];
+        auto posted = [&](const Arrival& a, Time at) {
+            if (at > a.sent && at < a.sent + o_.send_ticks)
+                tally(x_.late_receiver, a.source, at - a.sent);
+        };
+        if (o_.receive != SynthReceive::Waitall) {
+            for (std::size_t i = 0; i < n; ++i) {
+                posted(faces[i], t);
+                const Time leave = receive(p, t, faces[i].sent, faces[i].source, grid_comm_,
+                                           octant.tag, kFaceBytes);
+                received(p, t, leave, {&faces[i], 1}, corner, &octant.late_sender);
+                t = leave;
+            }
+            return t;
+        }
+        if (n == 0) return t;
+        std::array<uint64_t, 3> ids{};
+        Time leave = t;
+        for (std::size_t i = 0; i < n; ++i) {
+            posted(faces[i], t);
+            ids[i] = requests_[p]++;
+            b_.enter(p, t, irecv_);
+            b_.irecv_request(p, t, ids[i]);
+            b_.leave(p, t, irecv_);
+            leave = std::max(leave, faces[i].sent + o_.latency_ticks);
+        }
+        b_.enter(p, t, waitall_);
+        for (std::size_t i = 0; i < n; ++i)
+            b_.irecv(p, leave, faces[i].source, grid_comm_, octant.tag, kFaceBytes, ids[i]);
+        b_.leave(p, leave, waitall_);
+        received(p, t, leave, {faces.data(), n}, corner, &octant.late_sender);
+        return leave;
+    }
+
     void compute(uint32_t p, Time from, Time to) {
         b_.enter(p, from, compute_);
         b_.leave(p, to, compute_);
@@ -656,10 +854,12 @@ class Generator {
         return leave;
     }
 
-    void send(uint32_t p, Time t, uint32_t dest, Ref comm, uint32_t tag, uint64_t bytes) {
+    // A blocking send: the message leaves at `t`, the call lasts `duration`.
+    void send(uint32_t p, Time t, uint32_t dest, Ref comm, uint32_t tag, uint64_t bytes,
+              Time duration = 0) {
         b_.enter(p, t, send_);
         b_.send(p, t, dest, comm, tag, bytes);
-        b_.leave(p, t, send_);
+        b_.leave(p, t + duration, send_);
         ++x_.messages;
     }
 
@@ -806,8 +1006,11 @@ class Generator {
     std::vector<Time> clock_; // per rank: time of its last event
     std::vector<Time> sent_;  // wavefront: when each rank sent the current block
     std::vector<SweepPlan> plans_;
-    std::vector<int> sweep_corner_;            // ssor: index into x_.wavefront per sweep
-    std::vector<ExchangeStep> steps_;          // halo, pairwise, ssor
+    std::vector<int> sweep_corner_; // ssor, sweep: index into x_.wavefront per sweep
+    std::vector<std::array<Time, 3>>
+        sent_by_axis_;                // sweep: each rank's send per axis, current block
+    std::vector<int> last_corner_;    // sweep: per rank the corner of its last wave, -1: none since
+    std::vector<ExchangeStep> steps_; // halo, pairwise, ssor
     std::vector<std::deque<Pending>> pending_; // per rank: the Wrong Order buffer
     std::vector<uint64_t> requests_;           // per rank: the next request id
     Random rng_;
@@ -836,14 +1039,16 @@ std::string_view synth_pattern_name(SynthPattern pattern) {
         return "pairwise";
     case SynthPattern::Ssor:
         return "ssor";
+    case SynthPattern::Sweep:
+        return "sweep";
     }
     return "mixed";
 }
 
 std::optional<SynthPattern> parse_synth_pattern(std::string_view name) {
-    for (SynthPattern p :
-         {SynthPattern::Wavefront, SynthPattern::LateSender, SynthPattern::Collectives,
-          SynthPattern::Mixed, SynthPattern::Halo, SynthPattern::Pairwise, SynthPattern::Ssor})
+    for (SynthPattern p : {SynthPattern::Wavefront, SynthPattern::LateSender,
+                           SynthPattern::Collectives, SynthPattern::Mixed, SynthPattern::Halo,
+                           SynthPattern::Pairwise, SynthPattern::Ssor, SynthPattern::Sweep})
         if (synth_pattern_name(p) == name) return p;
     return std::nullopt;
 }
@@ -855,6 +1060,42 @@ std::string_view synth_variant_name(SynthVariant variant) {
 std::optional<SynthVariant> parse_synth_variant(std::string_view name) {
     for (SynthVariant v : {SynthVariant::Sendrecv, SynthVariant::Nonblocking})
         if (synth_variant_name(v) == name) return v;
+    return std::nullopt;
+}
+
+std::string_view synth_receive_name(SynthReceive receive) {
+    switch (receive) {
+    case SynthReceive::Waitall:
+        return "waitall";
+    case SynthReceive::XY:
+        return "xy";
+    case SynthReceive::YX:
+        return "yx";
+    }
+    return "xy";
+}
+
+std::optional<SynthReceive> parse_synth_receive(std::string_view name) {
+    for (SynthReceive r : {SynthReceive::Waitall, SynthReceive::XY, SynthReceive::YX})
+        if (synth_receive_name(r) == name) return r;
+    return std::nullopt;
+}
+
+std::string_view synth_between_name(SynthBetween between) {
+    switch (between) {
+    case SynthBetween::None:
+        return "none";
+    case SynthBetween::Halo:
+        return "halo";
+    case SynthBetween::Allreduce:
+        return "allreduce";
+    }
+    return "none";
+}
+
+std::optional<SynthBetween> parse_synth_between(std::string_view name) {
+    for (SynthBetween b : {SynthBetween::None, SynthBetween::Halo, SynthBetween::Allreduce})
+        if (synth_between_name(b) == name) return b;
     return std::nullopt;
 }
 
@@ -925,6 +1166,22 @@ SynthOptions resolve_synth_options(SynthOptions o) {
     if (o.iterations < 1 || o.iterations > 1'000'000'000)
         bad("--iterations must be between 1 and 1000000000");
     if (o.blocks < 1 || o.blocks > 1'000'000) bad("--blocks must be between 1 and 1000000");
+    if (o.pattern == SynthPattern::Sweep) {
+        // A pipeline needs a relay between origin and end (analysis step 4), and a grid
+        // axis of size 1 would make two corners one.
+        for (std::size_t a = 0; a < o.grid.size(); ++a)
+            if (o.grid[a] < 2)
+                bad("--pattern sweep: axis " + std::string(1, axis_letter(a)) + " of the grid " +
+                    grid_text(o.grid) + " has size 1 (use a grid of fewer dimensions)");
+        if (o.grid.size() == 1 && o.grid[0] < 3)
+            bad("--pattern sweep: a 1D grid needs 3 ranks or more (origin, relay, end)");
+    }
+    if (o.k_blocks < 1 || o.k_blocks > 1'000'000) bad("--k-blocks must be between 1 and 1000000");
+    if (o.angle_blocks < 1 || o.angle_blocks > 1'000'000)
+        bad("--angle-blocks must be between 1 and 1000000");
+    if (o.k_blocks * o.angle_blocks > 1'000'000)
+        bad("--k-blocks times --angle-blocks must be at most 1000000");
+    if (o.send_ticks > kMaxTicks) bad("--send-ticks must be at most " + std::to_string(kMaxTicks));
     if (o.work_ticks < 1 || o.work_ticks > kMaxTicks)
         bad("--work-ticks must be between 1 and " + std::to_string(kMaxTicks));
     if (o.delay_ticks > kMaxTicks)
@@ -979,6 +1236,26 @@ std::vector<uint64_t> synth_event_counts(const SynthOptions& options) {
                     2 * (2 + o.blocks * (2 + 3 * uint64_t(neighbour_count(p, o.grid))));
         }
     }
+    if (o.pattern == SynthPattern::Sweep) {
+        const std::vector<SynthSweep> octants = make_octants(o.grid);
+        const std::vector<ExchangeStep> halo = sweep_halo_steps(o);
+        const uint64_t blocks = o.k_blocks * o.angle_blocks;
+        for (uint32_t p = 0; p < o.ranks; ++p) {
+            for (const SynthSweep& sw : octants) {
+                const auto [up, down] = sweep_link_counts(p, o.grid, sw.direction);
+                // MPI_Recv: enter, record, leave; MPI_Irecv: enter, request, leave and a
+                // record in the MPI_Waitall (enter, leave).
+                const uint64_t receives = o.receive != SynthReceive::Waitall ? 3 * up
+                                          : up > 0                           ? 4 * up + 2
+                                                                             : 0;
+                const bool outflow = down < o.grid.size() && o.send_ticks > 0;
+                per_iteration[p] += 2 + blocks * (receives + 2 + 3 * down + (outflow ? 2 : 0));
+            }
+            if (o.between == SynthBetween::Allreduce) per_iteration[p] += 4;
+            if (o.between == SynthBetween::Halo)
+                per_iteration[p] += 2 + exchange_events(halo, p, SynthVariant::Sendrecv);
+        }
+    }
     std::vector<uint64_t> counts(o.ranks);
     for (uint32_t p = 0; p < o.ranks; ++p) counts[p] = 6 + o.iterations * per_iteration[p];
     return counts;
@@ -995,6 +1272,13 @@ std::string synth_arguments(const SynthOptions& o) {
                       (takes_periodic(o.pattern) ? " --periodic " + periodic_text(o.periodic)
                                                  : "") +
                       " --slow-rank " + std::to_string(o.slow_rank)
+                : "") +
+           (o.pattern == SynthPattern::Sweep
+                ? " --k-blocks " + std::to_string(o.k_blocks) + " --angle-blocks " +
+                      std::to_string(o.angle_blocks) + " --send-ticks " +
+                      std::to_string(o.send_ticks) + " --receive " +
+                      std::string(synth_receive_name(o.receive)) + " --between " +
+                      std::string(synth_between_name(o.between))
                 : "");
 }
 

@@ -12,9 +12,12 @@
 // that finished its part early spends the gap in main), and all ranks enter MPI_Finalize
 // together, so the phases' wait states simply add up.
 //
-// halo, pairwise and ssor also compute LS Wrong Order (Scalasca's buffer rule, split by
-// source), Late Receiver and every "Wavefront from <corner>" metric from the same model
-// (see `topolens help synth`).
+// halo, pairwise, ssor and sweep also compute LS Wrong Order (Scalasca's buffer rule, split
+// by source), Late Receiver and every "Wavefront from <corner>" metric from the same model
+// (see `topolens help synth`). sweep differs in two points: each MPI_Send takes S ticks
+// (so a rank's sends have distinct times and a fixed receive order can meet them in the
+// wrong order), and its iterations have no common start: every rank goes on as soon as it
+// is done, so several waves are in flight.
 #pragma once
 
 #include "trace/builder.h"
@@ -36,7 +39,14 @@ enum class SynthPattern : uint8_t {
     Halo,     // two-sided halo exchange on the grid, one slow rank
     Pairwise, // each rank exchanges with rank XOR 1, one slow rank
     Ssor,     // lower sweep from the origin corner, halo exchange, upper sweep back
+    Sweep,    // discrete-ordinates sweeps: octants in pairs per corner, no barrier between
 };
+
+// sweep: how a block's upstream faces are received. MPI_Irecv from each, one MPI_Waitall;
+// or one MPI_Recv per face in a fixed axis order: x, y, z or y, x, z.
+enum class SynthReceive : uint8_t { Waitall, XY, YX };
+// sweep: what every rank does after each iteration's eight octants.
+enum class SynthBetween : uint8_t { None, Halo, Allreduce };
 
 // How halo, pairwise and ssor exchange with their neighbours: one MPI_Sendrecv per
 // direction, or MPI_Irecv from all, MPI_Isend to all, one MPI_Waitall.
@@ -48,6 +58,10 @@ std::string_view synth_variant_name(SynthVariant variant);
 std::optional<SynthVariant> parse_synth_variant(std::string_view name);
 // halo, pairwise, ssor: the patterns that take --variant and --slow-rank.
 bool synth_pattern_exchanges(SynthPattern pattern);
+std::string_view synth_receive_name(SynthReceive receive);
+std::optional<SynthReceive> parse_synth_receive(std::string_view name);
+std::string_view synth_between_name(SynthBetween between);
+std::optional<SynthBetween> parse_synth_between(std::string_view name);
 
 inline constexpr uint64_t kSynthResolution = 1'000'000'000; // ticks per second
 inline constexpr Time kSynthInitTicks = 1000;               // MPI_Init and MPI_Finalize
@@ -68,6 +82,12 @@ struct SynthOptions {
     std::vector<bool> periodic; // per grid axis (halo, pairwise); empty: none periodic
     uint32_t slow_rank = kNone; // computes D longer before each exchange; kNone: the rank
                                 // at the grid's centre (coordinates size/2)
+    // sweep: per octant angle_blocks x k_blocks blocks; each MPI_Send takes send_ticks.
+    uint64_t k_blocks = 2;
+    uint64_t angle_blocks = 2;
+    uint64_t send_ticks = 10; // S
+    SynthReceive receive = SynthReceive::XY;
+    SynthBetween between = SynthBetween::None;
 };
 
 // Fills in `ranks` and `grid` and checks every option; throws std::invalid_argument with a
@@ -82,10 +102,10 @@ struct SynthSeverity {
     std::vector<uint64_t> by_location;
 };
 
-// Wavefront sweep from one corner of the grid.
+// Wavefront sweep from one corner of the grid (sweep: one octant).
 struct SynthSweep {
     std::string origin;         // "SW", "NE", ... (1D: "W", "E"; 3D: "SW-bottom", ...)
-    std::string region;         // the user region around it: "sweep_SW"
+    std::string region;         // the user region around it: "sweep_SW" (sweep: "octant1_SW")
     std::vector<int> direction; // +1 / -1 per axis: where the wave travels
     uint32_t tag = 0;           // 100 + sweep index
     SynthSeverity late_sender;  // over all iterations
@@ -115,12 +135,12 @@ struct SynthExpected {
     SynthSeverity early_reduce;
     std::vector<SynthSweep> sweeps; // wavefront and mixed; late_sender splits over them
     std::vector<std::pair<uint32_t, uint32_t>> pairs; // late-sender (sender, receiver)
-    // halo, pairwise, ssor (Scalasca 2.6's definitions):
+    // halo, pairwise, ssor, sweep (Scalasca 2.6's definitions):
     SynthSeverity late_receiver;         // of sends completed by MPI_Waitall
     SynthSeverity wrong_order_same;      // LS, Wrong Order revealed by the same source
     SynthSeverity wrong_order_different; // ... by a receive from another source
     // Every corner of the grid (bit i of the index: the i-th axis of size > 1 travels -);
-    // the Late Sender time that is not Wrong Order of the first block of each sweep.
+    // the Late Sender time, Wrong Order included, of the first block of each new wave.
     std::vector<SynthCorner> wavefront;
     uint32_t slow_rank = kNone;
 };

@@ -78,6 +78,11 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
     if (tt::synth_pattern_exchanges(o.pattern))
         out << "slow rank: " << x.slow_rank << " (" << o.delay_ticks
             << " ticks longer before each exchange), " << tt::synth_variant_name(o.variant) << "\n";
+    const bool sweep = o.pattern == tt::SynthPattern::Sweep;
+    if (sweep)
+        out << x.sweeps.size() << " octants of " << o.angle_blocks << " angle blocks x "
+            << o.k_blocks << " k-blocks, receive " << tt::synth_receive_name(o.receive)
+            << ", after each iteration " << tt::synth_between_name(o.between) << "\n";
     out << "expected severities (ticks at 1e9 ticks/s; all other wait states are 0):\n";
     Table t({"metric", "unique name", "ticks", "seconds", "instances"},
             {false, false, true, true, true});
@@ -86,7 +91,7 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
     };
     row("Late Sender", "mpi_latesender", x.late_sender);
     for (const tt::SynthSweep& sw : x.sweeps) row("  in " + sw.region, "", sw.late_sender);
-    if (tt::synth_pattern_exchanges(o.pattern)) {
+    if (tt::synth_pattern_exchanges(o.pattern) || sweep) {
         row("  LS, Wrong Order, same source", "mpi_lswo_same", x.wrong_order_same);
         row("  LS, Wrong Order, different sources", "mpi_lswo_different", x.wrong_order_different);
         for (const tt::SynthCorner& c : x.wavefront)
@@ -113,7 +118,9 @@ const char* const kSynopsis =
     "usage: topolens synth -o DIR [--ranks N] [--grid PxQ[xR]] [--pattern NAME]\n"
     "                      [--iterations K] [--blocks B] [--work-ticks T] [--delay-ticks D]\n"
     "                      [--latency-ticks L] [--seed S]\n"
-    "                      [--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]\n";
+    "                      [--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]\n"
+    "                      [--k-blocks K] [--angle-blocks A] [--send-ticks S]\n"
+    "                      [--receive waitall|xy|yx] [--between none|halo|allreduce]\n";
 
 } // namespace
 
@@ -127,8 +134,8 @@ seed give the same trace.
   -o, --output DIR   where to write the archive (required)
   --ranks N          number of ranks [16, or the grid's size]
   --grid PxQ[xR]     process grid, 1 to 3 dimensions [the balanced 2D grid of N, P >= Q]
-  --pattern NAME     wavefront, late-sender, collectives, mixed, halo, pairwise or ssor
-                     [mixed]
+  --pattern NAME     wavefront, late-sender, collectives, mixed, halo, pairwise, ssor or
+                     sweep [mixed]
   --iterations K     iterations of the pattern [10]
   --blocks B         wavefront blocks per sweep [2]
   --work-ticks T     compute per block and before each operation, >= 1 [10000]
@@ -141,6 +148,13 @@ seed give the same trace.
                      or none [none]; an axis of size 1 cannot be periodic
   --slow-rank R      halo, pairwise, ssor: the rank that computes D longer before each
                      exchange [the rank at coordinates (P/2, Q/2, R/2), rounded down]
+  --k-blocks K       sweep: k-blocks per angle block [2]
+  --angle-blocks A   sweep: angle blocks per octant [2]
+  --send-ticks S     sweep: how long each MPI_Send takes [10]
+  --receive R        sweep: the upstream faces by MPI_Irecv and one MPI_Waitall (waitall),
+                     or by MPI_Recv in the fixed order x, y, z (xy) or y, x, z (yx) [xy]
+  --between B        sweep: after each iteration nothing (none), the halo exchange (halo)
+                     or MPI_Allreduce on "grid" (allreduce) [none]
 
 Event counts: --ranks 64 --iterations 2000 (8x8, mixed, 2 blocks) gives 18.0 million.
 
@@ -230,6 +244,30 @@ and h' = sum of (size-1-coordinate) hops from the far corner as much in an upper
   Wavefront from <origin corner> = K*(h*H - L), from the opposite corner K*(h'*H - L),
   on each rank with h (h') >= 1; every other corner 0. The halo's waits are in none.
   Late Sender = both + the halo's; Wrong Order only from the halo.
+
+sweep: a discrete-ordinates transport sweep as Sweep3D's, on a grid with 2 ranks or more
+on every axis (1D: 3 or more). Per iteration 8 octants (1D: 4): two per corner of the
+grid's first two axes, in Sweep3D's order SW, NE, NW, SE (1D: W, E), k up then k down.
+On a 3D grid k is the axis z: the two octants of a corner travel up (from the bottom),
+then down; on 1D and 2D grids k lies inside each rank and both travel the same way. An
+octant (user region octant<n>_<origin>, tag 99+n) is A*K blocks: receive the upstream
+faces (--receive), compute T, MPI_Send each downstream face in axis order (x, y, z; each
+call S ticks, the message leaves at its enter), then compute the outflow of each face on
+the grid's boundary (S ticks per face), so every block lasts T + S*dimensions wherever
+the rank lies. No barrier: a rank starts an octant when it finished the one before, so
+several waves are in flight. After each iteration --between: nothing, the halo exchange
+of halo (sendrecv; it ends with the step up along the first axis received from), or
+MPI_Allreduce. The severities follow Scalasca 2.6's definitions on this model (printed):
+Late Sender per call (Waitall: its largest), Wrong Order by the 100-instance buffer rule,
+Late Receiver (a send still in its S ticks when its receive was posted), Wait at NxN.
+A block waits only when it fills a new wave: the first block of an octant whose direction
+differs from the rank's previous octant, or that follows the halo exchange; the blocks
+after it and the second octant of a corner on a 1D or 2D grid find the pipeline full.
+  Wavefront from <corner> = every Late Sender instance of those first blocks, Wrong
+  Order included, so the corners together hold all Late Sender outside the halo.
+  Each direction's origin corner has 0 and the corner it reaches last the most.
+  With xy the corner a wave reaches last waits for its x face, sent after the y face
+  its other neighbour sent earlier: that wait is Wrong Order (different sources).
 )";
 }
 
@@ -237,11 +275,19 @@ int synth_main(const std::vector<std::string>& args) {
     tt::SynthOptions o;
     std::string dir;
     bool variant_given = false;
+    std::string sweep_option; // the first option given that only --pattern sweep takes
     try {
         // A whole number of at least `min` into `target`.
         const auto count = [](const char* option, uint64_t min, auto& target) {
             return [option, min, &target](const std::string& v) {
                 target = parse_number(option, v, min);
+            };
+        };
+        // A block count of --pattern sweep (at least 1).
+        const auto sweep_count = [&](const char* option, uint64_t& target) {
+            return [option, &target, &sweep_option](const std::string& v) {
+                target = parse_number(option, v, 1);
+                if (sweep_option.empty()) sweep_option = option;
             };
         };
         const auto output = [&](const char* option) {
@@ -269,7 +315,7 @@ int synth_main(const std::vector<std::string>& args) {
                         if (!p)
                             throw UsageError{"--pattern: unknown pattern '" + v +
                                              "' (wavefront, late-sender, collectives, mixed, "
-                                             "halo, pairwise, ssor)"};
+                                             "halo, pairwise, ssor, sweep)"};
                         o.pattern = *p;
                     })
             .option({"--variant"},
@@ -295,7 +341,30 @@ int synth_main(const std::vector<std::string>& args) {
             .option({"--work-ticks"}, count("--work-ticks", 1, o.work_ticks))
             .option({"--delay-ticks"}, count("--delay-ticks", 0, o.delay_ticks))
             .option({"--latency-ticks"}, count("--latency-ticks", 0, o.latency_ticks))
-            .option({"--seed"}, count("--seed", 0, o.seed));
+            .option({"--seed"}, count("--seed", 0, o.seed))
+            .option({"--k-blocks"}, sweep_count("--k-blocks", o.k_blocks))
+            .option({"--angle-blocks"}, sweep_count("--angle-blocks", o.angle_blocks))
+            .option({"--send-ticks"},
+                    [&](const std::string& v) {
+                        o.send_ticks = parse_number("--send-ticks", v, 0);
+                        if (sweep_option.empty()) sweep_option = "--send-ticks";
+                    })
+            .option({"--receive"},
+                    [&](const std::string& v) {
+                        const auto r = tt::parse_synth_receive(v);
+                        if (!r)
+                            throw UsageError{"--receive: unknown order '" + v +
+                                             "' (waitall, xy, yx)"};
+                        o.receive = *r;
+                        if (sweep_option.empty()) sweep_option = "--receive";
+                    })
+            .option({"--between"}, [&](const std::string& v) {
+                const auto b = tt::parse_synth_between(v);
+                if (!b)
+                    throw UsageError{"--between: unknown step '" + v + "' (none, halo, allreduce)"};
+                o.between = *b;
+                if (sweep_option.empty()) sweep_option = "--between";
+            });
         if (parser.parse(args)) {
             synth_usage(std::cout);
             return kExitOk;
@@ -303,6 +372,8 @@ int synth_main(const std::vector<std::string>& args) {
         if (dir.empty()) throw UsageError{"synth needs an output directory (-o DIR)"};
         if (variant_given && !tt::synth_pattern_exchanges(o.pattern))
             throw UsageError{"--variant applies to --pattern halo, pairwise and ssor"};
+        if (!sweep_option.empty() && o.pattern != tt::SynthPattern::Sweep)
+            throw UsageError{sweep_option + " applies to --pattern sweep"};
         try {
             o = tt::resolve_synth_options(o);
         } catch (const std::invalid_argument& e) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GUI test fixture: traces samples/wavefront2d on a 4x4 grid (16 ranks, LD_PRELOAD) and
-# analyzes it into $TL_WORK/gui/wavefront.cubex. One block per sweep, 10 ms each, and a
-# barrier between sweeps: every wait is a pipeline fill, so the corner a sweep reaches last
+# analyzes it into $TL_WORK/gui/wavefront.cubex. One block per octant (two per corner, the
+# second continuing the first's full pipeline), 10 ms each, and a barrier before each
+# corner's octants: every wait is a pipeline fill, so the corner a sweep reaches last
 # waits longest by 10 ms per iteration, above a loaded machine's scheduling noise (and no
 # message of the next sweep overtakes, which would make part of it Wrong Order).
 # Environment as for the integration tests (tests/integration/common.sh).

@@ -1,9 +1,12 @@
 // Sweep3D-like pipelined wavefront on a 2D process grid (see README.md).
 //
-// Each iteration sweeps the grid from the four corners in turn (SW, NE, NW, SE). In a
-// sweep every process receives one block face from its upstream neighbour along x and
-// one along y, computes, and sends its faces downstream, `blocks` times; the wave of
-// blocks travels diagonally from the origin corner to the opposite corner.
+// Each iteration sweeps the grid from the four corners in turn (SW, NE, NW, SE), two
+// octants per corner as a discrete-ordinates code does (k up, then k down: on a 2D process
+// grid both travel the same way). In an octant every process receives one block face from
+// its upstream neighbour along x and one along y, computes, and sends its faces downstream,
+// once per angle block and k-block; the wave of blocks travels diagonally from the origin
+// corner to the opposite corner. No barrier between octants: a process starts the next
+// one as soon as it is done, so several waves are in flight.
 #include <mpi.h>
 
 #include "topolens.h"
@@ -29,13 +32,14 @@ int topolens_cart_coords(int topology, const int coords[]) __attribute__((weak))
 namespace {
 
 const char* const kUsage =
-    "usage: wavefront2d [--px P --py Q] [--blocks K] [--iterations N] [--work-us US]\n"
-    "                   [--face DOUBLES] [--receive waitall|blocking] [--sweep-barrier]\n"
-    "                   [--no-cart [--user-topology]] [--expect FILE]\n";
+    "usage: wavefront2d [--px P --py Q] [--k-blocks K] [--angle-blocks A] [--iterations N]\n"
+    "                   [--work-us US] [--face DOUBLES] [--receive waitall|xy|yx]\n"
+    "                   [--sweep-barrier] [--no-cart [--user-topology]] [--expect FILE]\n";
 
 struct Options {
-    int px = 0, py = 0; // 0: chosen by MPI_Dims_create
-    int blocks = 10;
+    int px = 0, py = 0;   // 0: chosen by MPI_Dims_create
+    int k_blocks = 5;     // per angle block (--blocks is an alias)
+    int angle_blocks = 1; // per octant
     int iterations = 2;
     int work_us = 200;
     int face = 64; // doubles per block face message
@@ -43,11 +47,13 @@ struct Options {
     bool user_topology = false;
     // The inflow faces: both posted with MPI_Irecv and taken as they arrive (MPI_Waitall),
     // or MPI_Recv from the x-upstream neighbour, then the y-upstream one (Sweep3D's order:
-    // when the y face is sent first, the wait for x is a Late Sender in the wrong order).
-    bool blocking_receives = false;
-    // MPI_Barrier before each sweep: the sweeps no longer overlap, so no message of the next
-    // sweep can overtake the last one of a sweep (which Scalasca's rule counts as a Late
-    // Sender in the wrong order), and each sweep's waits are its pipeline fill alone.
+    // when the y face is sent first, the wait for x is a Late Sender in the wrong order),
+    // or y first, then x.
+    enum class Receive { Waitall, XY, YX } receive = Receive::Waitall;
+    // MPI_Barrier before each corner's two octants: the sweeps of different corners no
+    // longer overlap, so no message of the next one can overtake the last one of a sweep
+    // (which Scalasca's rule counts as a Late Sender in the wrong order), and each corner's
+    // waits are its pipeline fill alone.
     bool sweep_barrier = false;
     std::string expect;
 };
@@ -59,7 +65,8 @@ struct Direction {
 };
 constexpr Direction kDirections[4] = {
     {"SW", +1, +1}, {"NE", -1, -1}, {"NW", +1, -1}, {"SE", -1, +1}};
-constexpr int kTagBase = 100; // tag = kTagBase + direction index
+constexpr int kOctantsPerCorner = 2; // k up, then k down
+constexpr int kTagBase = 100;        // tag = kTagBase + octant index (SW: 100, 101; NE: 102, ...)
 
 // Returns an error message, empty when the options are valid.
 std::string parse_options(int argc, char** argv, Options& o) {
@@ -79,8 +86,10 @@ std::string parse_options(int argc, char** argv, Options& o) {
             err = number(i, o.px, 1);
         else if (a == "--py")
             err = number(i, o.py, 1);
-        else if (a == "--blocks")
-            err = number(i, o.blocks, 1);
+        else if (a == "--k-blocks" || a == "--blocks")
+            err = number(i, o.k_blocks, 1);
+        else if (a == "--angle-blocks")
+            err = number(i, o.angle_blocks, 1);
         else if (a == "--iterations")
             err = number(i, o.iterations, 1);
         else if (a == "--work-us")
@@ -88,11 +97,17 @@ std::string parse_options(int argc, char** argv, Options& o) {
         else if (a == "--face")
             err = number(i, o.face, 1);
         else if (a == "--receive") {
-            if (i + 1 >= argc) return "--receive needs a value (waitall or blocking)";
+            if (i + 1 >= argc) return "--receive needs a value (waitall, xy or yx)";
             const std::string v = argv[++i];
-            if (v != "waitall" && v != "blocking")
-                return "--receive: bad value '" + v + "' (waitall or blocking)";
-            o.blocking_receives = v == "blocking";
+            // "blocking": the name of xy before yx existed.
+            if (v == "waitall")
+                o.receive = Options::Receive::Waitall;
+            else if (v == "xy" || v == "blocking")
+                o.receive = Options::Receive::XY;
+            else if (v == "yx")
+                o.receive = Options::Receive::YX;
+            else
+                return "--receive: bad value '" + v + "' (waitall, xy or yx)";
         } else if (a == "--sweep-barrier")
             o.sweep_barrier = true;
         else if (a == "--no-cart")
@@ -109,6 +124,8 @@ std::string parse_options(int argc, char** argv, Options& o) {
         if (!err.empty()) return err;
     }
     if (o.user_topology && !o.no_cart) return "--user-topology needs --no-cart";
+    if (static_cast<long>(o.k_blocks) * o.angle_blocks > 1000000000L)
+        return "--k-blocks times --angle-blocks is too large";
     return {};
 }
 
@@ -226,38 +243,46 @@ int main(int argc, char** argv) {
             const int y_up = g.rank_of(x, y - dir.sy, cart);
             const int x_down = g.rank_of(x + dir.sx, y, cart);
             const int y_down = g.rank_of(x, y + dir.sy, cart);
-            const int tag = kTagBase + d;
             if (opt.sweep_barrier) {
                 MPI_Barrier(g.comm);
                 ++n.collectives;
             }
-            for (int b = 0; b < opt.blocks; ++b) {
-                // Boundary faces (no upstream neighbour) carry the inflow condition 0.
-                if (x_up == MPI_PROC_NULL) std::fill(in_x.begin(), in_x.end(), 0.0);
-                if (y_up == MPI_PROC_NULL) std::fill(in_y.begin(), in_y.end(), 0.0);
-                n.recvs += (x_up != MPI_PROC_NULL) + (y_up != MPI_PROC_NULL);
-                if (opt.blocking_receives) {
-                    if (x_up != MPI_PROC_NULL)
-                        MPI_Recv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm,
-                                 MPI_STATUS_IGNORE);
-                    if (y_up != MPI_PROC_NULL)
-                        MPI_Recv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm,
-                                 MPI_STATUS_IGNORE);
-                } else if (x_up != MPI_PROC_NULL || y_up != MPI_PROC_NULL) {
-                    MPI_Request inflow[2];
-                    MPI_Irecv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm, &inflow[0]);
-                    MPI_Irecv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm, &inflow[1]);
-                    MPI_Waitall(2, inflow, MPI_STATUSES_IGNORE);
-                }
-                local_change =
-                    std::max(local_change, compute_block(opt.work_us, in_x, in_y, out_x, out_y));
-                if (x_down != MPI_PROC_NULL) {
-                    MPI_Send(out_x.data(), opt.face, MPI_DOUBLE, x_down, tag, g.comm);
-                    ++n.sends;
-                }
-                if (y_down != MPI_PROC_NULL) {
-                    MPI_Send(out_y.data(), opt.face, MPI_DOUBLE, y_down, tag, g.comm);
-                    ++n.sends;
+            // k up, then k down: the k-blocks lie inside the process, so both octants send
+            // the same way on the process grid.
+            for (int octant = 0; octant < kOctantsPerCorner; ++octant) {
+                const int tag = kTagBase + kOctantsPerCorner * d + octant;
+                for (int b = 0; b < opt.angle_blocks * opt.k_blocks; ++b) {
+                    // Boundary faces (no upstream neighbour) carry the inflow condition 0.
+                    if (x_up == MPI_PROC_NULL) std::fill(in_x.begin(), in_x.end(), 0.0);
+                    if (y_up == MPI_PROC_NULL) std::fill(in_y.begin(), in_y.end(), 0.0);
+                    n.recvs += (x_up != MPI_PROC_NULL) + (y_up != MPI_PROC_NULL);
+                    auto recv = [&](std::vector<double>& face, int from) {
+                        if (from != MPI_PROC_NULL)
+                            MPI_Recv(face.data(), opt.face, MPI_DOUBLE, from, tag, g.comm,
+                                     MPI_STATUS_IGNORE);
+                    };
+                    if (opt.receive == Options::Receive::XY) {
+                        recv(in_x, x_up);
+                        recv(in_y, y_up);
+                    } else if (opt.receive == Options::Receive::YX) {
+                        recv(in_y, y_up);
+                        recv(in_x, x_up);
+                    } else if (x_up != MPI_PROC_NULL || y_up != MPI_PROC_NULL) {
+                        MPI_Request inflow[2];
+                        MPI_Irecv(in_x.data(), opt.face, MPI_DOUBLE, x_up, tag, g.comm, &inflow[0]);
+                        MPI_Irecv(in_y.data(), opt.face, MPI_DOUBLE, y_up, tag, g.comm, &inflow[1]);
+                        MPI_Waitall(2, inflow, MPI_STATUSES_IGNORE);
+                    }
+                    local_change = std::max(local_change,
+                                            compute_block(opt.work_us, in_x, in_y, out_x, out_y));
+                    if (x_down != MPI_PROC_NULL) {
+                        MPI_Send(out_x.data(), opt.face, MPI_DOUBLE, x_down, tag, g.comm);
+                        ++n.sends;
+                    }
+                    if (y_down != MPI_PROC_NULL) {
+                        MPI_Send(out_y.data(), opt.face, MPI_DOUBLE, y_down, tag, g.comm);
+                        ++n.sends;
+                    }
                 }
             }
         }
@@ -299,12 +324,17 @@ int main(int argc, char** argv) {
     }
 
     if (world_rank == 0)
-        std::printf("wavefront2d: %dx%d grid (%s), %d iterations x 4 sweeps x %d blocks, "
-                    "%d us/block, residual %.3g, %.3f s\n",
+        std::printf("wavefront2d: %dx%d grid (%s), %d iterations x %d octants x %d blocks "
+                    "(%d angle x %d k), receive %s, %d us/block, residual %.3g, %.3f s\n",
                     g.dims[0], g.dims[1],
                     cart ? "MPI_Cart_create"
                          : (g.topology != "none" ? "user topology" : "no topology"),
-                    opt.iterations, opt.blocks, opt.work_us, residual, elapsed);
+                    opt.iterations, 4 * kOctantsPerCorner, opt.angle_blocks * opt.k_blocks,
+                    opt.angle_blocks, opt.k_blocks,
+                    opt.receive == Options::Receive::Waitall ? "waitall"
+                    : opt.receive == Options::Receive::XY    ? "xy"
+                                                             : "yx",
+                    opt.work_us, residual, elapsed);
     if (cart) MPI_Comm_free(&g.comm);
     MPI_Finalize();
     return 0;

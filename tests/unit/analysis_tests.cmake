@@ -4,6 +4,7 @@ add_executable(topolens_analysis_tests
   analysis_patterns_test.cpp
   analyze_command_test.cpp
   wavefront_patterns_test.cpp
+  no_wave_test.cpp
   codelet_patterns_test.cpp
   tuned_phases_test.cpp
   audit_command_test.cpp

@@ -4,6 +4,8 @@
 // analysis' value at every location, exactly. Two-sided exchanges and one-partner
 // exchanges are no wavefront whatever the grid (sides of 2, periodic axes); ssor's sweeps
 // fill their own corners' metrics and its halo waits stay plain Late Sender.
+#include "synth_expect.h"
+
 #include "analyzer/engine/engine.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
@@ -11,26 +13,18 @@
 
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <set>
 
 using namespace topolens;
+using namespace topolens::synth_expect;
 using trace::SynthOptions;
 using trace::SynthPattern;
 using trace::SynthVariant;
 
 namespace {
 
-constexpr double kTick = 1e-9;                         // synth's ticks are nanoseconds
-constexpr double kExact = 1e-12;                       // seconds: far below one tick
 const char* const kWoSame = "mpi_lswo_same";           // Scalasca's split of Wrong Order
 const char* const kWoDifferent = "mpi_lswo_different"; // (names as in Scalasca 2.6)
-
-std::string unique_of(const std::string& corner) {
-    std::string name = "mpi_wavefront_";
-    for (char c : corner) name += c == '-' ? '_' : static_cast<char>(std::tolower(c));
-    return name;
-}
 
 SynthOptions options(SynthPattern pattern, std::vector<uint32_t> grid, SynthVariant variant,
                      uint64_t latency = 0, std::vector<bool> periodic = {},
@@ -47,16 +41,6 @@ SynthOptions options(SynthPattern pattern, std::vector<uint32_t> grid, SynthVari
     o.work_ticks = 1000;
     o.delay_ticks = 400;
     return o;
-}
-
-void expect_metric(const report::Report& r, const char* unique, const trace::SynthSeverity& s,
-                   const std::string& what) {
-    const auto m = r.find_metric(unique);
-    ASSERT_TRUE(m.has_value()) << "no metric " << unique;
-    for (size_t loc = 0; loc < s.by_location.size(); ++loc)
-        EXPECT_NEAR(r.total(*m, static_cast<int>(loc)),
-                    static_cast<double>(s.by_location[loc]) * kTick, kExact)
-            << what << " at location " << loc;
 }
 
 // Analyzes the generator's trace and checks every metric of its expectations per location.

@@ -102,7 +102,9 @@ Evaluated evaluate(const Trace& t) {
             if (r.kind == EventKind::MpiSend)
                 sends[{r.event.comm(), l, world(r.event.comm(), r.event.peer()), r.event.tag()}]
                     .emplace_back(l, &r);
-            if (r.kind == EventKind::MpiRecv)
+            // (An MpiIrecv completes in a Waitall: matched here, its wait is only
+            // evaluated by evaluate_scalasca.)
+            if (r.kind == EventKind::MpiRecv || r.kind == EventKind::MpiIrecv)
                 recvs[{r.event.comm(), world(r.event.comm(), r.event.peer()), l, r.event.tag()}]
                     .emplace_back(l, &r);
         }
@@ -710,14 +712,89 @@ void check_exchange_read_back(const SynthOptions& options) {
     std::size_t axes = 0;
     for (uint32_t d : o.grid) axes += d > 1;
     EXPECT_EQ(x.wavefront.size(), axes == 0 ? 0u : std::size_t{1} << axes);
+    // Wrong Order and the wave each take part of Late Sender; they may overlap (the wave
+    // metrics are a tree of their own).
     for (uint32_t p = 0; p < o.ranks; ++p) {
-        uint64_t parts = x.wrong_order_same.by_location[p] + x.wrong_order_different.by_location[p];
-        for (const SynthCorner& c : x.wavefront) parts += c.late_sender.by_location[p];
-        EXPECT_LE(parts, x.late_sender.by_location[p]) << "rank " << p;
+        uint64_t waves = 0;
+        for (const SynthCorner& c : x.wavefront) waves += c.late_sender.by_location[p];
+        EXPECT_LE(waves, x.late_sender.by_location[p]) << "rank " << p;
+        EXPECT_LE(x.wrong_order_same.by_location[p] + x.wrong_order_different.by_location[p],
+                  x.late_sender.by_location[p])
+            << "rank " << p;
     }
-    if (o.pattern != SynthPattern::Ssor) {
+    if (o.pattern != SynthPattern::Ssor && o.pattern != SynthPattern::Sweep) {
         for (const SynthCorner& c : x.wavefront) EXPECT_EQ(c.late_sender.total, 0u) << c.corner;
     }
+}
+
+SynthOptions sweep(std::vector<uint32_t> grid, SynthReceive receive, SynthBetween between,
+                   uint64_t latency = 0) {
+    SynthOptions o = opts(SynthPattern::Sweep, std::move(grid), 2, 1, 1000, 400, latency);
+    o.receive = receive;
+    o.between = between;
+    o.k_blocks = 3;
+    o.angle_blocks = 2;
+    o.send_ticks = 10;
+    return o;
+}
+
+// sweep: the events, messages and Scalasca's values read back, for every receive order and
+// step between iterations; each MPI_Send lasts S.
+TEST(Synth, ReadBackSweep) {
+    for (SynthReceive r : {SynthReceive::Waitall, SynthReceive::XY, SynthReceive::YX})
+        for (SynthBetween b : {SynthBetween::None, SynthBetween::Halo, SynthBetween::Allreduce}) {
+            check_exchange_read_back(sweep({3, 2}, r, b));
+            check_exchange_read_back(sweep({2, 3, 2}, r, b, 20));
+            check_exchange_read_back(sweep({4}, r, b));
+            // Every MPI_Send lasts S, its message leaves at its enter.
+            const Synthetic s = synthesize(sweep({3, 2}, r, b));
+            const Trace& t = s.builder.trace();
+            uint64_t sends = 0;
+            for (const LocationEvents& le : t.locations)
+                for (std::size_t i = 0; i + 2 < le.events.size(); ++i) {
+                    const Event& e = le.events[i];
+                    if (e.kind != EventKind::Enter || t.defs.regions[e.region()].name != "MPI_Send")
+                        continue;
+                    ++sends;
+                    EXPECT_EQ(le.events[i + 1].kind, EventKind::MpiSend);
+                    EXPECT_EQ(le.events[i + 1].time, e.time);
+                    EXPECT_EQ(le.events[i + 2].time, e.time + 10);
+                }
+            EXPECT_EQ(sends, s.expected.messages - (b == SynthBetween::Halo ? 2 * 7 * 2 : 0));
+        }
+}
+
+TEST(Synth, SweepOptions) {
+    auto message = [](SynthOptions o) {
+        try {
+            resolve_synth_options(o);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_EQ(message(sweep({4, 1}, SynthReceive::XY, SynthBetween::None)),
+              "--pattern sweep: axis y of the grid 4x1 has size 1 (use a grid of fewer "
+              "dimensions)");
+    EXPECT_EQ(message(sweep({2}, SynthReceive::XY, SynthBetween::None)),
+              "--pattern sweep: a 1D grid needs 3 ranks or more (origin, relay, end)");
+    EXPECT_EQ(message(sweep({2, 2}, SynthReceive::XY, SynthBetween::None)), "");
+    // Octants: two per corner in Sweep3D's corner order; on 3D grids k up, then down.
+    const std::vector<std::string> regions2d = {"octant1_SW", "octant2_SW", "octant3_NE",
+                                                "octant4_NE", "octant5_NW", "octant6_NW",
+                                                "octant7_SE", "octant8_SE"};
+    const std::vector<std::string> regions3d = {
+        "octant1_SW-bottom", "octant2_SW-top", "octant3_NE-bottom", "octant4_NE-top",
+        "octant5_NW-bottom", "octant6_NW-top", "octant7_SE-bottom", "octant8_SE-top"};
+    std::vector<std::string> found2d, found3d;
+    for (const SynthSweep& sw :
+         synthesize(sweep({2, 2}, SynthReceive::XY, SynthBetween::None)).expected.sweeps)
+        found2d.push_back(sw.region);
+    for (const SynthSweep& sw :
+         synthesize(sweep({2, 2, 2}, SynthReceive::XY, SynthBetween::None)).expected.sweeps)
+        found3d.push_back(sw.region);
+    EXPECT_EQ(found2d, regions2d);
+    EXPECT_EQ(found3d, regions3d);
 }
 
 TEST(Synth, ReadBackHalo) {
@@ -1077,7 +1154,7 @@ TEST(SynthCommand, BadOptionsAreUsageErrors) {
         {{"-o", out, "--grid", "2x2", "--ranks", "5"}, "--grid 2x2 has 4 ranks, --ranks says 5"},
         {{"-o", out, "--pattern", "wave"},
          "--pattern: unknown pattern 'wave' (wavefront, late-sender, collectives, mixed, halo, "
-         "pairwise, ssor)"},
+         "pairwise, ssor, sweep)"},
         {{"-o", out, "--iterations", "0"}, "--iterations must be at least 1"},
         {{"-o", out, "--blocks", "0"}, "--blocks must be at least 1"},
         {{"-o", out, "--work-ticks", "0"}, "--work-ticks must be at least 1"},
@@ -1108,7 +1185,7 @@ TEST(SynthCommand, HelpDocumentsTheExchangePatterns) {
     const CommandResult r = topolens({"help", "synth"});
     EXPECT_EQ(r.exit_code, 0);
     for (const char* s : {"[--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]",
-                          "halo, pairwise or ssor", "halo, pairwise, ssor: the exchange.",
+                          "halo, pairwise, ssor or", "halo, pairwise, ssor: the exchange.",
                           "ssor: per iteration", "Wavefront from <origin corner> = K*(h*H - L)",
                           "LS, Wrong Order:", "Late Receiver: MPI_Send takes 0 ticks"})
         EXPECT_NE(r.out.find(s), std::string::npos) << s;
@@ -1174,6 +1251,65 @@ TEST(SynthCommand, SsorPrintsItsSweepsAndCorners) {
     EXPECT_NE(line_starting(r.out, "    Wavefront from NE ").find(" 400 "), std::string::npos);
     EXPECT_NE(line_starting(r.out, "    Wavefront from SE ").find(" 0 "), std::string::npos);
     EXPECT_NE(line_starting(r.out, "  Late Sender ").find(" 800 "), std::string::npos);
+}
+
+TEST(SynthCommand, HelpDocumentsTheSweep) {
+    const CommandResult r = topolens({"help", "synth"});
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* s :
+         {"[--receive waitall|xy|yx] [--between none|halo|allreduce]", "--k-blocks K",
+          "--angle-blocks A", "--send-ticks S", "sweep: a discrete-ordinates transport sweep",
+          "Order included, so the corners together hold all Late Sender"})
+        EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(SynthCommand, SweepPrintsItsOctantsAndCorners) {
+    ScratchDir dir;
+    const std::string out = (dir / "t").string();
+    const CommandResult r =
+        topolens({"synth", "-o", out, "--pattern", "sweep", "--grid", "2x2", "--iterations", "1",
+                  "--work-ticks", "100", "--send-ticks", "10", "--k-blocks", "1", "--angle-blocks",
+                  "1", "--receive", "xy"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("8 octants of 1 angle blocks x 1 k-blocks, receive xy, after each "
+                         "iteration none"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("--k-blocks 1 --angle-blocks 1 --send-ticks 10 --receive xy "
+                         "--between none"),
+              std::string::npos);
+    // SW from a common start: (1,0) waits T for its x face, (0,1) T+S for its y face, (1,1)
+    // 2T+S for its x face (then takes the y face sent at 2T: Wrong Order, different sources).
+    EXPECT_NE(line_starting(r.out, "    in octant1_SW").find(" 420 "), std::string::npos) << r.out;
+    EXPECT_NE(line_starting(r.out, "    in octant2_SW").find(" 0 "), std::string::npos) << r.out;
+    for (const char* corner : {"SW ", "NE ", "NW ", "SE "})
+        EXPECT_NE(line_starting(r.out, std::string("    Wavefront from ") + corner), "") << corner;
+    EXPECT_NE(line_starting(r.out, "    LS, Wrong Order, different sources"), "");
+}
+
+TEST(SynthCommand, BadSweepOptionsAreUsageErrors) {
+    ScratchDir dir;
+    const std::string out = (dir / "t").string();
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--pattern", "halo", "--receive", "xy"}, "--receive applies to --pattern sweep"},
+        {{"--k-blocks", "2"}, "--k-blocks applies to --pattern sweep"},
+        {{"--pattern", "ssor", "--between", "halo"}, "--between applies to --pattern sweep"},
+        {{"--pattern", "sweep", "--receive", "zx"},
+         "--receive: unknown order 'zx' (waitall, xy, yx)"},
+        {{"--pattern", "sweep", "--between", "barrier"},
+         "--between: unknown step 'barrier' (none, halo, allreduce)"},
+        {{"--pattern", "sweep", "--angle-blocks", "0"}, "--angle-blocks must be at least 1"},
+        {{"--pattern", "sweep", "--grid", "4x1"},
+         "--pattern sweep: axis y of the grid 4x1 has size 1 (use a grid of fewer dimensions)"},
+    };
+    for (const auto& [args, message] : cases) {
+        std::vector<std::string> argv = {"synth", "-o", out};
+        argv.insert(argv.end(), args.begin(), args.end());
+        const CommandResult r = topolens(argv);
+        SCOPED_TRACE(message);
+        EXPECT_EQ(r.exit_code, 2);
+        EXPECT_EQ(line_starting(r.err, "topolens: error:"), "topolens: error: " + message);
+    }
 }
 
 TEST(SynthCommand, BadExchangeOptionsAreUsageErrors) {

@@ -12,10 +12,11 @@ gtest_discover_tests(topolens_synth_tests
   PROPERTIES LABELS unit
   DISCOVERY_TIMEOUT 60)
 
-# The analysis on synth's halo, pairwise and ssor traces, metric by metric against the
-# generator's expectations.
+# The analysis on synth's halo, pairwise, ssor and sweep traces, metric by metric against
+# the generator's expectations.
 add_executable(topolens_synth_pattern_tests
   synth_patterns_test.cpp
+  synth_sweep_test.cpp
 )
 target_link_libraries(topolens_synth_pattern_tests PRIVATE topolens-patterns topolens-audit
   topolens-trace GTest::gtest_main)

@@ -1,0 +1,35 @@
+// Comparing a report with `topolens synth`'s expectations, per location and exactly (for
+// the synth pattern tests).
+#pragma once
+
+#include "analyzer/report/report.h"
+#include "trace/synthetic.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <string>
+
+namespace topolens::synth_expect {
+
+inline constexpr double kTick = 1e-9;   // synth's ticks are nanoseconds
+inline constexpr double kExact = 1e-12; // seconds: far below one tick
+
+// "SW-bottom" -> "mpi_wavefront_sw_bottom".
+inline std::string unique_of(const std::string& corner) {
+    std::string name = "mpi_wavefront_";
+    for (char c : corner) name += c == '-' ? '_' : static_cast<char>(std::tolower(c));
+    return name;
+}
+
+inline void expect_metric(const report::Report& r, const char* unique,
+                          const trace::SynthSeverity& s, const std::string& what) {
+    const auto m = r.find_metric(unique);
+    ASSERT_TRUE(m.has_value()) << "no metric " << unique;
+    for (size_t loc = 0; loc < s.by_location.size(); ++loc)
+        EXPECT_NEAR(r.total(*m, static_cast<int>(loc)),
+                    static_cast<double>(s.by_location[loc]) * kTick, kExact)
+            << what << " at location " << loc;
+}
+
+} // namespace topolens::synth_expect
