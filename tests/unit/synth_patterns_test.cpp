@@ -23,9 +23,6 @@ using trace::SynthVariant;
 
 namespace {
 
-const char* const kWoSame = "mpi_lswo_same";           // Scalasca's split of Wrong Order
-const char* const kWoDifferent = "mpi_lswo_different"; // (names as in Scalasca 2.6)
-
 SynthOptions options(SynthPattern pattern, std::vector<uint32_t> grid, SynthVariant variant,
                      uint64_t latency = 0, std::vector<bool> periodic = {},
                      uint32_t slow = trace::kNone, uint64_t blocks = 2) {
@@ -53,14 +50,7 @@ void expect_exact(const SynthOptions& o) {
     const report::Report& r = result.report;
     EXPECT_EQ(r.attributes.at("topolens.grid_source"), "recorded");
 
-    expect_metric(r, patterns::metric::kLateSender, x.late_sender, "Late Sender");
-    trace::SynthSeverity wo = x.wrong_order_same;
-    for (size_t loc = 0; loc < wo.by_location.size(); ++loc)
-        wo.by_location[loc] += x.wrong_order_different.by_location[loc];
-    expect_metric(r, patterns::metric::kLateSenderWrongOrder, wo, "LS, Wrong Order");
-    expect_metric(r, kWoSame, x.wrong_order_same, "Wrong Order, same source");
-    expect_metric(r, kWoDifferent, x.wrong_order_different, "Wrong Order, different sources");
-    expect_metric(r, patterns::metric::kLateReceiver, x.late_receiver, "Late Receiver");
+    expect_point_to_point(r, x);
 
     // Exactly the grid's corners have a metric, each with the generator's value.
     std::set<std::string> expected_corners, found_corners;

@@ -145,15 +145,7 @@ size_t expect_sweep(const SynthOptions& o) {
     const report::Report& r = result.report;
     EXPECT_EQ(r.attributes.at("topolens.grid_source"), "recorded");
 
-    expect_metric(r, patterns::metric::kLateSender, x.late_sender, "Late Sender");
-    trace::SynthSeverity wo = x.wrong_order_same;
-    for (size_t loc = 0; loc < wo.by_location.size(); ++loc)
-        wo.by_location[loc] += x.wrong_order_different.by_location[loc];
-    expect_metric(r, patterns::metric::kLateSenderWrongOrder, wo, "LS, Wrong Order");
-    expect_metric(r, "mpi_lswo_same", x.wrong_order_same, "Wrong Order, same source");
-    expect_metric(r, "mpi_lswo_different", x.wrong_order_different,
-                  "Wrong Order, different sources");
-    expect_metric(r, patterns::metric::kLateReceiver, x.late_receiver, "Late Receiver");
+    expect_point_to_point(r, x);
     expect_metric(r, patterns::metric::kWaitNxN, x.wait_nxn, "Wait at NxN");
 
     std::set<std::string> expected_corners, found_corners;
