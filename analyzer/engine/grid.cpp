@@ -604,34 +604,48 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
 
     const CommunicatorGridSearch from_comms = find_communicator_grid(
         trace.defs.communicators, processes.ranks, communicator_use(trace, matching));
+    std::optional<Inference> inferred;
+    std::string passed_over; // a communicator grid the messages contradict
     if (from_comms.grid) {
         const CommunicatorGrid& found = *from_comms.grid;
         const std::vector<uint32_t> dims = found.dims();
-        choice.source = GridSource::Communicators;
-        choice.grid =
+        std::optional<report::CartTopology> grid =
             make_grid(trace, processes, "communicators " + dims_text(dims), dims,
                       std::vector<bool>(dims.size()), [&](uint32_t p) { return found.coords[p]; });
-        choice.explanation = communicator_grid_text(trace, found);
+        std::string explanation = communicator_grid_text(trace, found);
         const std::vector<Edge> edges = communication_graph(matching, processes);
+        const size_t neighbours = edges.empty() ? 0 : neighbour_edges(*grid, processes, edges);
         if (!edges.empty())
-            choice.explanation +=
-                "; " + std::to_string(neighbour_edges(*choice.grid, processes, edges)) + " of " +
-                std::to_string(edges.size()) + " communicating pairs are neighbours in it";
-        if (!partial.empty()) choice.explanation += "; " + partial;
-        return choice;
+            explanation += "; " + std::to_string(neighbours) + " of " +
+                           std::to_string(edges.size()) +
+                           " communicating pairs are neighbours in it";
+        // Communicators that divide the processes both ways need not be the program's grid
+        // (nodes and ranks per node split the same way): where the point-to-point messages
+        // are the neighbours of an inferred grid and not all of this one's, theirs is the grid.
+        if (neighbours < edges.size()) inferred = infer(trace, matching, processes);
+        if (!inferred || !inferred->grid) {
+            choice.source = GridSource::Communicators;
+            choice.grid = std::move(grid);
+            choice.explanation = std::move(explanation);
+            if (!partial.empty()) choice.explanation += "; " + partial;
+            return choice;
+        }
+        passed_over = "; not the communicators' " + dims_text(dims) + " grid, where only " +
+                      std::to_string(neighbours) + " of the " + std::to_string(edges.size()) +
+                      " communicating pairs are neighbours";
     }
+    if (!inferred) inferred = infer(trace, matching, processes);
 
-    Inference inferred = infer(trace, matching, processes);
-    if (inferred.grid) {
+    if (inferred->grid) {
         choice.source = GridSource::Inferred;
-        choice.grid = std::move(inferred.grid);
-        choice.explanation = inferred.explanation;
+        choice.grid = std::move(inferred->grid);
+        choice.explanation = inferred->explanation + passed_over;
         if (!partial.empty()) choice.explanation += "; " + partial;
         return choice;
     }
     choice.explanation = "no grid: " + recorded_note + ", none was declared with --cart, " +
                          (from_comms.why_not.empty() ? "" : from_comms.why_not + ", ") + "and " +
-                         inferred.explanation;
+                         inferred->explanation;
     return choice;
 }
 

@@ -483,6 +483,31 @@ TEST(CommunicatorGrid, RecordedAndDeclaredGridsComeFirstInferredOnesAfter) {
     EXPECT_EQ(choose(b).source, GridSource::Recorded);
 }
 
+// Communicators that divide the processes both ways are not always the program's grid: a
+// node communicator per 8 ranks and one per local rank (MPI_Comm_split_type, then a split
+// by local rank) give a 2x8 "grid", while the halo messages are those of a 4x4 grid. The
+// messages decide: the inferred grid wins, and the explanation says why.
+TEST(CommunicatorGrid, AGridOfThePointToPointMessagesWinsOverOneTheyContradict) {
+    TraceBuilder b(16);
+    split_grid(b, 2, 8); // "nodes" of 8 ranks and "local ranks" across them
+    for (uint32_t r = 0; r < 16; ++r) b.mpi_init(r, 0, 5);
+    trace::Time t = 10;
+    for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t peer : {r + 1, r + 4}) {
+            if ((peer == r + 1 && r % 4 == 3) || peer >= 16) continue;
+            b.mpi_send(r, t, t + 1, peer, b.world(), 0, 8);
+            b.mpi_recv(peer, t + 2, t + 3, r, b.world(), 0, 8);
+            t += 4;
+        }
+    for (uint32_t r = 0; r < 16; ++r) b.mpi_finalize(r, t + 10, t + 15);
+    const GridChoice c = choose(b);
+    EXPECT_EQ(c.source, GridSource::Inferred) << c.explanation;
+    ASSERT_TRUE(c.grid.has_value());
+    EXPECT_EQ(c.grid->sizes, (std::vector<uint32_t>{4, 4}));
+    EXPECT_NE(c.explanation.find("not the communicators' 2x8 grid, where only"), std::string::npos)
+        << c.explanation;
+}
+
 // ---------------------------------------------------------------- means per row and column
 
 namespace {
