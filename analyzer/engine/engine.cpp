@@ -332,8 +332,6 @@ class Replay {
         if (summary.callpath == kNone) return call; // outside any region: root call path
         call.region = summary.region;
         call.callpath = ctx_.callpath_of(summary.callpath);
-        const int parent = ctx_.report().callpaths[call.callpath].parent;
-        call.parent_callpath = parent < 0 ? kNone : static_cast<uint32_t>(parent);
         call.enter = summary.enter;
         call.leave = summary.leave;
         return call;

@@ -35,7 +35,6 @@ using trace::Time;
 struct CallInfo {
     uint32_t location = 0;
     uint32_t callpath = 0; // report call path id
-    uint32_t parent_callpath = trace::kNone;
     uint32_t region = 0; // trace (and report) region id
     Time enter = 0;
     Time leave = 0;
