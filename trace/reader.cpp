@@ -52,10 +52,13 @@ struct EventContext {
     // A record takes at least one byte of the file: more events than that means OTF2 is
     // going round in circles on damaged data.
     uint64_t max_events = UINT64_MAX;
-    // The program its ProgramBegin named (region kNone: none, or no region fits it); the
-    // region is open until ProgramEnd.
+    // The program its first ProgramBegin named (region kNone: none, or no region fits it).
     Program* program = nullptr;
-    bool program_open = false;
+    Ref open_program = kNone; // the region a ProgramBegin opened, until its ProgramEnd
+    // The last ProgramBegin's strings and the region they gave: a file of many (damaged, or
+    // a program that begins again) looks the regions through once.
+    std::vector<OTF2_StringRef> last_program_strings;
+    Ref last_program_region = kNone;
 };
 
 EventContext& ctx_of(void* u) {
@@ -344,6 +347,21 @@ OTF2_CallbackCode on_program_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t 
                                    const OTF2_StringRef* arguments) {
     return guarded(u, [&]() -> OTF2_CallbackCode {
         EventContext& ctx = ctx_of(u);
+        if (ctx.open_program != kNone) { // a program inside the program: not the model's
+            push(ctx, EventKind::Other, t);
+            return OTF2_CALLBACK_SUCCESS;
+        }
+        std::vector<OTF2_StringRef> strings(arguments, arguments + count);
+        strings.push_back(name);
+        if (!ctx.last_program_strings.empty() && strings == ctx.last_program_strings) {
+            if (ctx.last_program_region == kNone) {
+                push(ctx, EventKind::Other, t);
+            } else {
+                push(ctx, EventKind::Enter, t).set_region(ctx.last_program_region);
+                ctx.open_program = ctx.last_program_region;
+            }
+            return OTF2_CALLBACK_SUCCESS;
+        }
         auto string = [&](OTF2_StringRef ref, std::string& out) {
             uint32_t index;
             if (!lookup(ctx.maps->strings, ref, index)) return false;
@@ -360,12 +378,14 @@ OTF2_CallbackCode on_program_begin(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t 
             return OTF2_CALLBACK_INTERRUPT;
         }
         program.region = program_region(*ctx.defs, program.name, program.arguments);
-        if (program.region == kNone || ctx.program_open) {
+        ctx.last_program_strings = std::move(strings);
+        ctx.last_program_region = program.region;
+        if (program.region == kNone) {
             push(ctx, EventKind::Other, t);
             return OTF2_CALLBACK_SUCCESS;
         }
         push(ctx, EventKind::Enter, t).set_region(program.region);
-        ctx.program_open = true;
+        ctx.open_program = program.region;
         if (ctx.program->region == kNone) *ctx.program = std::move(program);
         return OTF2_CALLBACK_SUCCESS;
     });
@@ -375,14 +395,14 @@ OTF2_CallbackCode on_program_end(OTF2_LocationRef, OTF2_TimeStamp t, uint64_t, v
                                  OTF2_AttributeList*, int64_t exit_status) {
     return guarded(u, [&]() -> OTF2_CallbackCode {
         EventContext& ctx = ctx_of(u);
-        if (!ctx.program_open) {
+        if (ctx.open_program == kNone) {
             push(ctx, EventKind::Other, t);
             return OTF2_CALLBACK_SUCCESS;
         }
         Event& leave = push(ctx, EventKind::Leave, t);
-        leave.set_region(ctx.program->region);
+        leave.set_region(ctx.open_program);
         leave.value = exit_status;
-        ctx.program_open = false;
+        ctx.open_program = kNone;
         return OTF2_CALLBACK_SUCCESS;
     });
 }

@@ -207,3 +207,36 @@ TEST(ProgramTime, TheRegionIsNamedAsScalascaLooksItUp) {
     EXPECT_EQ(trace::program_canonical_name("/opt/app/ssor", {"-n", "4"}), "/opt/app/ssor -n 4");
     EXPECT_EQ(trace::program_canonical_name("/opt/app/ssor", {}), "/opt/app/ssor");
 }
+
+// A program that begins again after it ended on the same location (the reader remembers the
+// last ProgramBegin's strings): each ProgramBegin enters the region and each ProgramEnd
+// leaves the one open, so the location stays balanced. A ProgramBegin inside the open
+// program is no Enter of the model.
+TEST(ProgramTime, AProgramBegunAgainReadsAsTwoInstancesOfItsRegion) {
+    ScratchDir dir;
+    trace::TraceBuilder b(1);
+    b.program("/opt/app/ssor", kArguments);
+    b.program_begin(0, 0);
+    b.mpi_init(0, 10, 20);
+    b.program_end(0, 30);
+    b.program_begin(0, 40);
+    b.program_begin(0, 45);
+    b.mpi_finalize(0, 50, 60);
+    b.program_end(0, 70);
+    b.program_end(0, 80);
+    const trace::Trace t = trace::read_trace(b.write(dir.path().string()));
+    const trace::Ref region = t.defs.program.region;
+    ASSERT_NE(region, trace::kNone);
+    std::vector<std::pair<EventKind, trace::Time>> program_events;
+    for (const trace::Event& e : t.locations[0].events)
+        if (e.kind == EventKind::Other ||
+            ((e.kind == EventKind::Enter || e.kind == EventKind::Leave) && e.region() == region))
+            program_events.emplace_back(e.kind, e.time);
+    using Events = std::vector<std::pair<EventKind, trace::Time>>;
+    EXPECT_EQ(program_events, (Events{{EventKind::Enter, 0},
+                                      {EventKind::Leave, 30},
+                                      {EventKind::Enter, 40},
+                                      {EventKind::Other, 45},
+                                      {EventKind::Leave, 70},
+                                      {EventKind::Other, 80}}));
+}
