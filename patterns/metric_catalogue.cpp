@@ -34,7 +34,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Start here: expand Time along the call tree to see where each process spends "
                 "its run, and along the metric tree to see how much of it is MPI.",
         .documentation =
-            R"(wall-clock time each process spent in recorded regions, by call path — as Scalasca counts it. The program region (recorded by topolens' measurement and by Score-P) spans the run, so on such traces Time is each process's whole run; on traces without it (older ones), only the MPI calls and instrumented functions)",
+            R"(wall-clock time each process spent in recorded regions, by call path — as Scalasca counts it. The program region (recorded by topolens' measurement and by Score-P) spans the run, so on such traces Time is each process's whole run (on the location of the thread that called `MPI_Init`; other threads' locations: their recorded regions); on traces without it (older ones), only the MPI calls and instrumented functions)",
         .pattern = PatternKind::Time,
     },
     {
@@ -76,7 +76,7 @@ constexpr MetricEntry kCatalogue[] = {
                 "region: trace the program again with topolens' measurement, or instrument its "
                 "functions (user API).",
         .documentation =
-            R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers, at the root call path. On traces without a program region (older ones, other writers) this is the application's own code between MPI calls; with one it is zero on every process that entered it. Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
+            R"(the rest of each process's recorded run: time between its first and last event that no recorded region covers, at the root call path. On traces without a program region (older ones, other writers) this is the application's own code between MPI calls; with one it is zero on every location that entered it (a thread's location of its own has no program region: its time between calls stays here). Kept apart from Time so that Time agrees with Scalasca's; Time + Outside regions is each process's whole run)",
         .pattern = PatternKind::Time,
     },
     {
