@@ -7,8 +7,11 @@
 //      lowest-numbered of them; its ranks are that one's.
 //   2. Families: per line size s dividing N, every way to divide all N processes into N/s
 //      disjoint lines of size s. Searched, not grouped by size: the rows and columns of a
-//      square grid have the same size. The lowest process not yet covered takes, in turn,
-//      each line through it that meets none chosen so far; so every division is found once.
+//      square grid have the same size. First one division per line through the lowest
+//      process, completed greedily (the first line that fits through each next uncovered
+//      process, used lines first): the program's own families. Then a search: the lowest
+//      process not yet covered takes, in turn, each line through it that meets none chosen
+//      so far, and every division not yet found is kept.
 //   3. Grids: two families whose sizes multiply to N, or three. The coordinate of a process
 //      along an axis is its rank in its line of that axis's family (as MPI_Cart_sub numbers
 //      it); the families are a grid when the processes of every line agree on all other
@@ -93,8 +96,14 @@ std::vector<Family> families(const std::vector<Line>& lines, uint32_t n, bool& t
     std::vector<Family> found;
     for (const auto& [size, candidates] : of_size) {
         if (n % size != 0 || candidates.size() < n / size) continue;
-        std::vector<std::vector<uint32_t>> through(n); // per process: the lines through it
-        for (uint32_t l : candidates)
+        // Per process: the lines through it, those the program used first, so that among
+        // many communicators of one size (blocks beside rows and columns) the divisions into
+        // used lines are found before the search's bounds stop it.
+        std::vector<uint32_t> ordered = candidates;
+        std::stable_partition(ordered.begin(), ordered.end(),
+                              [&](uint32_t l) { return lines[l].used; });
+        std::vector<std::vector<uint32_t>> through(n);
+        for (uint32_t l : ordered)
             for (uint32_t p : lines[l].members) through[p].push_back(l);
         // Depth-first with an explicit stack (up to N/2 levels deep): each level covers the
         // lowest process not yet covered with the next line through it that fits.
@@ -109,6 +118,40 @@ std::vector<Family> families(const std::vector<Line>& lines, uint32_t n, bool& t
             for (uint32_t p : lines[l].members) covered[p] = value;
         };
         size_t here = 0;
+        const auto keep = [&](std::vector<uint32_t> division) {
+            std::sort(division.begin(), division.end());
+            for (const Family& f : found)
+                if (f.size == size && f.lines == division) return false;
+            found.push_back({size, std::move(division)});
+            ++here;
+            return true;
+        };
+        // First, one division per line through the lowest process, each completed with the
+        // first line that fits through every next uncovered process: the program's own
+        // families (all its rows, all its columns) come out here even where many other
+        // divisions of this size would exhaust the search's bounds first.
+        for (uint32_t start : through[0]) {
+            if (found.size() == kMaxFamilies || here == kMaxFamiliesPerSize) break;
+            cover(start, 1);
+            chosen = {start};
+            for (uint32_t p = 0; p < n && !chosen.empty(); ++p) {
+                if (covered[p]) continue;
+                const auto fits =
+                    std::find_if(through[p].begin(), through[p].end(), [&](uint32_t l) {
+                        return std::none_of(lines[l].members.begin(), lines[l].members.end(),
+                                            [&](uint32_t q) { return covered[q] != 0; });
+                    });
+                if (fits == through[p].end()) {
+                    chosen.clear();
+                } else {
+                    cover(*fits, 1);
+                    chosen.push_back(*fits);
+                }
+            }
+            std::fill(covered.begin(), covered.end(), 0);
+            if (!chosen.empty()) keep(chosen);
+        }
+        chosen.clear();
         uint64_t steps = 0;
         std::vector<Level> levels = {{0}};
         bool stop = false; // this size took its share of steps or families
@@ -148,10 +191,7 @@ std::vector<Family> families(const std::vector<Line>& lines, uint32_t n, bool& t
                     stop = truncated = true;
                     break;
                 }
-                Family f{size, chosen};
-                std::sort(f.lines.begin(), f.lines.end());
-                found.push_back(std::move(f));
-                ++here;
+                keep(chosen);
                 cover(l, 0);
                 chosen.pop_back();
             }

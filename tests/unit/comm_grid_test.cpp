@@ -326,8 +326,8 @@ TEST(CommunicatorGrid, NoGridFromFamiliesThatDoNotCross) {
     EXPECT_FALSE(c.grid);
     EXPECT_NE(c.explanation.find(
                   "the communicators divide the 16 processes in 4 ways (4 communicators of 4 "
-                  "processes (row 0-3); 4 communicators of 4 processes (row 0, row 1, block 2, "
-                  "block 3); 4 communicators of 4 processes (row 2, row 3, block 0, block 1); 4 "
+                  "processes (row 0-3); 4 communicators of 4 processes (row 2, row 3, block 0, "
+                  "block 1); 4 communicators of 4 processes (row 0, row 1, block 2, block 3); 4 "
                   "communicators of 4 processes (block 0-3)), but no two or three of them are "
                   "the lines of a grid (as 4x4, the processes' ranks in them are not the "
                   "coordinates of one grid)"),
@@ -481,6 +481,33 @@ TEST(CommunicatorGrid, RecordedAndDeclaredGridsComeFirstInferredOnesAfter) {
     const Ref cart = b.cart_topology("cart", b.world(), {4, 4}, {false, false});
     for (uint32_t r = 0; r < 16; ++r) b.cart_coords(cart, r, {r / 4, r % 4});
     EXPECT_EQ(choose(b).source, GridSource::Recorded);
+}
+
+// Many communicators of one size: 8 blocks of 2x4 processes, made first, beside the rows
+// and columns of an 8x8 grid (all of size 8). They divide the 64 processes in 19 ways, more
+// than the search takes per size; the rows and columns, which the program used, are tried
+// first and give the grid.
+TEST(CommunicatorGrid, UsedLinesAreTriedFirstAmongManyOfOneSize) {
+    TraceBuilder b(64);
+    for (uint32_t block = 0; block < 8; ++block) {
+        std::vector<uint32_t> members; // rows 2*(block/2)..+1, columns 4*(block%2)..+3
+        for (uint32_t i = 2 * (block / 2); i < 2 * (block / 2) + 2; ++i)
+            for (uint32_t j = 4 * (block % 2); j < 4 * (block % 2) + 4; ++j)
+                members.push_back(i * 8 + j);
+        b.communicator("block " + std::to_string(block), members, b.world());
+    }
+    const RowsAndColumns g = split_grid(b, 8, 8);
+    for (uint32_t r = 0; r < 64; ++r) {
+        b.mpi_init(r, 0, 5);
+        b.mpi_collective(r, 10, 20, trace::CollectiveOp::Alltoall, g.rows[r / 8]);
+        b.mpi_collective(r, 30, 40, trace::CollectiveOp::Alltoall, g.columns[r % 8]);
+        b.mpi_finalize(r, 100, 105);
+    }
+    const GridChoice c = choose(b);
+    EXPECT_EQ(c.source, GridSource::Communicators) << c.explanation;
+    ASSERT_TRUE(c.grid);
+    EXPECT_EQ(c.grid->sizes, (Coords{8, 8}));
+    for (uint32_t r = 0; r < 64; ++r) EXPECT_EQ(c.grid->coords[r], (Coords{r / 8, r % 8})) << r;
 }
 
 // Communicators that divide the processes both ways are not always the program's grid: a
