@@ -7,10 +7,11 @@
 //   --tuner I                the tuner's recorded choice
 //   --best I                 the audit's winner
 //   --penalty-positive       the tuner's choice costs more than the best
-//   --own-outliers C R K M,M heuristic and IQR: exactly K slow outliers of codelet C caused
-//                            at rank R (not propagated), at measurements M,...; none caused
-//                            elsewhere at the injection's measurements with half the
-//                            injected excess or more (a coinciding scheduling burst is less)
+//   --own-outliers C R K M,M heuristic and IQR: the K injected slow outliers of codelet C
+//                            found and caused at rank R (not propagated), at measurements
+//                            M,...; any other outlier caused at rank R, and any caused
+//                            elsewhere at the injection's measurements, less than half the
+//                            injected excess (a scheduling burst of the busy machine)
 //   --own-outliers-heuristic C R K M,M   the same for the heuristic only
 //   --propagated-at-others C R  heuristic: every rank but R has outliers of codelet C that
 //                            are marked propagated (it waited for R)
@@ -152,50 +153,67 @@ int main(int argc, char** argv) {
                 return std::find(expected.begin(), expected.end(), number) != expected.end();
             };
             for (pt::Method m : methods) {
-                std::vector<uint32_t> at_rank;
-                // The smallest excess of an injected outlier found at the rank.
+                const std::string method = pt::method_name(m);
+                // The smallest excess of an injected outlier found at the rank: the injected
+                // delay as measured.
                 double injected_excess = -1;
                 for (const pt::OutlierAt& o : codelet->outliers[m])
                     if (o.caused() && ranks[o.location] == rank && injected(o.number))
                         injected_excess =
                             injected_excess < 0 ? excess(o) : std::min(injected_excess, excess(o));
-                // Another process is blamed for an injected measurement when it has a caused
-                // outlier there of at least half the injected excess. A machine-wide
-                // scheduling burst that happens to coincide slows other processes by tens of
-                // ms (up to ~300 ms under heavy load), IQR's tight fences rightly flag that,
-                // and it is not the injection (9x the execution, ~400-900 ms) misplaced.
+                // Other outliers are the machine's, not the injection's, when they are smaller
+                // than half the injected delay: a scheduling burst (beside the suite, or a
+                // coinciding one) slows a process by tens of ms, up to ~300 ms under heavy
+                // load, and IQR's tight fences rightly flag that, at rank R too (e.g. rank 5,
+                // measurement 11, with three busy processes beside the suite). The injection
+                // (9x the execution, ~400-900 ms) misplaced or counted twice would be about
+                // as large as the injected delay, and still fails the test.
+                const auto small = [&](const pt::OutlierAt& o) {
+                    return injected_excess >= 0 && excess(o) < 0.5 * injected_excess;
+                };
+                const auto describe = [&](const pt::OutlierAt& o) {
+                    return " rank " + std::to_string(ranks[o.location]) + " at " +
+                           std::to_string(o.number) + " +" + std::to_string(excess(o) * 1e3) +
+                           " ms;";
+                };
+                std::set<uint32_t> injected_found;
+                std::string extra_large, extra_small;
                 std::set<uint32_t> injected_elsewhere;
                 std::string coincident;
                 for (const pt::OutlierAt& o : codelet->outliers[m]) {
                     if (!o.caused()) continue;
                     if (ranks[o.location] == rank) {
-                        at_rank.push_back(o.number);
-                    } else if (injected(o.number)) {
-                        if (injected_excess < 0 || excess(o) >= 0.5 * injected_excess)
-                            injected_elsewhere.insert(ranks[o.location]);
+                        if (injected(o.number))
+                            injected_found.insert(o.number);
                         else
-                            coincident += " rank " + std::to_string(ranks[o.location]) + " at " +
-                                          std::to_string(o.number) + " +" +
-                                          std::to_string(excess(o) * 1e3) + " ms;";
+                            (small(o) ? extra_small : extra_large) += describe(o);
+                    } else if (injected(o.number)) {
+                        if (small(o))
+                            coincident += describe(o);
+                        else
+                            injected_elsewhere.insert(ranks[o.location]);
                     }
                 }
-                if (!coincident.empty())
-                    std::cout << "note: " << pt::method_name(m)
-                              << ": slow at an injected measurement by less than half the "
-                                 "injected excess ("
-                              << injected_excess * 1e3 << " ms):" << coincident << "\n";
+                if (!coincident.empty() || !extra_small.empty())
+                    std::cout << "note: " << method
+                              << ": other outliers smaller than half the injected excess ("
+                              << injected_excess * 1e3 << " ms):" << extra_small << coincident
+                              << "\n";
                 std::string got;
-                for (uint32_t n : at_rank) got += (got.empty() ? "" : ",") + std::to_string(n);
-                check(at_rank.size() == k,
-                      std::string(pt::method_name(m)) + ": " + std::to_string(at_rank.size()) +
-                          " slow outliers caused at rank " + std::to_string(rank) + " (want " +
-                          std::to_string(k) + "), measurements " + got);
-                check(at_rank == expected,
-                      std::string(pt::method_name(m)) + ": at the injected measurements");
+                for (uint32_t n : injected_found)
+                    got += (got.empty() ? "" : ",") + std::to_string(n);
+                check(injected_found.size() == k && injected_found.size() == expected.size(),
+                      method + ": " + std::to_string(injected_found.size()) +
+                          " slow outliers caused at rank " + std::to_string(rank) +
+                          " at the injected measurements (want " + std::to_string(k) +
+                          "), measurements " + got);
+                check(extra_large.empty(), method + ": no other outlier caused at rank " +
+                                               std::to_string(rank) +
+                                               " of half the injected excess or more" +
+                                               (extra_large.empty() ? "" : ":" + extra_large));
                 check(injected_elsewhere.empty(),
-                      std::string(pt::method_name(m)) +
-                          ": no other rank is blamed for the injected measurements (others "
-                          "are propagated waits, or slower by less than half the injection)");
+                      method + ": no other rank is blamed for the injected measurements (others "
+                               "are propagated waits, or slower by less than half the injection)");
             }
         } else if (a == "--largest-at" || a == "--own-largest-at") {
             const int64_t c = std::stoll(next());

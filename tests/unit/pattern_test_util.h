@@ -18,13 +18,15 @@ inline analysis::AnalysisResult run(const trace::TraceBuilder& b) {
     return analysis::analyze(b.trace(), patterns::all_patterns());
 }
 
-// Metric-inclusive, call-path-inclusive value at one call path ("program/MPI_Recv"); 0 for
-// a call path nobody entered.
+// Metric-inclusive, call-path-inclusive value at one call path ("program/MPI_Recv"). An
+// unknown metric or call path fails the test: a misspelled name must not read as 0. (A test
+// that means "nobody entered this call path" asserts that with find_callpath.)
 inline double value(const analysis::AnalysisResult& r, const char* metric_name,
                     const std::string& path, uint32_t location) {
     const auto m = r.report.find_metric(metric_name);
-    EXPECT_TRUE(m.has_value()) << metric_name;
     const auto cp = r.report.find_callpath(path);
+    if (!m) ADD_FAILURE() << "no metric " << metric_name;
+    if (!cp) ADD_FAILURE() << "no call path " << path;
     if (!m || !cp) return 0.0;
     return r.report.inclusive(*m, *cp, static_cast<int>(location));
 }
@@ -32,7 +34,7 @@ inline double value(const analysis::AnalysisResult& r, const char* metric_name,
 // Over the whole call tree.
 inline double total(const analysis::AnalysisResult& r, const char* metric_name, uint32_t location) {
     const auto m = r.report.find_metric(metric_name);
-    EXPECT_TRUE(m.has_value()) << metric_name;
+    if (!m) ADD_FAILURE() << "no metric " << metric_name;
     return m ? r.report.total(*m, static_cast<int>(location)) : 0.0;
 }
 

@@ -67,10 +67,11 @@ void expect_exact(const SynthOptions& o) {
 
     // No collective in these patterns: their wait states are 0.
     for (const char* zero : {patterns::metric::kWaitNxN, patterns::metric::kBarrierWait,
-                             patterns::metric::kLateBroadcast, patterns::metric::kEarlyReduce})
-        if (const auto m = r.find_metric(zero)) {
-            EXPECT_EQ(r.total(*m), 0.0) << zero;
-        }
+                             patterns::metric::kLateBroadcast, patterns::metric::kEarlyReduce}) {
+        const auto m = r.find_metric(zero); // every report defines them
+        ASSERT_TRUE(m.has_value()) << "no metric " << zero;
+        EXPECT_EQ(r.total(*m), 0.0) << zero;
+    }
 
     // ssor: the halo's Late Sender stays outside every corner (it is at main/halo).
     if (o.pattern == SynthPattern::Ssor) {

@@ -68,12 +68,15 @@ Values expected_values(const trace::SynthExpected& x) {
     return v;
 }
 
-Values analysis_values(const report::Report& r, const trace::SynthExpected& x) {
+// `halo_exchange`: the sweeps have a halo exchange between them (--between halo); the call
+// path main/halo exists exactly then (a misspelled path must not read as 0).
+Values analysis_values(const report::Report& r, const trace::SynthExpected& x, bool halo_exchange) {
     Values v;
     const auto ls = r.find_metric(patterns::metric::kLateSender);
     const auto wo = r.find_metric(patterns::metric::kLateSenderWrongOrder);
     const auto halo = r.find_callpath("main/halo");
     EXPECT_TRUE(ls && wo);
+    EXPECT_EQ(halo.has_value(), halo_exchange) << "call path main/halo";
     if (!ls || !wo) return v;
     const size_t n = x.late_sender.by_location.size();
     for (size_t p = 0; p < n; ++p) {
@@ -158,7 +161,8 @@ size_t expect_sweep(const SynthOptions& o) {
     EXPECT_EQ(found_corners, expected_corners);
     EXPECT_EQ(expected_corners.size(), size_t{1} << o.grid.size());
 
-    const Values expected = expected_values(x), analysed = analysis_values(r, x);
+    const Values expected = expected_values(x),
+                 analysed = analysis_values(r, x, o.between == SynthBetween::Halo);
     const bool far_largest = o.latency_ticks == 0;
     expect_wave_properties(expected, x, o.grid, far_largest, "the generator's expectations");
     expect_wave_properties(analysed, x, o.grid, far_largest, "the analysis' values");
