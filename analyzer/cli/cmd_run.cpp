@@ -5,6 +5,7 @@
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -76,8 +77,9 @@ fs::path own_executable() {
     return ec ? fs::path() : p;
 }
 
-// TOPOLENS_MEASURE_LIB, else next to this executable (build tree: bin/../lib), else the
-// install prefix. Throws std::runtime_error naming every place looked at.
+// TOPOLENS_MEASURE_LIB, else relative to this executable (installed: bin/../lib or
+// bin/../lib/<multiarch>, as configured; build tree: bin/../lib), else the configured install
+// prefix. Throws std::runtime_error naming every place looked at.
 std::string find_measure_library() {
     if (const char* env = std::getenv("TOPOLENS_MEASURE_LIB"); env && *env) {
         if (!fs::is_regular_file(env))
@@ -86,9 +88,16 @@ std::string find_measure_library() {
         return fs::absolute(env).string();
     }
     std::vector<fs::path> candidates;
-    if (fs::path exe = own_executable(); !exe.empty())
-        candidates.push_back(exe.parent_path().parent_path() / "lib" / kLibraryName);
-    candidates.push_back(fs::path(TOPOLENS_INSTALL_LIBDIR) / kLibraryName);
+    const auto add = [&](const fs::path& c) {
+        const fs::path normal = c.lexically_normal();
+        if (std::find(candidates.begin(), candidates.end(), normal) == candidates.end())
+            candidates.push_back(normal);
+    };
+    if (fs::path exe = own_executable(); !exe.empty()) {
+        add(exe.parent_path() / TOPOLENS_LIBDIR_FROM_BINDIR / kLibraryName);
+        add(exe.parent_path().parent_path() / "lib" / kLibraryName);
+    }
+    add(fs::path(TOPOLENS_INSTALL_LIBDIR) / kLibraryName);
     for (const fs::path& c : candidates)
         if (fs::is_regular_file(c)) return fs::absolute(c).lexically_normal().string();
     std::string looked;
@@ -194,8 +203,9 @@ void run_usage(std::ostream& out) {
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
            "  --dry-run        print the mpirun command instead of running it\n\n"
            "environment:\n"
-           "  TOPOLENS_MEASURE_LIB  path of libtopolens-measure.so (default: ../lib next to\n"
-           "                        the topolens executable, then the install prefix)\n";
+           "  TOPOLENS_MEASURE_LIB  path of libtopolens-measure.so (default: the library\n"
+           "                        directory beside the topolens executable's bin, e.g.\n"
+           "                        ../lib, then the install prefix)\n";
 }
 
 int run_main(const std::vector<std::string>& args) {
