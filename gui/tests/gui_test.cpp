@@ -591,7 +591,7 @@ class GuiTest : public QObject {
 
     void opens_scalascas_report_with_cubes_values() {
         // Scalasca 2.6's report of the wavefront2d trace: the metric pane shows what Cube
-        // shows (../shared/scalasca-oracle/README.md): Late Sender 6.965310 s with its Wrong
+        // shows (tests/data/scalasca-oracle/README.md): Late Sender 6.965310 s with its Wrong
         // Order part 3.372912 s, not their sum.
         const QString path = env("TOPOLENS_ORACLE_DIR") + "/wavefront2d/scalasca.cubex";
         QVERIFY2(QFile::exists(path), qPrintable(path + " is missing"));

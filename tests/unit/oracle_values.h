@@ -1,4 +1,4 @@
-// The values files of ../shared/scalasca-oracle (scalasca-values.csv: metric,location,value,
+// The values files of tests/data/scalasca-oracle (scalasca-values.csv: metric,location,value,
 // as cube_dump computed them), read by the tests that compare with Scalasca and Cube.
 #pragma once
 

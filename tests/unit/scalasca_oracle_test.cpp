@@ -1,5 +1,5 @@
 // Every metric topolens shares with Scalasca 2.6 gives Scalasca's value at every location
-// on the traces of ../shared/scalasca-oracle (topolens' samples analyzed by Scalasca 2.6;
+// on the traces of tests/data/scalasca-oracle (topolens' samples analyzed by Scalasca 2.6;
 // scalasca-values.csv holds its values, inclusive along the metric tree, summed over the
 // call tree).
 #include "oracle_values.h"
@@ -63,7 +63,7 @@ TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
 // Scalasca 2.6 reports N-1 collective clock-condition violations on each of the four MPI
 // runs (measured before the measurement ended MPI_Finalize with a barrier: every process but
 // the last left MPI_Finalize before the last one entered it), none on the synthetic trace
-// (../shared/scalasca-oracle/README.md).
+// (tests/data/scalasca-oracle/README.md).
 TEST_P(ScalascaOracle, ClockConditionViolationsAsScalascaCountsThem) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
