@@ -74,6 +74,28 @@ Config read_config(std::vector<std::string>& problems) {
             config.buffer_bytes = bytes;
         }
     }
+    if (const char* text = env("TOPOLENS_MODE")) {
+        bool trace = false, profile = false, bad = false;
+        std::string rest = lower(text);
+        for (size_t start = 0; start <= rest.size();) {
+            const size_t end = std::min(rest.find(',', start), rest.size());
+            const std::string word = rest.substr(start, end - start);
+            if (word == "trace")
+                trace = true;
+            else if (word == "profile")
+                profile = true;
+            else
+                bad = true;
+            start = end + 1;
+        }
+        if (bad)
+            problems.push_back(std::string("TOPOLENS_MODE='") + text +
+                               "' is not trace, profile or trace,profile; tracing only");
+        else {
+            config.trace = trace;
+            config.profile = profile;
+        }
+    }
     if (const char* text = env("TOPOLENS_REPORT_PATH_FILE")) config.report_path_file = text;
     if (const char* text = env("TOPOLENS_VERBOSE")) {
         const int value = parse_bool(text);

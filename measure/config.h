@@ -13,6 +13,11 @@ struct Config {
     uint64_t buffer_bytes = 16 << 20; // per-process event buffer
     std::string report_path_file;     // where rank 0 writes the final archive path
     bool verbose = false;
+    // TOPOLENS_MODE: what the run writes. An OTF2 trace, a CUBE4 call-path profile at
+    // MPI_Finalize (measure/profile.h), or both ("trace,profile", as Score-P's
+    // SCOREP_ENABLE_TRACING and SCOREP_ENABLE_PROFILING together).
+    bool trace = true;
+    bool profile = false;
 };
 
 inline constexpr uint64_t kMinBufferBytes = 256 << 10; // one OTF2 chunk

@@ -483,4 +483,28 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
     return mappings;
 }
 
+std::vector<UnifiedTopology> unified_topologies(const std::vector<ProcessContribution>& all,
+                                                std::vector<std::string>& warnings) {
+    const std::vector<GlobalComm> comms = order_communicators(all);
+    std::map<uint64_t, uint32_t> comm_ids{{kWorldKey, 0}, {kSelfKey, 1}};
+    for (const auto& comm : comms) comm_ids[comm.def.key] = comm.id;
+    std::vector<UnifiedTopology> result;
+    for (MergedTopology& merged : merge_topologies(all, comm_ids, comms, warnings)) {
+        UnifiedTopology topology{
+            std::move(merged.name), std::move(merged.dims), std::move(merged.periods), {}};
+        for (auto& [rank, coords] : merged.coords_by_rank) {
+            // Coordinates are by rank in the topology's communicator (derived ids from 2).
+            uint64_t world = static_cast<uint64_t>(rank);
+            if (merged.comm >= 2) {
+                const std::vector<uint64_t>& members = comms.at(merged.comm - 2).def.members;
+                if (static_cast<size_t>(rank) >= members.size()) continue;
+                world = members[static_cast<size_t>(rank)];
+            }
+            topology.coords_by_world_rank[static_cast<uint32_t>(world)] = std::move(coords);
+        }
+        result.push_back(std::move(topology));
+    }
+    return result;
+}
+
 } // namespace topolens::measure

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -118,5 +119,16 @@ struct IdMappings {
 std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContribution>& all,
                                                  OTF2_GlobalDefWriter* writer,
                                                  std::vector<std::string>& warnings);
+
+// The Cartesian topologies of all processes (index = world rank) as the global definitions
+// hold them, with each member's coordinates by world rank: what a profile (measure/
+// profile_report.h) records beside its values, the same names and grids as the trace's.
+struct UnifiedTopology {
+    std::string name;
+    std::vector<int32_t> dims, periods;
+    std::map<uint32_t, std::vector<int32_t>> coords_by_world_rank;
+};
+std::vector<UnifiedTopology> unified_topologies(const std::vector<ProcessContribution>& all,
+                                                std::vector<std::string>& warnings);
 
 } // namespace topolens::measure

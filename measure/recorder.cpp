@@ -46,9 +46,7 @@ struct ThreadEnd {
             warn_once("a thread ended inside a topolens region; the region ends with it");
             for (auto region = location->user_region_stack.rbegin();
                  region != location->user_region_stack.rend(); ++region)
-                record_to(s, location->events, [&](OTF2_EvtWriter* w) {
-                    return OTF2_EvtWriter_Leave(w, nullptr, now(), *region);
-                });
+                record_leave_to(s, location->events, location->profile, *region, now());
             location->user_region_stack.clear();
         }
         location->in_mpi = false;
@@ -73,7 +71,8 @@ ThreadLocation& thread_location() {
     auto location = std::make_unique<ThreadLocation>();
     location->number = static_cast<uint32_t>(s.threads.size());
     // Score-P's numbering: the thread number above the rank; thread 0 keeps id = rank.
-    location->events = s.archive.thread_events(thread_location_id(s.rank, location->number));
+    if (s.config.trace) // profile mode alone: no archive
+        location->events = s.archive.thread_events(thread_location_id(s.rank, location->number));
     this_thread = location.get();
     s.threads.push_back(std::move(location));
     return *this_thread;
@@ -210,31 +209,26 @@ void close_open_user_activity(RecorderState& s, Timestamp time) {
         if (op.executing) {
             warn_once("tuned operation '" + op.name + "' was still executing at MPI_Finalize");
             if (op.executing_codelet >= 0)
-                record([&](OTF2_EvtWriter* w) {
-                    return OTF2_EvtWriter_Leave(w, nullptr, time,
-                                                op.codelet_regions[op.executing_codelet]);
-                });
-            record([&](OTF2_EvtWriter* w) {
-                return OTF2_EvtWriter_Leave(w, nullptr, time, op.region);
-            });
+                record_leave(s, op.codelet_regions[op.executing_codelet], time);
+            record_leave(s, op.region, time);
             op.executing = false;
         }
-    auto close_regions = [&](std::vector<uint32_t>& stack, OTF2_EvtWriter* events) {
+    auto close_regions = [&](std::vector<uint32_t>& stack, OTF2_EvtWriter* events,
+                             CallTree& profile) {
         while (!stack.empty()) {
             const uint32_t region = stack.back();
             warn_once("region '" + s.definitions.regions()[region].name +
                       "' was still open at MPI_Finalize");
-            record_to(s, events, [&](OTF2_EvtWriter* w) {
-                return OTF2_EvtWriter_Leave(w, nullptr, time, region);
-            });
+            record_leave_to(s, events, profile, region, time);
             stack.pop_back();
         }
     };
     if (!s.threaded) {
-        close_regions(s.user_region_stack, s.events);
+        close_regions(s.user_region_stack, s.events, s.profile);
         return;
     }
-    for (auto& thread : s.threads) close_regions(thread->user_region_stack, thread->events);
+    for (auto& thread : s.threads)
+        close_regions(thread->user_region_stack, thread->events, thread->profile);
 }
 
 // The thread level decides how the run is recorded (before the archive opens: threads
@@ -278,13 +272,15 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     if (!agree_on_directory(s)) return;
     choose_thread_mode(s);
     std::string error;
-    if (!s.archive.open(s.directory, s.config.buffer_bytes, s.tool_comm, s.rank, s.threaded,
-                        error)) {
-        report({error + "; measurement is off, the program runs on"});
-        s.threaded = false;
-        return;
+    if (s.config.trace) { // profile mode alone writes no trace
+        if (!s.archive.open(s.directory, s.config.buffer_bytes, s.tool_comm, s.rank, s.threaded,
+                            error)) {
+            report({error + "; measurement is off, the program runs on"});
+            s.threaded = false;
+            return;
+        }
+        s.events = s.archive.events();
     }
-    s.events = s.archive.events();
     s.otf2_error_mark = otf2_errors::count();
     adopt_init_thread(s);
     define_mpi_regions(s);
@@ -303,12 +299,13 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
                                            static_cast<uint32_t>(s.program_arguments.size()),
                                            s.program_arguments.data());
     });
+    if (CallTree* tree = profile_tree(s)) tree->enter(s.program_region, s.first_time);
     const uint32_t init = s.mpi_regions[static_cast<size_t>(init_fn)];
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, enter_time, init); });
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), init); });
-    s.active = s.events != nullptr;
+    record_enter(s, init, enter_time);
+    record_leave(s, init, now());
+    s.active = s.events != nullptr || !s.config.trace;
     write_report_path(s); // known now: a run that dies still says where its trace is
-    arm_death_records();
+    if (s.config.trace) arm_death_records(); // a profile is written at MPI_Finalize only
 }
 
 void stop_recording(OTF2_ErrorCode rc) {
@@ -400,24 +397,28 @@ void finish_measurement(Timestamp enter_time) {
     }
     const uint32_t finalize = s.mpi_regions[static_cast<size_t>(MpiFn::Finalize)];
     close_open_user_activity(s, enter_time);
-    record(
-        [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, enter_time, finalize); });
+    record_enter(s, finalize, enter_time);
     s.clock.push_back(measure_clock_offset(s.tool_comm, s.same_clock));
     // The end of MPI_Finalize is a global synchronisation point too: analyzers (Scalasca,
     // topolens) take no process to leave it before the last one entered.
     PMPI_Barrier(s.tool_comm);
     const Timestamp last_time = now();
-    record(
-        [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, last_time, finalize); });
+    record_leave(s, finalize, last_time);
     // The exit status is not known yet (Score-P's undefined value).
     record([&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_ProgramEnd(w, nullptr, last_time, OTF2_UNDEFINED_INT64);
     });
+    if (CallTree* tree = profile_tree(s)) tree->leave(last_time);
     {
         // Other threads must be done with MPI by now (MPI's rule); any late one records
         // nothing once `active` is off.
         std::unique_lock<std::mutex> lock = shared_lock();
         s.active = false;
+    }
+    if (s.config.profile) write_profile(s);
+    if (!s.config.trace) {
+        PMPI_Comm_free(&s.tool_comm);
+        return;
     }
     ProcessContribution mine;
     mine.host = host_name();
@@ -559,26 +560,17 @@ void enter_mpi(MpiFn fn) {
     RecorderState& s = state();
     if (mpi_enter_hook) [[unlikely]]
         if (!s.threaded || thread_location().number == 0) mpi_enter_hook(fn);
-    if (s.threaded) [[unlikely]] {
-        ThreadLocation& thread = thread_location();
-        thread.in_mpi = true;
-        record(s, [&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_Enter(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
-        });
-        return;
-    }
-    s.in_mpi = true;
-    record(s, [&](OTF2_EvtWriter* w) {
-        return OTF2_EvtWriter_Enter(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
-    });
+    if (s.threaded) [[unlikely]]
+        thread_location().in_mpi = true;
+    else
+        s.in_mpi = true;
+    record_enter(s, s.mpi_regions[static_cast<size_t>(fn)], now());
 }
 
 void leave_mpi(MpiFn fn) {
     RecorderState& s = state();
     // No writer: MPI_Finalize closed it before its own region ends, or writing failed.
-    record(s, [&](OTF2_EvtWriter* w) {
-        return OTF2_EvtWriter_Leave(w, nullptr, now(), s.mpi_regions[static_cast<size_t>(fn)]);
-    });
+    record_leave(s, s.mpi_regions[static_cast<size_t>(fn)], now());
     if (s.threaded) [[unlikely]] {
         thread_location().in_mpi = false;
         return;
@@ -600,6 +592,7 @@ void send_event(MPI_Comm comm, int dest, int tag, uint64_t bytes) {
         return OTF2_EvtWriter_MpiSend(w, nullptr, now(), static_cast<uint32_t>(dest), id,
                                       static_cast<uint32_t>(tag), bytes);
     });
+    if (CallTree* tree = profile_tree(state())) tree->sent(bytes);
 }
 
 void recv_event(MPI_Comm comm, const MPI_Status& status) {
@@ -614,6 +607,8 @@ void recv_event(MPI_Comm comm, const MPI_Status& status) {
                                       id, static_cast<uint32_t>(status.MPI_TAG),
                                       bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes));
     });
+    if (CallTree* tree = profile_tree(state()))
+        tree->received(bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes));
 }
 
 void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request request) {
@@ -636,6 +631,7 @@ void isend_started(MPI_Comm comm, int dest, int tag, uint64_t bytes, MPI_Request
         return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(dest), info.comm,
                                        static_cast<uint32_t>(tag), bytes, info.id);
     });
+    if (CallTree* tree = profile_tree(s)) tree->sent(bytes);
 }
 
 void irecv_started(MPI_Comm comm, int source, MPI_Request request) {
@@ -681,13 +677,14 @@ void persistent_started(MPI_Request request) {
     info->id = s.requests.next_id();
     const RequestInfo started = *info;
     lock = {};
-    if (started.kind == RequestInfo::Kind::Send)
+    if (started.kind == RequestInfo::Kind::Send) {
         record(s, [&](OTF2_EvtWriter* w) {
             return OTF2_EvtWriter_MpiIsend(w, nullptr, now(), static_cast<uint32_t>(started.peer),
                                            started.comm, static_cast<uint32_t>(started.tag),
                                            started.bytes, started.id);
         });
-    else
+        if (CallTree* tree = profile_tree(s)) tree->sent(started.bytes);
+    } else
         record(s, [&](OTF2_EvtWriter* w) {
             return OTF2_EvtWriter_MpiIrecvRequest(w, nullptr, now(), started.id);
         });
@@ -731,6 +728,8 @@ void request_completed(MPI_Request request, const MPI_Status& status, uint64_t a
                 static_cast<uint32_t>(status.MPI_TAG),
                 bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes), info.id);
         });
+        if (CallTree* tree = profile_tree(s))
+            tree->received(bytes == MPI_UNDEFINED ? 0 : static_cast<uint64_t>(bytes));
     }
 }
 
@@ -767,6 +766,7 @@ void collective_end(OTF2_CollectiveOp op, MPI_Comm comm, int root, uint64_t byte
             root < 0 ? OTF2_UNDEFINED_UINT32 : static_cast<uint32_t>(root), bytes_sent,
             bytes_received);
     });
+    if (CallTree* tree = profile_tree(state())) tree->collective(bytes_sent, bytes_received);
 }
 
 // ---------------------------------------------------------------- communicators

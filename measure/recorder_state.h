@@ -10,6 +10,7 @@
 #include "config.h"
 #include "definitions.h"
 #include "mpi_functions.h"
+#include "profile.h"
 #include "requests.h"
 #include "write_outcome.h"
 
@@ -45,6 +46,7 @@ struct ThreadLocation {
     OTF2_EvtWriter* events = nullptr;
     bool in_mpi = false;
     std::vector<uint32_t> user_region_stack; // open user regions, innermost last
+    CallTree profile;                        // profile mode: this location's call paths
 };
 
 struct RecorderState {
@@ -81,10 +83,11 @@ struct RecorderState {
     Timestamp first_time = 0;                // the program's start: the trace's first event
     Timestamp init_time = 0;                 // MPI_Init's enter (messages count from it)
     std::vector<uint32_t> user_region_stack; // open user regions, innermost last
-    std::vector<TunedOperation> tuned;       // handle = index + 1
-    std::set<std::string> warned;            // messages shown once
-    RankOutcome outcome;                     // this rank's first failed write, if any
-    uint64_t otf2_error_mark = 0;            // OTF2 errors reported before recording began
+    CallTree profile; // profile mode, single-threaded levels: the process's call paths
+    std::vector<TunedOperation> tuned; // handle = index + 1
+    std::set<std::string> warned;      // messages shown once
+    RankOutcome outcome;               // this rank's first failed write, if any
+    uint64_t otf2_error_mark = 0;      // OTF2 errors reported before recording began
 };
 
 RecorderState& state();
@@ -128,6 +131,37 @@ inline void record_to(RecorderState& s, OTF2_EvtWriter* writer, Write&& write) {
     const OTF2_ErrorCode rc = write(writer);
     if (rc != OTF2_SUCCESS) stop_recording(rc);
 }
+
+// Profile mode: the calling thread's call-path tree, at any level; nullptr when the run
+// writes no profile.
+inline CallTree* profile_tree(RecorderState& s) {
+    if (!s.config.profile) return nullptr;
+    return !s.threaded ? &s.profile : &thread_location().profile;
+}
+
+// Enter and leave of `region` at `time` on the calling thread's location: an event in the
+// trace, a visit of a call path in the profile.
+inline void record_enter(RecorderState& s, uint32_t region, Timestamp time) {
+    record(s, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, time, region); });
+    if (CallTree* tree = profile_tree(s)) tree->enter(region, time);
+}
+inline void record_leave(RecorderState& s, uint32_t region, Timestamp time) {
+    record(s, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, time, region); });
+    if (CallTree* tree = profile_tree(s)) tree->leave(time);
+}
+// The same on a given thread's location (at MPI_Finalize, or when a thread ends).
+inline void record_leave_to(RecorderState& s, OTF2_EvtWriter* writer, CallTree& tree,
+                            uint32_t region, Timestamp time) {
+    record_to(s, writer,
+              [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, time, region); });
+    if (s.config.profile) tree.leave(time);
+}
+
+// Profile mode, at MPI_Finalize (collective over the tool communicator): every location's
+// call paths to rank 0, which writes them as DIRECTORY/profile.cubex (measure/
+// profile_report.h). Says where, or why not, on rank 0.
+void write_profile(RecorderState& s);
+std::string profile_path(const RecorderState& s);
 
 // This process's definitions so far into `c`, as MPI_Finalize sends them to rank 0 and a
 // dying rank writes them to its record.

@@ -62,15 +62,14 @@ int topolens_region_enter(const char* name) {
     if (!s.threaded) [[likely]] {
         const uint32_t region = s.definitions.user_region(name);
         s.user_region_stack.push_back(region);
-        record(s,
-               [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region); });
+        record_enter(s, region, now());
         return 0;
     }
     std::unique_lock<std::mutex> lock(s.mutex);
     const uint32_t region = s.definitions.user_region(name);
     lock.unlock();
     thread_location().user_region_stack.push_back(region);
-    record(s, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region); });
+    record_enter(s, region, now());
     return 0;
 }
 
@@ -94,7 +93,7 @@ int topolens_region_leave(const char* name) {
         return -1;
     }
     stack->pop_back();
-    record(s, [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, now(), region); });
+    record_leave(s, region, now());
     return 0;
 }
 
@@ -231,14 +230,12 @@ int topolens_tuned_begin(int handle) {
         return -1;
     }
     const Timestamp time = now();
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, time, op->region); });
+    RecorderState& s = state();
+    record_enter(s, op->region, time);
     op->executing = true;
     op->executing_codelet = op->current_codelet;
     if (op->executing_codelet >= 0)
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_Enter(w, nullptr, time,
-                                        op->codelet_regions[op->executing_codelet]);
-        });
+        record_enter(s, op->codelet_regions[op->executing_codelet], time);
     return 0;
 }
 
@@ -251,12 +248,10 @@ int topolens_tuned_end(int handle) {
         return -1;
     }
     const Timestamp time = now();
+    RecorderState& s = state();
     if (op->executing_codelet >= 0)
-        record([&](OTF2_EvtWriter* w) {
-            return OTF2_EvtWriter_Leave(w, nullptr, time,
-                                        op->codelet_regions[op->executing_codelet]);
-        });
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Leave(w, nullptr, time, op->region); });
+        record_leave(s, op->codelet_regions[op->executing_codelet], time);
+    record_leave(s, op->region, time);
     op->executing = false;
     return 0;
 }

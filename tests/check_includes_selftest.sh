@@ -18,6 +18,7 @@ trap 'rm -rf "$copy"' EXIT
 bad=(
     "trace/model.h|analyzer/engine/engine.h|trace may not include"
     "measure/recorder.cpp|patterns/registry.h|measure may not include"
+    "measure/profile_mode.cpp|analyzer/engine/engine.h|measure may not include"
     "analyzer/report/report.cpp|analyzer/engine/engine.h|analyzer/report may not include"
     "gui/main_window.cpp|analyzer/engine/engine.h|gui may not include"
     "patterns/audit/codelet_audit.cpp|analyzer/engine/grid.h|patterns/audit may not include"

@@ -45,7 +45,7 @@ int topolens_adcl_codelet(int handle, int index, const char* name, const char* d
 int topolens_adcl_begin(int handle) {
     TunedOperation* op = operation(handle);
     if (!op || op->executing) return -1;
-    record([&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), op->region); });
+    record_enter(state(), op->region, now());
     op->executing = true;
     op->executing_codelet = -1;
     return 0;
@@ -56,8 +56,7 @@ int topolens_adcl_enter_codelet(int handle, int index) {
     if (!op || !op->executing || op->executing_codelet >= 0) return -1;
     auto region = op->codelet_regions.find(index);
     if (region == op->codelet_regions.end()) return -1;
-    record(
-        [&](OTF2_EvtWriter* w) { return OTF2_EvtWriter_Enter(w, nullptr, now(), region->second); });
+    record_enter(state(), region->second, now());
     op->executing_codelet = index;
     return 0;
 }
