@@ -6,6 +6,7 @@
 #include "analyzer/report/cube4.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 
 namespace topolens::measure {
@@ -40,6 +41,8 @@ void write_profile(RecorderState& s) {
     if (s.rank != 0) return;
 
     const std::string path = profile_path(s);
+    std::error_code ec; // without a trace nothing made the directory; a failure shows below
+    std::filesystem::create_directories(s.directory, ec);
     try {
         std::vector<ProcessProfile> all;
         for (int p = 0; p < s.size; ++p)

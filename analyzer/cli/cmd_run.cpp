@@ -33,6 +33,7 @@ struct RunOptions {
     int np = 4;
     std::optional<std::string> trace_dir;
     bool dry_run = false;
+    bool profile = false;                    // a profile instead of a trace (TOPOLENS_MODE=profile)
     std::vector<std::string> mpirun_options; // passed through in order
     std::vector<std::string> program;        // after "--"
 };
@@ -58,6 +59,7 @@ RunOptions parse(const std::vector<std::string>& args) {
         .option({"-np", "-n", "--np"}, [&](const std::string& v) { o.np = parse_count(v); })
         .option({"--trace-dir"}, [&](const std::string& v) { o.trace_dir = v; }, {true, "", true})
         .flag({"--dry-run"}, [&] { o.dry_run = true; })
+        .flag({"--profile"}, [&] { o.profile = true; })
         .unknown(pass_through)
         .positional(pass_through)
         .separator([&](const std::vector<std::string>& program) {
@@ -131,6 +133,7 @@ std::vector<std::string> mpirun_command(const RunOptions& o, const std::string& 
     if (o.trace_dir)
         cmd.insert(cmd.end(), {"-x", "TOPOLENS_TRACE_DIR=" + fs::absolute(*o.trace_dir).string()});
     cmd.insert(cmd.end(), {"-x", "TOPOLENS_REPORT_PATH_FILE=" + report_file});
+    if (o.profile) cmd.insert(cmd.end(), {"-x", "TOPOLENS_MODE=profile"});
     cmd.insert(cmd.end(), o.program.begin(), o.program.end());
     return cmd;
 }
@@ -190,7 +193,8 @@ ReportedTrace reported_trace(const std::string& report_file) {
 } // namespace
 
 void run_usage(std::ostream& out) {
-    out << "usage: topolens run [-np N] [--trace-dir DIR] [--dry-run] [mpirun options] -- "
+    out << "usage: topolens run [-np N] [--trace-dir DIR] [--profile] [--dry-run] [mpirun "
+           "options] -- "
            "PROGRAM [ARGS...]\n\n"
            "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
            "preloaded, and reports where the trace was written. Options other than these are\n"
@@ -201,6 +205,8 @@ void run_usage(std::ostream& out) {
            "to be cut short.\n\n"
            "  -np N            number of MPI processes (also -n, --np)\n"
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
+           "  --profile        write a call-path profile (DIR/profile.cubex) at the end\n"
+           "                   instead of a trace (TOPOLENS_MODE=profile; see docs/profile.md)\n"
            "  --dry-run        print the mpirun command instead of running it\n\n"
            "environment:\n"
            "  TOPOLENS_MEASURE_LIB  path of libtopolens-measure.so (default: the library\n"
@@ -241,6 +247,21 @@ int run_main(const std::vector<std::string>& args) {
                          "with measurement enabled?)\n";
             return status;
         }
+        // Profile mode (--profile, or TOPOLENS_MODE with "profile"): written at MPI_Finalize.
+        const fs::path profile = fs::path(trace.path) / "profile.cubex";
+        const bool profile_only =
+            options.profile ||
+            (fs::is_regular_file(profile) && !fs::exists(fs::path(trace.path) / "traces.otf2"));
+        if (profile_only) {
+            if (fs::is_regular_file(profile))
+                std::cerr << "topolens: profile written to " << profile.string() << "\n";
+            else
+                std::cerr << "topolens: no profile was written (the run ended before "
+                             "MPI_Finalize?)\n";
+            return status;
+        }
+        if (fs::is_regular_file(profile))
+            std::cerr << "topolens: profile written to " << profile.string() << "\n";
         if (needs_completion(trace.path)) {
             // The run died before MPI_Finalize: its ranks left their events and records.
             if (run_completion(trace.path))
