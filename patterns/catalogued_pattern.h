@@ -12,9 +12,10 @@
 
 namespace topolens::patterns {
 
-enum class PatternKind : uint8_t { Time, PointToPoint, Collective, Wavefront, Codelets };
+enum class PatternKind : uint8_t { Time, PointToPoint, Collective, Wavefront, Codelets, Messages };
 
-// "time", "point-to-point", "collective", "wavefront", "codelets": the pattern's name().
+// "time", "point-to-point", "collective", "wavefront", "codelets", "messages": the pattern's
+// name().
 std::string_view pattern_kind_name(PatternKind kind);
 
 class CataloguedPattern : public analysis::Pattern {

@@ -40,7 +40,7 @@ struct MetricEntry {
     std::string_view unique_name;            // CUBE's uniq_name, Scalasca's where it has the metric
     std::string_view parent;                 // the parent's unique name; "" for a root
     std::string_view display_name;           // CUBE's disp_name
-    std::string_view unit;                   // "sec" or "occ"
+    std::string_view unit;                   // "sec", "occ" or "bytes"
     std::string_view description;            // CUBE's descr, as written into the report
     std::string_view hint;                   // what to do about it (`topolens help metrics` only)
     std::string_view documentation;          // README's "meaning" column of the metric's row

@@ -37,5 +37,26 @@ inline constexpr const char* kClockViolationsP2P = "clock_violations_p2p";
 inline constexpr const char* kClockViolationsCollective = "clock_violations_coll";
 inline constexpr const char* kCodeletTime = "codelet_time";
 inline constexpr const char* kCodeletOutlierTime = "codelet_outlier_time";
+// Message statistics: counts of operations and bytes, in three trees of their own.
+inline constexpr const char* kSyncs = "syncs";
+inline constexpr const char* kSyncsP2P = "syncs_p2p";
+inline constexpr const char* kSyncsSend = "syncs_send";
+inline constexpr const char* kSyncsRecv = "syncs_recv";
+inline constexpr const char* kSyncsColl = "syncs_coll";
+inline constexpr const char* kComms = "comms";
+inline constexpr const char* kCommsP2P = "comms_p2p";
+inline constexpr const char* kCommsSend = "comms_send";
+inline constexpr const char* kCommsRecv = "comms_recv";
+inline constexpr const char* kCommsColl = "comms_coll";
+inline constexpr const char* kCommsExchange = "comms_cxch";
+inline constexpr const char* kCommsSource = "comms_csrc";
+inline constexpr const char* kCommsDestination = "comms_cdst";
+inline constexpr const char* kBytes = "bytes";
+inline constexpr const char* kBytesP2P = "bytes_p2p";
+inline constexpr const char* kBytesSent = "bytes_sent";
+inline constexpr const char* kBytesReceived = "bytes_rcvd";
+inline constexpr const char* kBytesColl = "bytes_coll";
+inline constexpr const char* kBytesOut = "bytes_cout";
+inline constexpr const char* kBytesIn = "bytes_cin";
 
 } // namespace topolens::patterns::metric

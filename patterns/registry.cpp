@@ -9,6 +9,7 @@ std::vector<std::unique_ptr<analysis::Pattern>> all_patterns() {
     patterns.push_back(collective_patterns());
     patterns.push_back(wavefront_patterns()); // takes its part of Late Sender
     patterns.push_back(codelet_patterns());
+    patterns.push_back(message_statistics());
     return patterns;
 }
 

@@ -18,5 +18,6 @@ std::unique_ptr<analysis::Pattern> point_to_point_patterns();
 std::unique_ptr<analysis::Pattern> collective_patterns();
 std::unique_ptr<analysis::Pattern> wavefront_patterns();
 std::unique_ptr<analysis::Pattern> codelet_patterns();
+std::unique_ptr<analysis::Pattern> message_statistics();
 
 } // namespace topolens::patterns

@@ -1,0 +1,169 @@
+// Message statistics (Scalasca's): how many MPI operations moved no data (syncs) or data
+// (comms), and how many bytes they moved (bytes), per call path and location. Rows in
+// patterns/metric_catalogue.cpp; what counts where, as Scalasca counts it:
+//   point-to-point, at the sender: every MpiSend/MpiIsend record, at its call's call path,
+//     received or not; its size decides syncs_send (0 bytes) or comms_send, and adds to
+//     bytes_sent;
+//   point-to-point, at the receiver: every MpiRecv/MpiIrecv record, at the call path of the
+//     call completing the receive, sized by the matching send (the receive's own size when
+//     no send matches): syncs_recv or comms_recv, and bytes_rcvd;
+//   collectives, at each member: its MpiCollectiveEnd record's bytes sent and received,
+//     syncs_coll when both are 0, else comms_cxch (both), comms_csrc (sent only) or
+//     comms_cdst (received only); bytes_cout and bytes_cin.
+// Each location counts only its own records: a receive learns its send's size from the
+// sender's preparation, kept per message (as a parallel replay would send it along).
+#include "patterns/metric_catalogue.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace topolens::patterns {
+
+namespace {
+
+using analysis::Context;
+using trace::EventKind;
+using trace::kNone;
+
+class MessageStatistics : public CataloguedPattern {
+  public:
+    MessageStatistics() : CataloguedPattern(PatternKind::Messages) {}
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<MessageStatistics>(*this);
+    }
+    // Its state is per location (or shared by the clones): nothing to merge.
+    void merge(analysis::Pattern&) override {}
+
+    void define_metrics(report::Report& r) override {
+        syncs_ = metric_id(r, metric::kSyncs);
+        syncs_p2p_ = metric_id(r, metric::kSyncsP2P);
+        syncs_send_ = metric_id(r, metric::kSyncsSend);
+        syncs_recv_ = metric_id(r, metric::kSyncsRecv);
+        syncs_coll_ = metric_id(r, metric::kSyncsColl);
+        comms_ = metric_id(r, metric::kComms);
+        comms_p2p_ = metric_id(r, metric::kCommsP2P);
+        comms_send_ = metric_id(r, metric::kCommsSend);
+        comms_recv_ = metric_id(r, metric::kCommsRecv);
+        comms_coll_ = metric_id(r, metric::kCommsColl);
+        comms_exchange_ = metric_id(r, metric::kCommsExchange);
+        comms_source_ = metric_id(r, metric::kCommsSource);
+        comms_destination_ = metric_id(r, metric::kCommsDestination);
+        bytes_ = metric_id(r, metric::kBytes);
+        bytes_p2p_ = metric_id(r, metric::kBytesP2P);
+        bytes_sent_ = metric_id(r, metric::kBytesSent);
+        bytes_received_ = metric_id(r, metric::kBytesReceived);
+        bytes_coll_ = metric_id(r, metric::kBytesColl);
+        bytes_out_ = metric_id(r, metric::kBytesOut);
+        bytes_in_ = metric_id(r, metric::kBytesIn);
+        sent_ = std::make_shared<SentBytes>();
+    }
+
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_receivers(c, loc); });
+        d.on_location_begin([this](Context& c, uint32_t loc) { count(c, loc); });
+    }
+
+  private:
+    // The size of each matched message as its send record gives it, by message id.
+    struct SentBytes {
+        std::once_flag sized;
+        std::vector<uint64_t> of_message;
+    };
+
+    void tell_receivers(Context& c, uint32_t loc) {
+        SentBytes& sent = *sent_;
+        std::call_once(sent.sized, [&] { sent.of_message.resize(c.matching().messages.size()); });
+        const auto& events = c.trace().locations[loc].events;
+        for (const auto& [record, id] : c.matching().sends_of[loc])
+            if (id != kNone) sent.of_message[id] = events[record].bytes;
+    }
+
+    // Everything is counted from the location's own records before its replay: nothing
+    // here depends on the order of events.
+    void count(Context& c, uint32_t loc) {
+        const trace::Trace& t = c.trace();
+        const trace::Matching& m = c.matching();
+        const auto& events = t.locations[loc].events;
+        const auto callpath = [&](uint32_t record) {
+            return c.callpath_of(trace::call_around(t, m, loc, record).callpath);
+        };
+        const auto& receives = m.receives_of[loc];
+        size_t next_receive = 0;
+        for (uint32_t record : m.message_records[loc]) {
+            const trace::Event& e = events[record];
+            if (e.kind == EventKind::MpiSend || e.kind == EventKind::MpiIsend) {
+                point_to_point(c, callpath(record), loc, e.bytes, syncs_send_, comms_send_,
+                               bytes_sent_);
+                continue;
+            }
+            while (next_receive < receives.size() && receives[next_receive].first < record)
+                ++next_receive;
+            const bool matched =
+                next_receive < receives.size() && receives[next_receive].first == record;
+            const uint64_t bytes =
+                matched ? sent_->of_message[receives[next_receive].second] : e.bytes;
+            point_to_point(c, callpath(record), loc, bytes, syncs_recv_, comms_recv_,
+                           bytes_received_);
+        }
+        const auto& requests = t.locations[loc].requests;
+        size_t next_request = 0;
+        for (const auto& [record, id] : m.collectives_of[loc]) {
+            // The model keeps an MpiCollectiveEnd's bytes received beside the event, as a
+            // nonblocking record's request.
+            while (next_request < requests.size() && requests[next_request].event < record)
+                ++next_request;
+            const uint64_t received =
+                next_request < requests.size() && requests[next_request].event == record
+                    ? requests[next_request].request
+                    : 0;
+            collective(c, callpath(record), loc, events[record].bytes, received);
+        }
+    }
+
+    void point_to_point(Context& c, uint32_t callpath, uint32_t loc, uint64_t bytes, int sync,
+                        int comm, int bytes_metric) {
+        if (bytes == 0) {
+            add_all(c, callpath, loc, 1.0, {syncs_, syncs_p2p_, sync});
+            return;
+        }
+        add_all(c, callpath, loc, 1.0, {comms_, comms_p2p_, comm});
+        add_all(c, callpath, loc, static_cast<double>(bytes), {bytes_, bytes_p2p_, bytes_metric});
+    }
+
+    void collective(Context& c, uint32_t callpath, uint32_t loc, uint64_t sent, uint64_t received) {
+        if (sent == 0 && received == 0) {
+            add_all(c, callpath, loc, 1.0, {syncs_, syncs_coll_});
+            return;
+        }
+        const int kind = sent != 0 && received != 0 ? comms_exchange_
+                         : sent != 0                ? comms_source_
+                                                    : comms_destination_;
+        add_all(c, callpath, loc, 1.0, {comms_, comms_coll_, kind});
+        add_all(c, callpath, loc, static_cast<double>(sent), {bytes_, bytes_coll_, bytes_out_});
+        add_all(c, callpath, loc, static_cast<double>(received), {bytes_, bytes_coll_, bytes_in_});
+    }
+
+    // Values are added metric-inclusive: to the metric and each of its ancestors.
+    static void add_all(Context& c, uint32_t callpath, uint32_t loc, double value,
+                        std::initializer_list<int> metrics) {
+        for (int metric : metrics) c.add(metric, callpath, loc, value);
+    }
+
+    int syncs_ = -1, syncs_p2p_ = -1, syncs_send_ = -1, syncs_recv_ = -1, syncs_coll_ = -1;
+    int comms_ = -1, comms_p2p_ = -1, comms_send_ = -1, comms_recv_ = -1, comms_coll_ = -1;
+    int comms_exchange_ = -1, comms_source_ = -1, comms_destination_ = -1;
+    int bytes_ = -1, bytes_p2p_ = -1, bytes_sent_ = -1, bytes_received_ = -1, bytes_coll_ = -1;
+    int bytes_out_ = -1, bytes_in_ = -1;
+    std::shared_ptr<SentBytes> sent_; // shared by the clones of one analysis
+};
+
+} // namespace
+
+std::unique_ptr<analysis::Pattern> message_statistics() {
+    return std::make_unique<MessageStatistics>();
+}
+
+} // namespace topolens::patterns
