@@ -2,6 +2,8 @@
 
 #include "serialize.h"
 
+#include "analyzer/report/report_grid.h"
+
 #include <map>
 #include <string_view>
 
@@ -9,76 +11,14 @@ namespace topolens::measure {
 
 // ---------------------------------------------------------------- metrics
 
-// The trace analysis' names and words for the same metrics (patterns/metric_catalogue.cpp);
-// tests/unit/measure_profile_test.cpp fails when the two differ.
-// clang-format off
+// The catalogue's rows of the metrics a profile has (TOPOLENS_PROFILE_METRICS in
+// measure/CMakeLists.txt), generated from patterns/metric_catalogue.cpp at build time.
 const std::vector<ProfileMetric>& profile_metrics() {
     static const std::vector<ProfileMetric> metrics = {
-        {"time", "", "Time", "sec",
-         "Wall-clock time of each process in recorded regions, by call path, as Scalasca counts "
-         "it. With the program region (traces of topolens' measurement, Score-P's) that is the "
-         "whole run: computation between MPI calls included."},
-        {"execution", "time", "Execution", "sec",
-         "Time executing the program: Time without the measurement's own overhead (buffer "
-         "flushes)."},
-        {"comp", "execution", "Computation", "sec",
-         "Execution outside MPI calls: the program's own time between MPI calls (the program "
-         "region's own part) and time in instrumented functions."},
-        {"mpi", "execution", "MPI", "sec", "Time spent inside MPI calls."},
-        {"mpi_init_exit", "mpi", "Init/Exit", "sec",
-         "Time in MPI_Init, MPI_Init_thread and MPI_Finalize."},
-        {"mpi_synchronization", "mpi", "Synchronization", "sec", "Time in MPI_Barrier."},
-        {"mpi_communication", "mpi", "Communication", "sec",
-         "Time in MPI calls that move data: point-to-point and collective operations."},
-        {"mpi_point2point", "mpi_communication", "Point-to-point", "sec",
-         "Time in point-to-point calls: sends, receives, waits and tests of requests, probes."},
-        {"mpi_collective", "mpi_communication", "Collective", "sec",
-         "Time in collective operations other than MPI_Barrier."},
-        {"visits", "", "Visits", "occ", "How often each call path was entered."},
-        {"bytes", "", "Bytes transferred", "bytes",
-         "Bytes sent and received by MPI calls."},
-        {"bytes_p2p", "bytes", "P2P bytes transferred", "bytes",
-         "Bytes sent and received by point-to-point calls."},
-        {"bytes_sent", "bytes_p2p", "P2P bytes sent", "bytes",
-         "Bytes sent by point-to-point calls."},
-        {"bytes_rcvd", "bytes_p2p", "P2P bytes received", "bytes",
-         "Bytes received by point-to-point calls."},
-        {"bytes_coll", "bytes", "Collective bytes transferred", "bytes",
-         "Bytes sent and received by collective operations."},
-        {"bytes_cout", "bytes_coll", "Collective bytes outgoing", "bytes",
-         "Bytes a process sent in collective operations."},
-        {"bytes_cin", "bytes_coll", "Collective bytes incoming", "bytes",
-         "Bytes a process received in collective operations."},
-        {"comms", "", "Communications", "occ",
-         "MPI operations that moved data."},
-        {"comms_p2p", "comms", "Point-to-point communications", "occ",
-         "Point-to-point messages of more than zero bytes."},
-        {"comms_send", "comms_p2p", "Point-to-point send communications", "occ",
-         "Point-to-point messages of more than zero bytes sent."},
-        {"comms_recv", "comms_p2p", "Point-to-point receive communications", "occ",
-         "Point-to-point messages of more than zero bytes received."},
-        {"comms_coll", "comms", "Collective communications", "occ",
-         "Collective operations that moved data."},
-        {"comms_cxch", "comms_coll", "Collective exchange communications", "occ",
-         "Collective operations in which the process sent and received data."},
-        {"comms_csrc", "comms_coll", "Collective communications as source", "occ",
-         "Collective operations in which the process only sent data."},
-        {"comms_cdst", "comms_coll", "Collective communications as destination", "occ",
-         "Collective operations in which the process only received data."},
-        {"syncs", "", "Synchronizations", "occ",
-         "MPI operations that moved no data."},
-        {"syncs_p2p", "syncs", "Point-to-point synchronizations", "occ",
-         "Point-to-point messages of zero bytes."},
-        {"syncs_send", "syncs_p2p", "Point-to-point send synchronizations", "occ",
-         "Point-to-point messages of zero bytes sent."},
-        {"syncs_recv", "syncs_p2p", "Point-to-point receive synchronizations", "occ",
-         "Point-to-point messages of zero bytes received."},
-        {"syncs_coll", "syncs", "Collective synchronizations", "occ",
-         "Collective operations that moved no data (e.g. MPI_Barrier)."},
+#include "profile_metrics.inc"
     };
     return metrics;
 }
-// clang-format on
 
 namespace {
 
@@ -202,8 +142,7 @@ report::Report profile_report(const std::vector<ProcessProfile>& all,
         metric.display_name = m.display_name;
         metric.unit = m.unit;
         metric.description = m.description;
-        // As the trace analysis' reports link them (patterns/metric_catalogue.h, metric_url).
-        metric.url = std::string("@mirror@README.md#metric-") + m.unique_name;
+        metric.url = m.url;
         metric.parent = *m.parent ? metric_ids.at(m.parent) : -1;
         metric_ids[m.unique_name] = r.add_metric(std::move(metric));
     }
@@ -282,6 +221,17 @@ report::Report profile_report(const std::vector<ProcessProfile>& all,
                     break;
                 }
         r.topologies.push_back(std::move(topology));
+    }
+    // The grid views show the first topology the program recorded; the analysis' choice
+    // among inferred and declared grids needs the trace.
+    if (!r.topologies.empty()) {
+        r.attributes[report::kGridAttribute] = r.topologies.front().name;
+        r.attributes[report::kGridSourceAttribute] = "recorded";
+        r.attributes[report::kGridExplanationAttribute] =
+            "recorded in the run: topology '" + r.topologies.front().name +
+            "', the first the program created (a profile)";
+    } else {
+        r.attributes[report::kGridSourceAttribute] = "none";
     }
     return r;
 }

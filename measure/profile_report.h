@@ -2,10 +2,10 @@
 // definitions and topologies, gathered on rank 0 and turned into one report::Report, which
 // the one CUBE4 writer (analyzer/report/cube4.h) writes. No MPI here: unit-tested alone.
 //
-// The metric tree holds what a profile measures, with the unique names, parents and units
-// the trace analysis gives them (patterns/metric_catalogue.cpp; tests/unit/
-// measure_profile_test.cpp checks that they agree): Time > Execution > Computation and MPI
-// with its categories, Visits, and the byte and message counts of the MPI calls.
+// The metric tree holds what a profile measures, as the trace analysis has these metrics:
+// their rows of patterns/metric_catalogue.cpp, generated into the library at build time
+// (patterns/metric_rows_main.cpp): Time > Execution > Computation and MPI with its
+// categories, Visits, and the byte and message counts of the MPI calls.
 #pragma once
 
 #include "definitions.h"
@@ -39,6 +39,7 @@ struct ProfileMetric {
     const char* display_name;
     const char* unit;
     const char* description;
+    const char* url; // "@mirror@README.md#metric-time"
 };
 const std::vector<ProfileMetric>& profile_metrics();
 
