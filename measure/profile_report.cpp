@@ -28,8 +28,8 @@ constexpr const char* kCounterMetric[kCounters] = {
     "syncs_send", "syncs_recv", "comms_cxch", "comms_csrc", "comms_cdst", "syncs_coll",
 };
 
-// The MPI time category of a region, as the trace analysis divides MPI time
-// (analyzer/engine/mpi_calls.cpp: by function name, then by role); nullptr if not MPI.
+} // namespace
+
 const char* mpi_category(const RegionDefinition& region) {
     if (region.paradigm != OTF2_PARADIGM_MPI && region.source_file != "MPI") return nullptr;
     std::string_view name = region.name;
@@ -61,6 +61,8 @@ const char* mpi_category(const RegionDefinition& region) {
         return "mpi";
     return "mpi_collective";
 }
+
+namespace {
 
 const char* paradigm_word(const RegionDefinition& region) {
     if (region.paradigm == OTF2_PARADIGM_MPI || region.source_file == "MPI") return "mpi";

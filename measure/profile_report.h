@@ -43,6 +43,12 @@ struct ProfileMetric {
 };
 const std::vector<ProfileMetric>& profile_metrics();
 
+// The metric of the MPI time category a region's time goes to, as the trace analysis divides
+// MPI time (analyzer/engine/mpi_calls.cpp; tests/unit/measure_profile_test.cpp checks every
+// recorded MPI function against it): "mpi_point2point", ..., "mpi" for other MPI calls,
+// nullptr for a region that is not MPI.
+const char* mpi_category(const RegionDefinition& region);
+
 // All processes' profiles (index = world rank) as one report; `warnings` gets the
 // topologies' problems (as the trace's definitions would).
 report::Report profile_report(const std::vector<ProcessProfile>& all,
