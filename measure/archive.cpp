@@ -40,9 +40,10 @@ std::string default_directory_name() {
     return "topolens-" + program_name() + "-" + stamp;
 }
 
+// The result of an earlier run: a trace, or a profile (profile mode writes no trace).
 bool is_trace_archive(const fs::path& dir) {
     std::error_code ec;
-    return fs::exists(dir / "traces.otf2", ec);
+    return fs::exists(dir / "traces.otf2", ec) || fs::exists(dir / "profile.cubex", ec);
 }
 
 // What a run that never reached MPI_Finalize leaves: OTF2's directory of event files, the
@@ -100,7 +101,7 @@ std::string prepare_trace_directory(const std::string& requested, std::string& e
         if (requested.empty()) {
             dir = free_sibling(dir);
         } else if (is_trace_archive(dir)) {
-            // Never overwrite an earlier trace: keep it under a new name.
+            // Never overwrite an earlier trace or profile: keep it under a new name.
             const fs::path kept = free_sibling(dir);
             fs::rename(dir, kept, ec);
             if (ec) {

@@ -531,6 +531,40 @@ class GuiTest : public QObject {
         QVERIFY(!grab().isNull());
     }
 
+    // A profile (TOPOLENS_MODE=profile, no trace) opens like any report: its recorded grid
+    // in the topology view, its metrics in the tree, the slow rank hottest in Computation.
+    void opens_a_profile_with_its_grid() {
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1200, 950);
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        const QString profile = env("TOPOLENS_GUI_TEST_PROFILE");
+        QVERIFY2(QFile::exists(profile), qPrintable("no profile at " + profile));
+        QVERIFY(window_->open_file(profile));
+        QApplication::processEvents();
+        const report::Report& r = *window_->report();
+        QVERIFY(r.attributes.count("topolens.profile"));
+        QCOMPARE(r.locations.size(), size_t(12));
+        QCOMPARE(grid().sizes, (std::vector<uint32_t>{4, 3}));
+        QVERIFY(window_->panes()->metric_tree()->find_node(metric("bytes_sent"),
+                                                           BrowserPanes::kMetric));
+        TopologyView& view = *window_->topology_view();
+        QVERIFY(QString::fromStdString(view.scene().title_text()).startsWith("Time"));
+
+        const int comp = metric("comp");
+        QVERIFY(window_->panes()->select_metric(comp));
+        const std::vector<double> values = r.inclusive_by_location(comp, -1);
+        const int slow = 5; // make_profile.sh's --slow-rank, location 5 (ranks in order)
+        QCOMPARE(values[slow], *std::max_element(values.begin(), values.end()));
+        const QImage image = grab();
+        const auto pos = view.scene().display_position(slow);
+        QVERIFY(pos);
+        const QColor colour = pixel_at(image, *pos);
+        QVERIFY2(
+            colour.red() >= 235 && colour.green() <= 25 && colour.blue() <= 25,
+            qPrintable("the slow rank's cell should be the hottest colour: " + describe(colour)));
+    }
+
     void opens_a_scalasca_style_report() {
         // What Scalasca's reports have and ours do not: a derived metric (CubePL), two hosts,
         // no Cartesian topology.
