@@ -4,7 +4,11 @@
 #      profile mode and trace mode, on 2 ranks (tests/bench/measure_bench.cpp);
 #   2. the samples' own elapsed time (MPI_Init to MPI_Finalize, as each prints it) without
 #      the library, in profile mode and in trace mode: median of RUNS runs, taken in turns
-#      so that the machine's load falls on all three alike.
+#      so that the machine's load falls on all three alike; 2 ranks each, one per core of
+#      the development machine (oversubscribed ranks measure the scheduler);
+#   3. the estimate that does not depend on the machine's load: the calls per second each
+#      rank made (the profile's visits over the elapsed time) times the cost of a call in
+#      profile mode (1.), as a share of the run.
 # Usage: tests/bench/profile_overhead.sh [BUILD_DIR] [RUNS] [REPETITIONS]
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -14,7 +18,7 @@ runs="${2:-7}"
 repetitions="${3:-200000}"
 bin="$build/bin"
 lib="$build/lib/libtopolens-measure.so"
-for f in "$bin/measure_bench_plain" "$bin/measure_bench_measured" "$bin/halo2d" "$bin/cg3d" \
+for f in "$bin/measure_bench_plain" "$bin/measure_bench_measured" "$bin/halo2d" "$bin/cg3d" "$bin/topolens" \
     "$bin/wavefront2d" "$lib"; do
     [ -e "$f" ] || { echo "profile_overhead: $f is missing; build first" >&2; exit 1; }
 done
@@ -40,15 +44,17 @@ echo
 
 # name|ranks|program and arguments
 samples=(
-    "halo2d|4|halo2d --dims 2x2 --exchange nonblocking --iterations 400 --work-us 500"
-    "cg3d|8|cg3d --dims 2,2,2 --compute busy --iterations 100 --work-us 500 --base-us 500 --jitter-us 0"
-    "wavefront2d|16|wavefront2d --iterations 4 --blocks 20 --work-us 500"
+    "halo2d|2|halo2d --dims 2x1 --exchange nonblocking --iterations 400 --work-us 500"
+    "cg3d|2|cg3d --dims 2,1,1 --compute busy --iterations 200 --work-us 500 --base-us 500 --jitter-us 0"
+    "wavefront2d|2|wavefront2d --px 2 --py 1 --iterations 4 --blocks 20 --work-us 500"
 )
 elapsed() { sed -n 's/.*, \([0-9.]*\) s$/\1/p' | tail -n 1; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 echo "Samples' elapsed time, median of $runs runs each (s)"
-printf '%-12s %5s %10s %10s %10s %9s %9s\n' "sample" "ranks" "without" "profile" "trace" \
-    "profile" "trace"
+printf '%-12s %5s %9s %9s %9s %9s %9s %11s %9s\n' "sample" "ranks" "without" "profile" \
+    "trace" "profile" "trace" "calls/s" "estimate"
+pair_ns="$(value region_pair "$work/profile.txt")"
+off_ns="$(value region_pair "$work/off.txt")"
 for sample in "${samples[@]}"; do
     IFS='|' read -r name np command <<<"$sample"
     read -r -a args <<<"$command"
@@ -60,9 +66,16 @@ for sample in "${samples[@]}"; do
         mpirun -np "$np" -x LD_PRELOAD="$lib" -x TOPOLENS_TRACE_DIR="$work/$name-t$i" \
             "${args[@]}" | elapsed >>"$work/$name.trace"
     done
+    visits="$("$bin/topolens" summary "$work/$name-p1/profile.cubex" |
+        awk '$1 == "Visits" { gsub(",", "", $2); print $2 }')"
     awk -v n="$name" -v np="$np" -v a="$(median <"$work/$name.plain")" \
         -v p="$(median <"$work/$name.profile")" -v t="$(median <"$work/$name.trace")" \
-        'BEGIN { printf "%-12s %5d %10.3f %10.3f %10.3f %+8.1f%% %+8.1f%%\n", n, np, a, p, t,
-                 (p / a - 1) * 100, (t / a - 1) * 100 }'
+        -v visits="$visits" -v ns="$pair_ns" -v off="$off_ns" \
+        'BEGIN { calls = visits / np / p
+                 printf "%-12s %5d %9.3f %9.3f %9.3f %+8.1f%% %+8.1f%% %11.0f %+8.2f%%\n",
+                 n, np, a, p, t, (p / a - 1) * 100, (t / a - 1) * 100, calls,
+                 calls * (ns - off) * 1e-9 * 100 }'
 done
-echo "(the last two columns: slowdown against the run without the library)"
+echo "(profile, trace: slowdown against the run without the library; calls/s: call paths"
+echo " entered per second and rank in profile mode; estimate: calls/s x the profile's cost of"
+echo " an enter+leave, as a share of the run)"
