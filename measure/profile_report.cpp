@@ -158,6 +158,7 @@ report::Report profile_report(const std::vector<ProcessProfile>& all,
         const ProcessProfile& process = all[rank];
         std::vector<int> regions; // local region id -> report region
         std::vector<int> categories;
+        int program = -1; // the program region (measure/program.h): the run's root
         for (const RegionDefinition& def : process.definitions.regions) {
             auto [it, inserted] = region_ids.try_emplace(def.key(), -1);
             if (inserted) {
@@ -171,6 +172,9 @@ report::Report profile_report(const std::vector<ProcessProfile>& all,
                 it->second = r.add_region(std::move(region));
             }
             regions.push_back(it->second);
+            if (def.paradigm == OTF2_PARADIGM_MEASUREMENT_SYSTEM &&
+                def.role == OTF2_REGION_ROLE_ARTIFICIAL)
+                program = it->second;
             const char* category = mpi_category(def);
             categories.push_back(metric_ids.at(category ? category : "comp"));
         }
@@ -187,7 +191,13 @@ report::Report profile_report(const std::vector<ProcessProfile>& all,
             for (size_t n = 1; n < profile.nodes.size(); ++n) {
                 const CallNode& node = profile.nodes[n];
                 if (node.region >= regions.size()) continue;
-                const int parent = node.parent == 0 ? -1 : callpaths[node.parent];
+                // As the trace analysis has them: a thread's calls (its location has no
+                // program region) hang below the program's call path.
+                int parent = callpaths[node.parent];
+                if (node.parent == 0)
+                    parent = program < 0 || regions[node.region] == program
+                                 ? -1
+                                 : r.add_callpath(program, -1);
                 const int callpath = r.add_callpath(regions[node.region], parent);
                 callpaths[n] = callpath;
                 const double seconds =

@@ -53,13 +53,13 @@ done
 "$TL_TOPOLENS" values "$work/run/profile.cubex" --metric visits --format csv >"$work/visits.csv" ||
     tl_fail "topolens values cannot read the profile"
 rows=$(($(wc -l <"$work/visits.csv") - 1))
-[ "$rows" = "$np" ] || tl_fail "topolens values: $rows locations, expected $np"
-# The trace's topology, with the same coordinates, in the profile.
+[ "$rows" -ge "$np" ] || tl_fail "topolens values: $rows locations, expected $np or more"
+# The trace's locations and topology, with the same coordinates, in the profile.
 "$TL_TOPOLENS" values "$work/report.cubex" --metric visits --format csv |
-    cut -d, -f2,5 >"$work/coords.trace"
-cut -d, -f2,5 "$work/visits.csv" >"$work/coords.profile"
+    cut -d, -f2,3,5 >"$work/coords.trace"
+cut -d, -f2,3,5 "$work/visits.csv" >"$work/coords.profile"
 diff "$work/coords.trace" "$work/coords.profile" ||
-    tl_fail "the profile's coordinates differ from the trace's"
+    tl_fail "the profile's locations or coordinates differ from the trace's"
 
 if [ "$self_test" = 1 ]; then
     echo "== self-test: the report of another run must differ"
