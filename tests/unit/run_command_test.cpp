@@ -108,6 +108,28 @@ TEST(RunCommand, DefaultsAndExistingPreload) {
     EXPECT_EQ(args.back(), "prog");
 }
 
+// --profile: the library writes DIR/profile.cubex instead of a trace (TOPOLENS_MODE).
+TEST(RunCommand, ProfileModeSaysWhereTheProfileIs) {
+    FakeMpirun fake;
+    ScratchDir work;
+    const fs::path dir = work / "run";
+    CommandResult r =
+        run_command({TOPOLENS_BIN, "run", "--profile", "--", "prog"}, fake.env(dir.string()));
+    EXPECT_EQ(exported(fake.args(), "TOPOLENS_MODE"), "profile");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.err.find("topolens: no profile was written"), std::string::npos) << r.err;
+    fs::create_directories(dir);
+    write_file(dir / "profile.cubex", "a profile");
+    r = run_command({TOPOLENS_BIN, "run", "--profile", "--", "prog"}, fake.env(dir.string()));
+    EXPECT_EQ(r.err, "topolens: profile written to " + (dir / "profile.cubex").string() + "\n");
+    // Without --profile (TOPOLENS_MODE=trace,profile in the environment): both are named.
+    write_file(dir / "traces.otf2", "a trace");
+    r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(dir.string() + "\ncomplete"));
+    EXPECT_EQ(exported(fake.args(), "TOPOLENS_MODE"), "");
+    EXPECT_EQ(r.err, "topolens: profile written to " + (dir / "profile.cubex").string() +
+                         "\ntopolens: trace written to " + dir.string() + "\n");
+}
+
 TEST(RunCommand, SaysSoWhenNoTraceWasReported) {
     FakeMpirun fake;
     const CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(""));
