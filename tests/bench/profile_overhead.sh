@@ -68,14 +68,19 @@ for sample in "${samples[@]}"; do
     done
     visits="$("$bin/topolens" summary "$work/$name-p1/profile.cubex" |
         awk '$1 == "Visits" { gsub(",", "", $2); print $2 }')"
+    # Runs taken one after the other share the machine's load: the median of their ratios.
+    profile_ratio="$(paste "$work/$name.profile" "$work/$name.plain" | awk '{ print $1 / $2 }' | median)"
+    trace_ratio="$(paste "$work/$name.trace" "$work/$name.plain" | awk '{ print $1 / $2 }' | median)"
     awk -v n="$name" -v np="$np" -v a="$(median <"$work/$name.plain")" \
         -v p="$(median <"$work/$name.profile")" -v t="$(median <"$work/$name.trace")" \
+        -v pr="$profile_ratio" -v tr="$trace_ratio" \
         -v visits="$visits" -v ns="$pair_ns" -v off="$off_ns" \
         'BEGIN { calls = visits / np / p
                  printf "%-12s %5d %9.3f %9.3f %9.3f %+8.1f%% %+8.1f%% %11.0f %+8.2f%%\n",
-                 n, np, a, p, t, (p / a - 1) * 100, (t / a - 1) * 100, calls,
+                 n, np, a, p, t, (pr - 1) * 100, (tr - 1) * 100, calls,
                  calls * (ns - off) * 1e-9 * 100 }'
 done
-echo "(profile, trace: slowdown against the run without the library; calls/s: call paths"
+echo "(profile, trace: slowdown against the run without the library, median over the runs of"
+echo " each run's time against the run without the library just before it; calls/s: call paths"
 echo " entered per second and rank in profile mode; estimate: calls/s x the profile's cost of"
 echo " an enter+leave, as a share of the run)"
