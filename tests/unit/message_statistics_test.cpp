@@ -200,8 +200,8 @@ TEST(MessageStatistics, CollectivesCountPerMemberBySentAndReceivedBytes) {
     for (uint32_t p = 0; p < kRanks; ++p) {
         const bool root = p == 1;
         b.mpi_collective(p, 10, 20, CollectiveOp::Barrier, b.world());
-        b.mpi_collective(p, 30, 40, CollectiveOp::Bcast, b.world(), 1, root ? 32 : 0, 8);
-        b.mpi_collective(p, 50, 60, CollectiveOp::Reduce, b.world(), 1, 8, root ? 32 : 0);
+        b.mpi_collective(p, 30, 40, CollectiveOp::Bcast, b.world(), 1, root ? 8 : 0, root ? 0 : 8);
+        b.mpi_collective(p, 50, 60, CollectiveOp::Reduce, b.world(), 1, 8, root ? 8 : 0);
         b.mpi_collective(p, 70, 80, CollectiveOp::Allreduce, b.world(), kNone, 32, 32);
         b.mpi_collective(p, 90, 100, CollectiveOp::Alltoall, b.world(), kNone, 32, 32);
         // Empty buffers: a synchronization.
@@ -213,15 +213,17 @@ TEST(MessageStatistics, CollectivesCountPerMemberBySentAndReceivedBytes) {
         SCOPED_TRACE("rank " + std::to_string(p));
         const bool root = p == 1;
         EXPECT_EQ(at(r, "program/MPI_Barrier", p), sync_coll(1));
-        EXPECT_EQ(at(r, "program/MPI_Bcast", p), comm_coll(root ? 32 : 0, 8));
-        EXPECT_EQ(at(r, "program/MPI_Reduce", p), comm_coll(8, root ? 32 : 0));
+        EXPECT_EQ(at(r, "program/MPI_Bcast", p), comm_coll(root ? 8 : 0, root ? 0 : 8));
+        EXPECT_EQ(at(r, "program/MPI_Reduce", p), comm_coll(8, root ? 8 : 0));
         EXPECT_EQ(at(r, "program/MPI_Allreduce", p), comm_coll(32, 32) + sync_coll(1));
         EXPECT_EQ(at(r, "program/MPI_Alltoall", p), comm_coll(32, 32));
         EXPECT_EQ(total(r, metric::kBytesSent, p) + total(r, metric::kBytesReceived, p), 0.0);
     }
-    // The root of both rooted operations exchanges; the others only receive the broadcast
-    // and only send to the reduction.
-    EXPECT_EQ(total(r, metric::kCommsExchange, 1), 4.0);
+    // The broadcast's root only sends, the reduction's root sends and receives; the others
+    // only receive the broadcast and only send to the reduction.
+    EXPECT_EQ(total(r, metric::kCommsExchange, 1), 3.0);
+    EXPECT_EQ(total(r, metric::kCommsSource, 1), 1.0);
+    EXPECT_EQ(total(r, metric::kCommsExchange, 0), 2.0);
     EXPECT_EQ(total(r, metric::kCommsDestination, 0), 1.0);
     EXPECT_EQ(total(r, metric::kCommsSource, 0), 1.0);
 }
