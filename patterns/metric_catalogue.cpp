@@ -498,10 +498,10 @@ constexpr MetricEntry kCatalogue[] = {
         .display_name = "As source",
         .unit = "occ",
         .description = "Collective operations in which this process only sent data: the non-roots "
-                       "of gathers and reductions, and (as topolens records them) the root of a "
-                       "broadcast or scatter.",
+                       "of gathers and reductions, and the root of a broadcast as topolens "
+                       "records it.",
         .hint = "See Collective.",
-        .documentation = R"(only sent data (the non-roots of `MPI_Gather` and `MPI_Reduce`, the root of `MPI_Bcast` and `MPI_Scatter` as topolens records them))",
+        .documentation = R"(only sent data (the non-roots of `MPI_Gather` and `MPI_Reduce`; the root of `MPI_Bcast`, as topolens records it))",
         .pattern = PatternKind::Messages,
     },
     {
