@@ -377,7 +377,7 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsP2P,
         .parent = metric::kSyncs,
-        .display_name = "Point-to-point",
+        .display_name = "P2P synchronizations",
         .unit = "occ",
         .description = "Zero-byte point-to-point messages: each send and each receive counted "
                        "where it happened.",
@@ -389,7 +389,7 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsSend,
         .parent = metric::kSyncsP2P,
-        .display_name = "Sends",
+        .display_name = "P2P send synchronizations",
         .unit = "occ",
         .description = "Zero-byte messages sent (MpiSend and MpiIsend records), at the call path "
                        "of the call that sent them (MPI_Send, MPI_Isend, MPI_Sendrecv...).",
@@ -400,7 +400,7 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsRecv,
         .parent = metric::kSyncsP2P,
-        .display_name = "Receives",
+        .display_name = "P2P receive synchronizations",
         .unit = "occ",
         .description = "Zero-byte messages received, at the call path of the call that completed "
                        "the receive (MPI_Recv, or the MPI_Wait*/MPI_Test* of an MPI_Irecv).",
@@ -411,7 +411,7 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsColl,
         .parent = metric::kSyncs,
-        .display_name = "Collective",
+        .display_name = "Collective synchronizations",
         .unit = "occ",
         .description = "Collective operations in which this process neither sent nor received "
                        "data (MPI_Barrier, or a collective with empty buffers), once per member.",
@@ -436,11 +436,11 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kCommsP2P,
         .parent = metric::kComms,
-        .display_name = "Point-to-point",
+        .display_name = "P2P communications",
         .unit = "occ",
         .description = "Point-to-point messages with data: each send and each receive counted "
                        "where it happened.",
-        .hint = "Divide Bytes transferred, Point-to-point by it for the average message size: "
+        .hint = "Divide P2P bytes by it for the average message size: "
                 "many small messages are worth packing into fewer.",
         .documentation = R"(point-to-point messages of one byte or more, counted at both ends)",
         .pattern = PatternKind::Messages,
@@ -448,30 +448,30 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kCommsSend,
         .parent = metric::kCommsP2P,
-        .display_name = "Sends",
+        .display_name = "P2P send communications",
         .unit = "occ",
         .description = "Messages of one byte or more sent (MpiSend and MpiIsend records), at the "
                        "call path of the call that sent them.",
-        .hint = "See Point-to-point.",
+        .hint = "See P2P communications.",
         .documentation = R"(every `MpiSend`/`MpiIsend` record of one byte or more, at the call path of the sending call, received or not)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsRecv,
         .parent = metric::kCommsP2P,
-        .display_name = "Receives",
+        .display_name = "P2P receive communications",
         .unit = "occ",
         .description = "Messages of one byte or more received, at the call path of the call that "
                        "completed the receive (MPI_Recv, or the MPI_Wait*/MPI_Test* of an "
                        "MPI_Irecv).",
-        .hint = "See Point-to-point.",
+        .hint = "See P2P communications.",
         .documentation = R"(every receive of a message whose send carried one byte or more, at the call path of the call that completed it)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsColl,
         .parent = metric::kComms,
-        .display_name = "Collective",
+        .display_name = "Collective communications",
         .unit = "occ",
         .description = "Collective operations in which this process sent or received data, once "
                        "per member.",
@@ -483,35 +483,35 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kCommsExchange,
         .parent = metric::kCommsColl,
-        .display_name = "Exchange",
+        .display_name = "Collective exchanges",
         .unit = "occ",
         .description = "Collective operations in which this process both sent and received data: "
                        "all-to-all operations, scans, and the root of a reduction or gather, "
                        "which contributes its own part.",
-        .hint = "See Collective.",
+        .hint = "See Collective communications.",
         .documentation = R"(sent and received data (all-to-all operations, scans, and the root of `MPI_Reduce` and `MPI_Gather`, which contributes its own part))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsSource,
         .parent = metric::kCommsColl,
-        .display_name = "As source",
+        .display_name = "Collectives as source",
         .unit = "occ",
         .description = "Collective operations in which this process only sent data: the non-roots "
                        "of gathers and reductions, and the root of a broadcast as topolens "
                        "records it.",
-        .hint = "See Collective.",
+        .hint = "See Collective communications.",
         .documentation = R"(only sent data (the non-roots of `MPI_Gather` and `MPI_Reduce`; the root of `MPI_Bcast`, as topolens records it))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsDestination,
         .parent = metric::kCommsColl,
-        .display_name = "As destination",
+        .display_name = "Collectives as destination",
         .unit = "occ",
         .description = "Collective operations in which this process only received data: the "
                        "non-roots of broadcasts and scatters.",
-        .hint = "See Collective.",
+        .hint = "See Collective communications.",
         .documentation = R"(only received data (the non-roots of `MPI_Bcast` and `MPI_Scatter`))",
         .pattern = PatternKind::Messages,
     },
@@ -531,11 +531,11 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kBytesP2P,
         .parent = metric::kBytes,
-        .display_name = "Point-to-point",
+        .display_name = "P2P bytes",
         .unit = "bytes",
         .description = "Bytes of point-to-point messages, counted at both ends: sent by the "
                        "sender, received by the receiver.",
-        .hint = "Compare with Communications, Point-to-point: few large messages beat many small "
+        .hint = "Compare with P2P communications: few large messages beat many small "
                 "ones, until they are so large that they need a rendezvous.",
         .documentation = R"(bytes of point-to-point messages, at both ends)",
         .pattern = PatternKind::Messages,
@@ -543,7 +543,7 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kBytesSent,
         .parent = metric::kBytesP2P,
-        .display_name = "Sent",
+        .display_name = "P2P bytes sent",
         .unit = "bytes",
         .description = "Bytes of the messages this process sent, at the call path of the sending "
                        "call.",
@@ -555,22 +555,22 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kBytesReceived,
         .parent = metric::kBytesP2P,
-        .display_name = "Received",
+        .display_name = "P2P bytes received",
         .unit = "bytes",
         .description = "Bytes of the messages this process received, as their senders sent them, "
                        "at the call path of the call that completed the receive.",
-        .hint = "See Sent.",
+        .hint = "See P2P bytes sent.",
         .documentation = R"(the size of every received message as its send record gives it (a receive whose send is missing: the receive record's size), at the call path of the call that completed the receive)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesColl,
         .parent = metric::kBytes,
-        .display_name = "Collective",
+        .display_name = "Collective bytes",
         .unit = "bytes",
         .description = "Bytes of collective operations, each member counting the data it "
                        "contributes and the data it gets, as the trace records them.",
-        .hint = "Compare with Communications, Collective and the time in Collective: large data "
+        .hint = "Compare with Collective communications and the time in Collective: large data "
                 "in small collectives is cheap, many small collectives are not.",
         .documentation = R"(bytes of collective operations, as each member's `MpiCollectiveEnd` record gives them: the data it contributes and the data it gets (topolens' measurement: from the call's counts and types, e.g. `MPI_Bcast`: the root sends the buffer once, every other member receives it; `MPI_Gather`: each sends its part, the root receives all parts, its own included))",
         .pattern = PatternKind::Messages,
@@ -578,20 +578,20 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kBytesOut,
         .parent = metric::kBytesColl,
-        .display_name = "Outgoing",
+        .display_name = "Collective bytes outgoing",
         .unit = "bytes",
         .description = "Bytes this process sent in collective operations.",
-        .hint = "See Collective.",
+        .hint = "See Collective bytes.",
         .documentation = R"(sent (the record's bytes sent))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesIn,
         .parent = metric::kBytesColl,
-        .display_name = "Incoming",
+        .display_name = "Collective bytes incoming",
         .unit = "bytes",
         .description = "Bytes this process received in collective operations.",
-        .hint = "See Collective.",
+        .hint = "See Collective bytes.",
         .documentation = R"(received (the record's bytes received))",
         .pattern = PatternKind::Messages,
     },
