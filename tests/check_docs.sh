@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The documentation's shape: README.md stays a short door (at most 300 lines), and every
-# relative link in README.md and docs/*.md points at a file that exists and, for a link
+# relative link in README.md, docs/*.md and the repository's other Markdown files (samples,
+# trace and audit formats, test data) points at a file that exists and, for a link
 # with #anchor into a Markdown file, at a heading or <a id> there (anchors as GitHub makes
 # them from headings). Links to the pages listed in tests/docs_expected_later.txt may
 # dangle: other branches write them; once such a page exists the list must lose it.
@@ -89,8 +90,9 @@ links() {
     ' "$1"
 }
 
-files=(README.md)
-for f in docs/*.md; do [ -e "$f" ] && files+=("$f"); done
+# Every Markdown file of the repository (builds left out).
+mapfile -t files < <(find . \( -path './build*' -o -path ./.git \) -prune -o -name '*.md' -print |
+    sed 's|^\./||' | sort)
 
 for file in "${files[@]}"; do
     dir=$(dirname "$file")
