@@ -94,6 +94,7 @@ links() {
 mapfile -t files < <(find . \( -path './build*' -o -path ./.git \) -prune -o -name '*.md' -print |
     sed 's|^\./||' | sort)
 
+declare -A anchor_cache # Markdown file -> its anchors, one a line, between newlines
 for file in "${files[@]}"; do
     dir=$(dirname "$file")
     while IFS= read -r target; do
@@ -114,7 +115,9 @@ for file in "${files[@]}"; do
             continue
         fi
         if [ -n "$anchor" ] && [[ $resolved == *.md ]] && [ -f "$resolved" ]; then
-            anchors "$resolved" | grep -qxF -- "$anchor" ||
+            [ -n "${anchor_cache[$resolved]+set}" ] ||
+                anchor_cache[$resolved]=$'\n'"$(anchors "$resolved")"$'\n'
+            [[ ${anchor_cache[$resolved]} == *$'\n'"$anchor"$'\n'* ]] ||
                 problem "$file: $target: $resolved has no anchor #$anchor"
         fi
     done < <(links "$file")

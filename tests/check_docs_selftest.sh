@@ -8,8 +8,10 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 copy=$(mktemp -d)
 trap 'rm -rf "$copy" "$copy.case"' EXIT
-# The documentation and every file it links to (the rest of the tree, without builds).
-(cd "$root" && find . -path ./.git -prune -o -path './build*' -prune -o -type f -print0 |
+# The documentation and every file it links to: the tree without builds and, of the test
+# data (traces, reports: megabytes no page links to), only its Markdown files.
+(cd "$root" && find . \( -path ./.git -o -path './build*' \) -prune -o \
+    -path './tests/data/*' ! -name '*.md' -prune -o -type f -print0 |
     xargs -0 cp --parents -t "$copy")
 
 "$here/check_docs.sh" "$copy" >/dev/null || {
