@@ -122,6 +122,15 @@ bool wildcard_match(std::string_view pattern, std::string_view text) {
     return p == pattern.size();
 }
 
+std::string escape_pattern(std::string_view literal) {
+    std::string pattern;
+    for (char c : literal) {
+        if (std::string_view("*?[]\\# \t\r\f\v").find(c) != std::string_view::npos) pattern += '\\';
+        pattern += c;
+    }
+    return pattern;
+}
+
 // Reads the filter text token by token, as Score-P does: EXCLUDE or INCLUDE (optionally
 // followed by MANGLED) sets the mode for the patterns after it, on the same line or the next.
 class FilterParser {

@@ -25,6 +25,10 @@ struct FilterSyntaxError : std::runtime_error {
 // matches itself (RegionFilter::parse rejects such patterns before they get here).
 bool wildcard_match(std::string_view pattern, std::string_view text);
 
+// `literal` as a pattern that matches exactly it: a backslash before each wildcard character,
+// backslash, '#' and white space.
+std::string escape_pattern(std::string_view literal);
+
 class RegionFilter {
   public:
     // Parses a filter file's text; `origin` names it in error messages. Throws
