@@ -5,6 +5,8 @@
 
 #include "trace/record_size.h"
 
+#include <initializer_list>
+#include <optional>
 #include <string_view>
 
 namespace topolens::score {
@@ -14,36 +16,91 @@ namespace otf2 = trace::otf2_size;
 namespace {
 
 // Sizes of the MPI records when only the call is known: peer, communicator, tag and request
-// take two or three bytes compressed, a message length three (up to 64 KiB).
-constexpr uint64_t kPointToPoint = 2 + 2 + 2 + 2 + 3 + otf2::kTimestamp; // MpiSend, MpiRecv
-constexpr uint64_t kNonblocking = kPointToPoint + 3;                     // MpiIsend, MpiIrecv
-constexpr uint64_t kRequestOnly = 1 + 3 + otf2::kTimestamp; // IsendComplete, IrecvRequest
-constexpr uint64_t kCollective = (2 + otf2::kTimestamp) +   // CollectiveBegin
-                                 (2 + 1 + 2 + 1 + 2 + 2 + otf2::kTimestamp); // CollectiveEnd
+// take two or three bytes compressed, a message length three (up to 64 KiB) unless the report
+// tells the mean message size.
+struct RecordSizes {
+    uint64_t length = 3;
+    uint64_t point_to_point() const { return 2 + 2 + 2 + 2 + length + otf2::kTimestamp; }
+    uint64_t nonblocking() const { return point_to_point() + 3; } // MpiIsend, MpiIrecv
+    static constexpr uint64_t request_only =
+        1 + 3 + otf2::kTimestamp;                                   // IsendComplete, IrecvRequest
+    static constexpr uint64_t collective = (2 + otf2::kTimestamp) + // CollectiveBegin
+                                           (2 + 1 + 2 + 1 + 2 + 2 + otf2::kTimestamp); // End
+};
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
+std::string_view mpi_function(std::string_view name) {
+    if (name.substr(0, 4) == "MPI_") name.remove_prefix(4);
+    return name;
 }
 
-// The bytes of the records an MPI call of this name writes besides its Enter and Leave.
-// A nonblocking call's completion record (written in the MPI_Wait or MPI_Test that completes
-// it) is counted with the call that started it.
-uint64_t mpi_records_per_visit(std::string_view name) {
-    if (starts_with(name, "MPI_")) name.remove_prefix(4);
-    if (name == "Send" || name == "Ssend" || name == "Bsend" || name == "Rsend" || name == "Recv")
-        return kPointToPoint;
-    if (name == "Sendrecv" || name == "Sendrecv_replace") return 2 * kPointToPoint;
-    if (name == "Isend" || name == "Issend" || name == "Ibsend" || name == "Irsend" ||
-        name == "Irecv")
-        return kNonblocking + kRequestOnly;
+bool is_nonblocking_send(std::string_view f) {
+    return f == "Isend" || f == "Issend" || f == "Ibsend" || f == "Irsend";
+}
+
+bool is_blocking_receive(std::string_view f) {
+    return f == "Recv" || f == "Sendrecv" || f == "Sendrecv_replace";
+}
+
+bool is_collective(std::string_view f) {
     static constexpr std::string_view collectives[] = {
         "Barrier",   "Bcast",     "Gather",     "Gatherv",        "Scatter",
         "Scatterv",  "Allgather", "Allgatherv", "Alltoall",       "Alltoallv",
         "Alltoallw", "Allreduce", "Reduce",     "Reduce_scatter", "Reduce_scatter_block",
         "Scan",      "Exscan"};
     for (std::string_view c : collectives)
-        if (name == c) return kCollective;
+        if (f == c) return true;
+    return false;
+}
+
+// The bytes of the records an MPI call writes besides its Enter and Leave, per visit. With
+// `counted_messages` the point-to-point records come from the report's message counts
+// instead (message_records); without, each send or receive call is taken to carry one
+// message, and a nonblocking call's completion record (written in the MPI_Wait or MPI_Test
+// that completes it) is counted with the call that started it.
+uint64_t mpi_records_per_visit(std::string_view name, const RecordSizes& size,
+                               bool counted_messages) {
+    const std::string_view f = mpi_function(name);
+    if (is_collective(f)) return RecordSizes::collective;
+    if (counted_messages) return 0;
+    if (f == "Send" || f == "Ssend" || f == "Bsend" || f == "Rsend" || f == "Recv")
+        return size.point_to_point();
+    if (f == "Sendrecv" || f == "Sendrecv_replace") return 2 * size.point_to_point();
+    if (is_nonblocking_send(f) || f == "Irecv")
+        return size.nonblocking() + RecordSizes::request_only;
     return 0;
+}
+
+// The records of `sends` messages sent and `receives` received by a call of this name (the
+// report's message counts at its call path): a receive completed in MPI_Wait or MPI_Test is
+// an MpiIrecv there, with the MpiIrecvRequest of the MPI_Irecv that posted it.
+uint64_t message_records(std::string_view name, uint64_t sends, uint64_t receives,
+                         const RecordSizes& size) {
+    const std::string_view f = mpi_function(name);
+    const uint64_t send = is_nonblocking_send(f) ? size.nonblocking() + RecordSizes::request_only
+                                                 : size.point_to_point();
+    const uint64_t receive = is_blocking_receive(f)
+                                 ? size.point_to_point()
+                                 : size.nonblocking() + RecordSizes::request_only;
+    return sends * send + receives * receive;
+}
+
+// The sum over `metrics` (each with its sub-metrics) at one call path, per location.
+std::vector<double> values(const report::Report& report, const std::vector<int>& metrics, int cp,
+                           std::size_t locations) {
+    std::vector<double> sum(locations, 0.0);
+    for (int metric : metrics)
+        for (int m : report.metric_subtree(metric))
+            if (const std::vector<double>* row = report.row(m, cp))
+                for (std::size_t l = 0; l < row->size() && l < locations; ++l) sum[l] += (*row)[l];
+    return sum;
+}
+
+std::vector<int> find_metrics(const report::Report& report,
+                              std::initializer_list<const char*> names) {
+    std::vector<int> found;
+    for (const char* name : names)
+        if (const std::optional<int> m = report.find_metric(name)) found.push_back(*m);
+    return found;
 }
 
 bool is_mpi(const report::Region& r) {
@@ -74,29 +131,50 @@ Score score_report(const report::Report& report) {
         for (int up = cp.parent; up >= 0; up = report.callpaths[up].parent)
             on_path_to_mpi[report.callpaths[up].region] = true;
     }
-    std::vector<uint64_t> location_records(report.locations.size(), 0);
-    const std::vector<int> visit_metrics = report.metric_subtree(*visits);
+    // Message counts (Scalasca's statistics, and ours): point-to-point records exactly.
+    const std::vector<int> sends = find_metrics(report, {"comms_send", "syncs_send"});
+    const std::vector<int> receives = find_metrics(report, {"comms_recv", "syncs_recv"});
+    const bool counted_messages = !sends.empty() && !receives.empty();
+    RecordSizes size;
+    if (counted_messages) {
+        const std::optional<int> bytes_sent = report.find_metric("bytes_sent");
+        double messages = 0;
+        for (int m : sends) messages += report.total(m);
+        if (bytes_sent && messages > 0)
+            size.length =
+                otf2::compressed(static_cast<uint64_t>(report.total(*bytes_sent) / messages + 0.5));
+    }
+    const std::size_t locations = report.locations.size();
+    std::vector<uint64_t> location_records(locations, 0);
+    const std::vector<int> visit_metrics = {*visits};
     for (std::size_t cp = 0; cp < report.callpaths.size(); ++cp) {
         const int region = report.callpaths[cp].region;
         if (region < 0) continue;
+        const report::Region& def = report.regions[region];
         RegionScore& s = regions[region];
         const uint64_t enter_leave =
             2 * (otf2::region_record(static_cast<uint32_t>(region)) + otf2::kTimestamp);
         const uint64_t per_visit =
-            enter_leave + (is_mpi(report.regions[region])
-                               ? mpi_records_per_visit(report.regions[region].name)
-                               : 0);
-        for (int m : visit_metrics) {
-            const std::vector<double>* row = report.row(m, static_cast<int>(cp));
-            if (!row) continue;
-            for (std::size_t l = 0; l < row->size() && l < rank_of.size(); ++l) {
-                const auto n = static_cast<uint64_t>((*row)[l] + 0.5);
-                const uint32_t p = rank_of[l];
-                s.visits[p] += n;
-                s.bytes[p] += n * per_visit;
-                s.enter_leave[p] += n * enter_leave;
-                location_records[l] += n * per_visit;
-            }
+            enter_leave +
+            (is_mpi(def) ? mpi_records_per_visit(def.name, size, counted_messages) : 0);
+        const int id = static_cast<int>(cp);
+        const std::vector<double> n_visits = values(report, visit_metrics, id, locations);
+        std::vector<double> n_sends, n_receives;
+        if (counted_messages && is_mpi(def)) {
+            n_sends = values(report, sends, id, locations);
+            n_receives = values(report, receives, id, locations);
+        }
+        for (std::size_t l = 0; l < locations && l < rank_of.size(); ++l) {
+            const auto n = static_cast<uint64_t>(n_visits[l] + 0.5);
+            uint64_t bytes = n * per_visit;
+            if (!n_sends.empty())
+                bytes += message_records(def.name, static_cast<uint64_t>(n_sends[l] + 0.5),
+                                         static_cast<uint64_t>(n_receives[l] + 0.5), size);
+            const uint32_t p = rank_of[l];
+            s.visits[p] += n;
+            s.bytes[p] += bytes;
+            s.enter_leave[p] += n * enter_leave;
+            location_records[l] += bytes;
         }
     }
     if (time) {

@@ -291,6 +291,52 @@ TEST(ScoreReport, EstimatesFromVisits) {
     EXPECT_THROW(sc::score_report(no_visits), rp::ReportError);
 }
 
+// A profile with message counts (Scalasca's comms_* and syncs_* metrics): the point-to-point
+// records come from them, so receives posted from MPI_PROC_NULL (no records) do not count.
+TEST(ScoreReport, MessageRecordsFromMessageCounts) {
+    namespace rp = topolens::report;
+    rp::Report report;
+    auto metric = [&](const char* name) {
+        rp::Metric m;
+        m.unique_name = name;
+        m.unit = "occ";
+        return report.add_metric(m);
+    };
+    const int visits = metric("visits");
+    const int comms_send = metric("comms_send");
+    const int comms_recv = metric("comms_recv");
+    metric("syncs_send");
+    metric("syncs_recv");
+    const int bytes_sent = metric("bytes_sent");
+    auto add_region = [&](const char* name, bool mpi) {
+        rp::Region r;
+        r.name = name;
+        if (mpi) r.paradigm = "mpi";
+        return report.add_region(r);
+    };
+    const int main = report.add_callpath(add_region("main", false), -1);
+    const int irecv = report.add_callpath(add_region("MPI_Irecv", true), main);
+    const int waitall = report.add_callpath(add_region("MPI_Waitall", true), main);
+    const int isend = report.add_callpath(add_region("MPI_Isend", true), main);
+    report.add_location(rp::Location{});
+    report.set_value(visits, main, 0, 1);
+    report.set_value(visits, irecv, 0, 10);
+    report.set_value(visits, waitall, 0, 5);
+    report.set_value(visits, isend, 0, 10);
+    report.set_value(comms_recv, waitall, 0, 6); // 4 of the 10 receives were from PROC_NULL
+    report.set_value(comms_send, isend, 0, 10);
+    report.set_value(bytes_sent, isend, 0, 1000); // 100 bytes a message: length in 2 bytes
+
+    const sc::Score score = sc::score_report(report);
+    // Enter and Leave: 3 + 9 each (main, region 0: 2 + 9). Records: MpiIsend and MpiIrecv
+    // 2 + 2 + 2 + 2 + 2 + 3 + 9 = 22, IsendComplete and IrecvRequest 1 + 3 + 9 = 13.
+    EXPECT_EQ(region(score, "MPI_Irecv").bytes, (std::vector<uint64_t>{10 * 24}));
+    EXPECT_EQ(region(score, "MPI_Waitall").bytes, (std::vector<uint64_t>{5 * 24 + 6 * 35}));
+    EXPECT_EQ(region(score, "MPI_Isend").bytes, (std::vector<uint64_t>{10 * 24 + 10 * 35}));
+    EXPECT_EQ(region(score, "main").bytes, (std::vector<uint64_t>{22}));
+    EXPECT_EQ(score.process_bytes, (std::vector<uint64_t>{240 + 330 + 590 + 22 + 20}));
+}
+
 // The prediction against a real file: the trace written without the filtered function.
 TEST(ScoreFilter, PredictedSavingMatchesTheTraceWithoutTheFunction) {
     ScratchDir dir;
