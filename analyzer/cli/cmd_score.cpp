@@ -11,6 +11,8 @@
 #include "trace/reader.h"
 #include "trace/region_filter.h"
 
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -23,6 +25,17 @@ namespace sc = topolens::score;
 
 std::string percent(uint64_t part, uint64_t whole) {
     return whole ? fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) : "0.0";
+}
+
+// A number of at least `least` (and finite) for `option`.
+double parse_number(const std::string& option, const std::string& text, double least) {
+    double v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < least)
+        throw UsageError{option + " needs a number of at least " + fixed(least, 0) + ", not '" +
+                             text + "'",
+                         false};
+    return v;
 }
 
 bool is_report(const std::string& path) {
@@ -41,8 +54,9 @@ void print_totals(std::ostream& out, const sc::Score& score, std::optional<uint6
 }
 
 // The groups (ALL, MPI, COM, USR), then every region; `excluded` marks what a filter removes.
+// `top` regions at most (0: all).
 void print_table(std::ostream& out, const sc::Score& score, const std::vector<bool>& excluded,
-                 bool with_filter) {
+                 bool with_filter, std::size_t top) {
     Table table({"flt", "type", "max_bytes", "total_bytes", "visits", "max_visits", "time(s)",
                  "time/visit(us)", "%bytes", "region"},
                 {false, false, true, true, true, true, true, true, true, false});
@@ -83,19 +97,23 @@ void print_table(std::ostream& out, const sc::Score& score, const std::vector<bo
     group(std::nullopt, "ALL");
     for (sc::RegionType t : types) group(t, sc::region_type_name(t));
     table.row({"", "", "", "", "", "", "", "", "", ""});
-    for (std::size_t i = 0; i < score.regions.size(); ++i) {
+    const std::size_t shown = top ? std::min(top, score.regions.size()) : score.regions.size();
+    for (std::size_t i = 0; i < shown; ++i) {
         const sc::RegionScore& r = score.regions[i];
         const std::string flt = !with_filter ? " " : excluded[i] ? "+" : "-";
         row(flt, sc::region_type_name(r.type), r.max_bytes(), r.total_bytes(), r.total_visits(),
             r.max_visits(), r.time, r.name);
     }
     out << table.render(0);
+    if (shown < score.regions.size())
+        out << "(" << score.regions.size() - shown << " more regions below; --top 0 shows all)\n";
 }
 
 } // namespace
 
 void score_usage(std::ostream& out) {
-    out << "usage: topolens score TRACE|REPORT [--filter FILE] [--suggest-filter OUT]\n\n"
+    out << "usage: topolens score TRACE|REPORT [--filter FILE] [--suggest-filter OUT] [--top N]\n"
+           "                      [--max-time-per-visit US] [--min-share PERCENT]\n\n"
            "What each region costs in a trace, as scorep-score tells it: its type (MPI; COM,\n"
            "a function on a call path to MPI; USR, any other function or region), visits\n"
            "(in all and at most per process), time, the bytes of OTF2 event records it costs\n"
@@ -106,12 +124,18 @@ void score_usage(std::ostream& out) {
            "  --filter FILE          mark the regions the filter file (Score-P syntax) removes\n"
            "                         ('+'; MPI functions never) and say how much it saves\n"
            "  --suggest-filter OUT   write a filter of tiny, frequent functions to OUT (it is\n"
-           "                         always named in the output)\n\n"
+           "                         always named in the output): USR functions (not MPI, not\n"
+           "                         on a call path to MPI) with less than --max-time-per-visit\n"
+           "                         microseconds per visit (default 10) that cost at least\n"
+           "                         --min-share percent of the trace (default 1)\n"
+           "  --top N                show the N regions that cost the most bytes (default: all)\n\n"
            "docs/score.md describes the figures and the filter syntax.\n";
 }
 
 int score_main(const std::vector<std::string>& args) {
     std::string path, filter_path, suggest_path;
+    std::size_t top = 0;
+    sc::SuggestionRule rule;
     if (const auto exit =
             OptionParser()
                 .help()
@@ -119,6 +143,26 @@ int score_main(const std::vector<std::string>& args) {
                         {true, "--filter needs a filter file", false})
                 .option({"--suggest-filter"}, [&](const std::string& v) { suggest_path = v; },
                         {true, "--suggest-filter needs a file to write", false})
+                .option(
+                    {"--top"},
+                    [&](const std::string& v) {
+                        const double n = parse_number("--top", v, 0);
+                        if (n != std::floor(n))
+                            throw UsageError{"--top needs a whole number, not '" + v + "'", false};
+                        top = static_cast<std::size_t>(n);
+                    },
+                    {true, "--top needs a number", false})
+                .option({"--max-time-per-visit"},
+                        [&](const std::string& v) {
+                            rule.max_time_per_visit =
+                                parse_number("--max-time-per-visit", v, 0) * 1e-6;
+                        },
+                        {true, "--max-time-per-visit needs microseconds", false})
+                .option({"--min-share"},
+                        [&](const std::string& v) {
+                            rule.min_share = parse_number("--min-share", v, 0) / 100.0;
+                        },
+                        {true, "--min-share needs a percentage", false})
                 .positional(OptionParser::single(path, "trace or report", false))
                 .run(args, "score: ", score_usage, [&] {
                     if (path.empty()) throw UsageError{"score needs a trace or a report"};
@@ -154,7 +198,6 @@ int score_main(const std::vector<std::string>& args) {
                 << "%): " << grouped(effect.total_bytes()) << " bytes in all, "
                 << grouped(effect.max_process_bytes()) << " at most per process\n";
         }
-        const sc::SuggestionRule rule;
         const std::vector<std::size_t> suggested = sc::suggest_filter(score, rule);
         if (!suggest_path.empty()) {
             std::ofstream file(suggest_path);
@@ -171,14 +214,15 @@ int score_main(const std::vector<std::string>& args) {
         } else {
             std::vector<std::string> names;
             for (std::size_t i : suggested) names.push_back(score.regions[i].name);
-            out << suggested.size() << " functions, saving " << grouped(saving) << " bytes ("
+            out << suggested.size() << (suggested.size() == 1 ? " function" : " functions")
+                << ", saving " << grouped(saving) << " bytes ("
                 << percent(saving, score.total_bytes()) << "%)"
                 << (suggest_path.empty() ? " (--suggest-filter OUT writes it)"
                                          : ", written to " + suggest_path)
                 << ": " << join(names, ", ") << "\n";
         }
         out << "\n";
-        print_table(out, score, excluded, filter.has_value());
+        print_table(out, score, excluded, filter.has_value(), top);
         return kExitOk;
     } catch (const std::exception& e) {
         print_error(e.what());

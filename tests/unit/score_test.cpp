@@ -469,6 +469,36 @@ TEST(ScoreCommand, FilterAndSuggestionOnATrace) {
     EXPECT_FALSE(suggested.excludes("main", "", ""));
 }
 
+TEST(ScoreCommand, TopAndSuggestionThresholds) {
+    ScratchDir dir;
+    const auto archive = kOracle / "synth-mixed";
+    // compute: 10.288 us per visit, 24.0% of the trace.
+    const auto r =
+        run_command({TOPOLENS_BIN, "score", archive.string(), "--top", "2", "--max-time-per-visit",
+                     "20", "--min-share", "5", "--suggest-filter", (dir / "s.filt").string()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(topolens::test::contains_words(
+        r.out, "with less than 20 us per visit that cost at least 5% of the trace): 1 function, "
+               "saving 31,200 bytes (24.0%)"))
+        << r.out;
+    EXPECT_NE(r.out.find("\n     MPI       2,880       33,840"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("24.0  compute\n"), std::string::npos) << r.out; // third row: not shown
+    EXPECT_NE(r.out.find("(12 more regions below; --top 0 shows all)"), std::string::npos);
+    const tt::RegionFilter suggested = tt::RegionFilter::load(dir / "s.filt");
+    EXPECT_TRUE(suggested.excludes("compute", "", ""));
+    EXPECT_FALSE(suggested.excludes("main", "", ""));
+    // The defaults (10 us, 1%) leave compute alone: just above 10 us per visit.
+    const auto defaults = run_command({TOPOLENS_BIN, "score", archive.string()});
+    EXPECT_TRUE(topolens::test::contains_words(defaults.out, "of the trace): none"))
+        << defaults.out;
+
+    for (const char* bad : {"-1", "2.5", "x"})
+        EXPECT_EQ(run_command({TOPOLENS_BIN, "score", archive.string(), "--top", bad}).exit_code, 2)
+            << bad;
+    EXPECT_EQ(run_command({TOPOLENS_BIN, "score", archive.string(), "--min-share", "-3"}).exit_code,
+              2);
+}
+
 TEST(ScoreCommand, BadInputGetsOneLineAndFails) {
     ScratchDir dir;
     auto one_line = [](const topolens::test::CommandResult& r) {
