@@ -38,8 +38,17 @@ double parse_number(const std::string& option, const std::string& text, double l
     return v;
 }
 
-bool is_report(const std::string& path) {
-    return std::filesystem::path(path).extension() == ".cubex";
+// The profile to score, if `path` names one: a .cubex file, or a directory of profile mode
+// (profile.cubex, and no trace, which would be scored exactly).
+std::optional<std::string> profile_of(const std::string& path) {
+    namespace fs = std::filesystem;
+    if (fs::path(path).extension() == ".cubex") return path;
+    std::error_code error;
+    const fs::path dir(path);
+    if (fs::is_directory(dir, error) && !fs::exists(dir / "traces.otf2", error) &&
+        fs::is_regular_file(dir / "profile.cubex", error))
+        return (dir / "profile.cubex").string();
+    return std::nullopt;
 }
 
 void print_totals(std::ostream& out, const sc::Score& score, std::optional<uint64_t> actual) {
@@ -120,7 +129,8 @@ void score_usage(std::ostream& out) {
            "(at most per process and in all) and its share of the whole, below the estimated\n"
            "size of the trace's event files. From a TRACE the records of every event are\n"
            "counted; from a REPORT (a CUBE4 call-path profile with visits, .cubex) they are\n"
-           "estimated from the visits.\n\n"
+           "estimated from the visits; a directory of profile mode stands for its\n"
+           "profile.cubex.\n\n"
            "  --filter FILE          mark the regions the filter file (Score-P syntax) removes\n"
            "                         ('+'; MPI functions never) and say how much it saves\n"
            "  --suggest-filter OUT   write a filter of tiny, frequent functions to OUT (it is\n"
@@ -175,8 +185,8 @@ int score_main(const std::vector<std::string>& args) {
 
         sc::Score score;
         std::optional<uint64_t> actual;
-        if (is_report(path)) {
-            score = sc::score_report(report::read_cube4(path));
+        if (const std::optional<std::string> profile = profile_of(path)) {
+            score = sc::score_report(report::read_cube4(*profile));
         } else {
             complete_if_cut_short(path);
             const trace::Trace trace = trace::read_trace(path);

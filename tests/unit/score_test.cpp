@@ -469,6 +469,18 @@ TEST(ScoreCommand, FilterAndSuggestionOnATrace) {
     EXPECT_FALSE(suggested.excludes("main", "", ""));
 }
 
+// A directory of profile mode (profile.cubex, no trace) is scored from its profile.
+TEST(ScoreCommand, ProfileModeDirectory) {
+    ScratchDir dir;
+    std::filesystem::copy_file(kOracle / "cg3d" / "scalasca.cubex", dir / "profile.cubex");
+    const auto from_dir = run_command({TOPOLENS_BIN, "score", dir.path().string()});
+    ASSERT_EQ(from_dir.exit_code, 0) << from_dir.err;
+    const auto from_file =
+        run_command({TOPOLENS_BIN, "score", (kOracle / "cg3d" / "scalasca.cubex").string()});
+    EXPECT_NE(from_dir.out.find("Estimated from the profile's visits"), std::string::npos);
+    EXPECT_EQ(from_dir.out, from_file.out);
+}
+
 TEST(ScoreCommand, TopAndSuggestionThresholds) {
     ScratchDir dir;
     const auto archive = kOracle / "synth-mixed";
