@@ -43,6 +43,9 @@ void audit_usage(std::ostream& out);
 int render_main(const std::vector<std::string>& args);
 void render_usage(std::ostream& out);
 
+int score_main(const std::vector<std::string>& args);
+void score_usage(std::ostream& out);
+
 // `topolens help metrics [--markdown]`: the metric catalogue, for a terminal or as the
 // metric table of docs/metrics.md.
 int metrics_main(const std::vector<std::string>& args);
