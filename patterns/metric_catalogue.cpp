@@ -18,7 +18,7 @@ constexpr size_t kTextWidth = 80; // of `topolens help metrics`
 
 // One row per metric, in tree order (parents first): the order the metrics are defined in.
 // `description` is written into every report: changing it changes the reports' bytes.
-// `documentation` is README's row (regenerate it with `topolens help metrics --markdown`).
+// `documentation` is docs/metrics.md's row (regenerate it with `topolens help metrics --markdown`).
 // clang-format off
 constexpr MetricEntry kCatalogue[] = {
     // time (time_pattern.cpp)
@@ -611,7 +611,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
                 "stages), or start sweeps from several corners at once.",
         .documentation =
-            R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see "Wait states on the process grid"); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
+            R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see [Grids and wavefronts](grids-and-wavefronts.md)); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
         .pattern = PatternKind::Wavefront,
         .presence = Presence::WithGridCorners,
         .part_of = metric::kLateSender,
@@ -688,7 +688,7 @@ std::string corner_in_name(std::string_view corner) {
     return name;
 }
 
-// The anchor of a row in README: the unique name ("mpi_wavefront_corner" for the templated
+// The anchor of a row in docs/metrics.md: the unique name ("mpi_wavefront_corner" for the templated
 // one).
 std::string anchor(const MetricEntry& entry) {
     return expand(entry.unique_name, "corner");
@@ -750,7 +750,7 @@ const MetricEntry* find_catalogue_entry(std::string_view unique_name) {
 }
 
 std::string metric_url(const MetricEntry& entry) {
-    return "@mirror@README.md#metric-" + anchor(entry);
+    return "@mirror@docs/metrics.md#metric-" + anchor(entry);
 }
 
 analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::string_view corner) {

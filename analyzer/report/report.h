@@ -39,7 +39,7 @@ struct Metric {
     std::string description;  // one or two sentences for users (Help, summary)
     std::string unit = "sec"; // "sec", "occ" or "bytes"
     // Where the metric is described; "@mirror@" at its start stands for each of the
-    // report's mirrors in turn, as in Cube ("@mirror@README.md#metric-time").
+    // report's mirrors in turn, as in Cube ("@mirror@docs/metrics.md#metric-time").
     std::string url;
     int parent = -1;
     std::vector<int> children;

@@ -894,9 +894,9 @@ class GuiTest : public QObject {
               "picture back",
               first_ms, still.wall_ms, still.cpu_ms, rotating.wall_ms, rotating.cpu_ms);
         // Measured under xvfb (Mesa llvmpipe, 2 shared cores, load ~5): ~100 ms per still
-        // frame and ~40 ms while rotating, each with reading the framebuffer back (README,
-        // Performance: topolens-gui --bench-frames); ~90 and ~30 ms CPU, also with two busy
-        // processes beside the test, when the wall time doubles. One actor per cell, or a
+        // frame and ~40 ms while rotating, each with reading the framebuffer back
+        // (docs/performance.md: topolens-gui --bench-frames); ~90 and ~30 ms CPU, also with two
+        // busy processes beside the test, when the wall time doubles. One actor per cell, or a
         // scene rebuilt per frame, takes well over a second here. A GPU draws this in a few ms.
         QVERIFY2(still.cpu_ms < 300.0,
                  qPrintable(QString("%1 ms CPU per still frame").arg(still.cpu_ms)));
