@@ -1,5 +1,5 @@
 // topolens-gui --bench-frames: measured frame times of the topology view (a program that
-// prints figures, for README's Performance section; not a test).
+// prints figures, for docs/performance.md; not a test).
 #pragma once
 
 #include <ostream>

@@ -1,6 +1,6 @@
 // A QOpenGLWidget that hosts a vtkGenericOpenGLRenderWindow: VTK inside a Qt 6 window.
 // Debian's VTK 9.1 ships its Qt widget (QVTKOpenGLNativeWidget) for Qt 5 only, so this does
-// what that widget does (DESIGN.md, GUI): VTK draws into its own framebuffer in the
+// what that widget does (docs/gui.md, "How it is built"): VTK draws into its own framebuffer in the
 // widget's OpenGL context, and paintGL blits the result into the widget's framebuffer.
 // Mouse and wheel events go to a vtkGenericRenderWindowInteractor (trackball camera: left
 // drag rotates, right drag or wheel zooms, middle drag pans); a click without drag is

@@ -1,4 +1,4 @@
-// Measurement configuration from environment variables (documented in the README).
+// Measurement configuration from environment variables (documented in docs/recording.md).
 #pragma once
 
 #include <cstdint>

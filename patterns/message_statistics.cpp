@@ -87,8 +87,13 @@ class MessageStatistics : public CataloguedPattern {
         const trace::Trace& t = c.trace();
         const trace::Matching& m = c.matching();
         const auto& events = t.locations[loc].events;
+        // A record's frame names the call path of the call around it (kNone: outside every
+        // region, the root call path).
+        const trace::LocationFrames& frames = m.frames[loc];
+        const std::vector<uint32_t>& nodes = m.callpath_nodes[loc];
         const auto callpath = [&](uint32_t record) {
-            return c.callpath_of(trace::call_around(t, m, loc, record).callpath);
+            const uint32_t local = frames[record].callpath;
+            return c.callpath_of(local == kNone ? kNone : nodes[local]);
         };
         const auto& receives = m.receives_of[loc];
         size_t next_receive = 0;

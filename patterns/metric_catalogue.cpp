@@ -18,7 +18,7 @@ constexpr size_t kTextWidth = 80; // of `topolens help metrics`
 
 // One row per metric, in tree order (parents first): the order the metrics are defined in.
 // `description` is written into every report: changing it changes the reports' bytes.
-// `documentation` is README's row (regenerate it with `topolens help metrics --markdown`).
+// `documentation` is docs/metrics.md's row (regenerate it with `topolens help metrics --markdown`).
 // clang-format off
 constexpr MetricEntry kCatalogue[] = {
     // time (time_pattern.cpp)
@@ -367,7 +367,9 @@ constexpr MetricEntry kCatalogue[] = {
         .parent = "",
         .display_name = "Synchronizations",
         .unit = "occ",
-        .description = "MPI operations that moved no data, by call path: point-to-point sends and receives of zero-byte messages and collective operations that neither sent nor received data (MPI_Barrier).",
+        .description = "MPI operations that moved no data, by call path: point-to-point sends and "
+                       "receives of zero-byte messages and collective operations that neither "
+                       "sent nor received data (MPI_Barrier).",
         .hint = "Each synchronization costs a latency: check that every one is needed.",
         .documentation = R"(MPI operations that moved no data (occurrences): zero-byte point-to-point messages, used to coordinate, and collective operations without data such as `MPI_Barrier` — Scalasca's `syncs`. Its own value is always zero: it splits into the two below)",
         .pattern = PatternKind::Messages,
@@ -375,19 +377,22 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsP2P,
         .parent = metric::kSyncs,
-        .display_name = "Point-to-point",
+        .display_name = "P2P synchronizations",
         .unit = "occ",
-        .description = "Zero-byte point-to-point messages: each send and each receive counted where it happened.",
-        .hint = "Zero-byte messages coordinate processes: a collective, or data sent along with them, may do the same for less.",
+        .description = "Zero-byte point-to-point messages: each send and each receive counted "
+                       "where it happened.",
+        .hint = "Zero-byte messages coordinate processes: a collective, or data sent along with "
+                "them, may do the same for less.",
         .documentation = R"(zero-byte point-to-point messages, counted at both ends)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kSyncsSend,
         .parent = metric::kSyncsP2P,
-        .display_name = "Sends",
+        .display_name = "P2P send synchronizations",
         .unit = "occ",
-        .description = "Zero-byte messages sent (MpiSend and MpiIsend records), at the call path of the call that sent them (MPI_Send, MPI_Isend, MPI_Sendrecv...).",
+        .description = "Zero-byte messages sent (MpiSend and MpiIsend records), at the call path "
+                       "of the call that sent them (MPI_Send, MPI_Isend, MPI_Sendrecv...).",
         .hint = "See Synchronizations.",
         .documentation = R"(every zero-byte `MpiSend`/`MpiIsend` record, at the call path of the sending call (`MPI_Send`, `MPI_Isend`, `MPI_Sendrecv`...), received or not)",
         .pattern = PatternKind::Messages,
@@ -395,9 +400,10 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsRecv,
         .parent = metric::kSyncsP2P,
-        .display_name = "Receives",
+        .display_name = "P2P receive synchronizations",
         .unit = "occ",
-        .description = "Zero-byte messages received, at the call path of the call that completed the receive (MPI_Recv, or the MPI_Wait*/MPI_Test* of an MPI_Irecv).",
+        .description = "Zero-byte messages received, at the call path of the call that completed "
+                       "the receive (MPI_Recv, or the MPI_Wait*/MPI_Test* of an MPI_Irecv).",
         .hint = "See Synchronizations.",
         .documentation = R"(every receive (`MpiRecv`/`MpiIrecv` record) of a message whose send carried zero bytes, at the call path of the call that completed it (`MPI_Recv`, `MPI_Sendrecv`, the `MPI_Wait*`/`MPI_Test*` of an `MPI_Irecv`))",
         .pattern = PatternKind::Messages,
@@ -405,10 +411,12 @@ constexpr MetricEntry kCatalogue[] = {
     {
         .unique_name = metric::kSyncsColl,
         .parent = metric::kSyncs,
-        .display_name = "Collective",
+        .display_name = "Collective synchronizations",
         .unit = "occ",
-        .description = "Collective operations in which this process neither sent nor received data (MPI_Barrier, or a collective with empty buffers), once per member.",
-        .hint = "A collective that moves no data is a barrier: check that the synchronization is needed.",
+        .description = "Collective operations in which this process neither sent nor received "
+                       "data (MPI_Barrier, or a collective with empty buffers), once per member.",
+        .hint = "A collective that moves no data is a barrier: check that the synchronization is "
+                "needed.",
         .documentation = R"(each member's part of a collective operation in which it neither sent nor received data (its `MpiCollectiveEnd` record has 0 bytes both ways): `MPI_Barrier`, or a collective with empty buffers)",
         .pattern = PatternKind::Messages,
     },
@@ -417,78 +425,93 @@ constexpr MetricEntry kCatalogue[] = {
         .parent = "",
         .display_name = "Communications",
         .unit = "occ",
-        .description = "MPI operations that moved data, by call path: point-to-point sends and receives of messages of one byte or more, and collective operations in which this process sent or received data.",
-        .hint = "Many small operations cost a latency each: aggregate data into fewer, larger messages or collectives.",
+        .description = "MPI operations that moved data, by call path: point-to-point sends and "
+                       "receives of messages of one byte or more, and collective operations in "
+                       "which this process sent or received data.",
+        .hint = "Many small operations cost a latency each: aggregate data into fewer, larger "
+                "messages or collectives.",
         .documentation = R"(MPI operations that moved data (occurrences): point-to-point messages of one byte or more, and collective operations that sent or received data — Scalasca's `comms`. Its own value is always zero: it splits into the two below)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsP2P,
         .parent = metric::kComms,
-        .display_name = "Point-to-point",
+        .display_name = "P2P communications",
         .unit = "occ",
-        .description = "Point-to-point messages with data: each send and each receive counted where it happened.",
-        .hint = "Divide Bytes transferred, Point-to-point by it for the average message size: many small messages are worth packing into fewer.",
+        .description = "Point-to-point messages with data: each send and each receive counted "
+                       "where it happened.",
+        .hint = "Divide P2P bytes by it for the average message size: "
+                "many small messages are worth packing into fewer.",
         .documentation = R"(point-to-point messages of one byte or more, counted at both ends)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsSend,
         .parent = metric::kCommsP2P,
-        .display_name = "Sends",
+        .display_name = "P2P send communications",
         .unit = "occ",
-        .description = "Messages of one byte or more sent (MpiSend and MpiIsend records), at the call path of the call that sent them.",
-        .hint = "See Point-to-point.",
+        .description = "Messages of one byte or more sent (MpiSend and MpiIsend records), at the "
+                       "call path of the call that sent them.",
+        .hint = "See P2P communications.",
         .documentation = R"(every `MpiSend`/`MpiIsend` record of one byte or more, at the call path of the sending call, received or not)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsRecv,
         .parent = metric::kCommsP2P,
-        .display_name = "Receives",
+        .display_name = "P2P receive communications",
         .unit = "occ",
-        .description = "Messages of one byte or more received, at the call path of the call that completed the receive (MPI_Recv, or the MPI_Wait*/MPI_Test* of an MPI_Irecv).",
-        .hint = "See Point-to-point.",
+        .description = "Messages of one byte or more received, at the call path of the call that "
+                       "completed the receive (MPI_Recv, or the MPI_Wait*/MPI_Test* of an "
+                       "MPI_Irecv).",
+        .hint = "See P2P communications.",
         .documentation = R"(every receive of a message whose send carried one byte or more, at the call path of the call that completed it)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsColl,
         .parent = metric::kComms,
-        .display_name = "Collective",
+        .display_name = "Collective communications",
         .unit = "occ",
-        .description = "Collective operations in which this process sent or received data, once per member.",
-        .hint = "Many collectives with small payloads: combine them (one Allreduce of a vector instead of several of scalars).",
+        .description = "Collective operations in which this process sent or received data, once "
+                       "per member.",
+        .hint = "Many collectives with small payloads: combine them (one Allreduce of a vector "
+                "instead of several of scalars).",
         .documentation = R"(each member's part of a collective operation in which it sent or received data. Its own value is always zero: it splits into the three below)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsExchange,
         .parent = metric::kCommsColl,
-        .display_name = "Exchange",
+        .display_name = "Collective exchanges",
         .unit = "occ",
-        .description = "Collective operations in which this process both sent and received data: all-to-all operations, scans, and the root of a reduction or broadcast that copies its own part.",
-        .hint = "See Collective.",
-        .documentation = R"(sent and received data (all-to-all operations and scans; the root of most rooted ones, which keeps its own part))",
+        .description = "Collective operations in which this process both sent and received data: "
+                       "all-to-all operations, scans, and the root of a reduction or gather, "
+                       "which contributes its own part.",
+        .hint = "See Collective communications.",
+        .documentation = R"(sent and received data (all-to-all operations, scans, and the root of `MPI_Reduce` and `MPI_Gather`, which contributes its own part))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsSource,
         .parent = metric::kCommsColl,
-        .display_name = "As source",
+        .display_name = "Collectives as source",
         .unit = "occ",
-        .description = "Collective operations in which this process only sent data: the non-roots of gathers and reductions.",
-        .hint = "See Collective.",
-        .documentation = R"(only sent data (the non-roots of `MPI_Gather` and `MPI_Reduce`))",
+        .description = "Collective operations in which this process only sent data: the non-roots "
+                       "of gathers and reductions, and the root of a broadcast as topolens "
+                       "records it.",
+        .hint = "See Collective communications.",
+        .documentation = R"(only sent data (the non-roots of `MPI_Gather` and `MPI_Reduce`; the root of `MPI_Bcast`, as topolens records it))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kCommsDestination,
         .parent = metric::kCommsColl,
-        .display_name = "As destination",
+        .display_name = "Collectives as destination",
         .unit = "occ",
-        .description = "Collective operations in which this process only received data: the non-roots of broadcasts and scatters.",
-        .hint = "See Collective.",
+        .description = "Collective operations in which this process only received data: the "
+                       "non-roots of broadcasts and scatters.",
+        .hint = "See Collective communications.",
         .documentation = R"(only received data (the non-roots of `MPI_Bcast` and `MPI_Scatter`))",
         .pattern = PatternKind::Messages,
     },
@@ -497,68 +520,78 @@ constexpr MetricEntry kCatalogue[] = {
         .parent = "",
         .display_name = "Bytes transferred",
         .unit = "bytes",
-        .description = "Bytes the MPI operations of each process sent and received, by call path, as the program asked for them (message and buffer sizes); what the network really carried depends on the MPI library.",
-        .hint = "Expand it and the call tree: where is most data moved, and is it spread evenly over the processes?",
+        .description = "Bytes the MPI operations of each process sent and received, by call path, "
+                       "as the program asked for them (message and buffer sizes); what the "
+                       "network really carried depends on the MPI library.",
+        .hint = "Expand it and the call tree: where is most data moved, and is it spread evenly "
+                "over the processes?",
         .documentation = R"(bytes the program sent and received in MPI operations (bytes), as it asked for them: message sizes, and the sizes a collective's buffers imply on each member — not what the MPI library really moved over the network. Scalasca's `bytes`. Its own value is always zero: it splits into the two below)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesP2P,
         .parent = metric::kBytes,
-        .display_name = "Point-to-point",
+        .display_name = "P2P bytes",
         .unit = "bytes",
-        .description = "Bytes of point-to-point messages, counted at both ends: sent by the sender, received by the receiver.",
-        .hint = "Compare with Communications, Point-to-point: few large messages beat many small ones, until they are so large that they need a rendezvous.",
+        .description = "Bytes of point-to-point messages, counted at both ends: sent by the "
+                       "sender, received by the receiver.",
+        .hint = "Compare with P2P communications: few large messages beat many small "
+                "ones, until they are so large that they need a rendezvous.",
         .documentation = R"(bytes of point-to-point messages, at both ends)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesSent,
         .parent = metric::kBytesP2P,
-        .display_name = "Sent",
+        .display_name = "P2P bytes sent",
         .unit = "bytes",
-        .description = "Bytes of the messages this process sent, at the call path of the sending call.",
-        .hint = "Summed over all processes it should equal Received: more sent than received means messages were never received.",
+        .description = "Bytes of the messages this process sent, at the call path of the sending "
+                       "call.",
+        .hint = "Summed over all processes it should equal Received: more sent than received "
+                "means messages were never received.",
         .documentation = R"(the size of every `MpiSend`/`MpiIsend` record, at the call path of the sending call)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesReceived,
         .parent = metric::kBytesP2P,
-        .display_name = "Received",
+        .display_name = "P2P bytes received",
         .unit = "bytes",
-        .description = "Bytes of the messages this process received, as their senders sent them, at the call path of the call that completed the receive.",
-        .hint = "See Sent.",
+        .description = "Bytes of the messages this process received, as their senders sent them, "
+                       "at the call path of the call that completed the receive.",
+        .hint = "See P2P bytes sent.",
         .documentation = R"(the size of every received message as its send record gives it (a receive whose send is missing: the receive record's size), at the call path of the call that completed the receive)",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesColl,
         .parent = metric::kBytes,
-        .display_name = "Collective",
+        .display_name = "Collective bytes",
         .unit = "bytes",
-        .description = "Bytes of collective operations as if each were done with point-to-point messages, each member counting what it sends and what it receives (the root too).",
-        .hint = "Compare with Communications, Collective and the time in Collective: large data in small collectives is cheap, many small collectives are not.",
-        .documentation = R"(bytes of collective operations, as each member's `MpiCollectiveEnd` record gives them: what it would send and receive were the operation done with point-to-point messages, the root's copy to itself included)",
+        .description = "Bytes of collective operations, each member counting the data it "
+                       "contributes and the data it gets, as the trace records them.",
+        .hint = "Compare with Collective communications and the time in Collective: large data "
+                "in small collectives is cheap, many small collectives are not.",
+        .documentation = R"(bytes of collective operations, as each member's `MpiCollectiveEnd` record gives them: the data it contributes and the data it gets (topolens' measurement: from the call's counts and types, e.g. `MPI_Bcast`: the root sends the buffer once, every other member receives it; `MPI_Gather`: each sends its part, the root receives all parts, its own included))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesOut,
         .parent = metric::kBytesColl,
-        .display_name = "Outgoing",
+        .display_name = "Collective bytes outgoing",
         .unit = "bytes",
         .description = "Bytes this process sent in collective operations.",
-        .hint = "See Collective.",
+        .hint = "See Collective bytes.",
         .documentation = R"(sent (the record's bytes sent))",
         .pattern = PatternKind::Messages,
     },
     {
         .unique_name = metric::kBytesIn,
         .parent = metric::kBytesColl,
-        .display_name = "Incoming",
+        .display_name = "Collective bytes incoming",
         .unit = "bytes",
         .description = "Bytes this process received in collective operations.",
-        .hint = "See Collective.",
+        .hint = "See Collective bytes.",
         .documentation = R"(received (the record's bytes received))",
         .pattern = PatternKind::Messages,
     },
@@ -578,7 +611,7 @@ constexpr MetricEntry kCatalogue[] = {
         .hint = "Pipeline fill: cut the sweep's work into smaller blocks (more, shorter "
                 "stages), or start sweeps from several corners at once.",
         .documentation =
-            R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see "Wait states on the process grid"); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
+            R"(the part of Late Sender, Wrong Order included, where a pipelined wave refills the pipeline on the process grid (see [Grids and wavefronts](grids-and-wavefronts.md)); only where the messages show a wave travelling. A tree of its own beside Time, as Scalasca keeps delay costs: Late Sender stays Scalasca's, and `summary` and the GUI show each wave metric's share of Late Sender. Its own value is always zero: it splits into the corners below)",
         .pattern = PatternKind::Wavefront,
         .presence = Presence::WithGridCorners,
         .part_of = metric::kLateSender,
@@ -655,7 +688,7 @@ std::string corner_in_name(std::string_view corner) {
     return name;
 }
 
-// The anchor of a row in README: the unique name ("mpi_wavefront_corner" for the templated
+// The anchor of a row in docs/metrics.md: the unique name ("mpi_wavefront_corner" for the templated
 // one).
 std::string anchor(const MetricEntry& entry) {
     return expand(entry.unique_name, "corner");
@@ -717,7 +750,7 @@ const MetricEntry* find_catalogue_entry(std::string_view unique_name) {
 }
 
 std::string metric_url(const MetricEntry& entry) {
-    return "@mirror@README.md#metric-" + anchor(entry);
+    return "@mirror@docs/metrics.md#metric-" + anchor(entry);
 }
 
 analysis::MetricDefinition metric_definition(const MetricEntry& entry, std::string_view corner) {

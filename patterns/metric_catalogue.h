@@ -2,8 +2,8 @@
 // one table (patterns/metric_catalogue.cpp), as Scalasca keeps a metric in one block of its
 // pattern file. From it come the report's metric tree (it is the analysis::MetricCatalogue of
 // every CataloguedPattern: the engine defines the rows of the patterns it runs), the metric
-// urls, `topolens help metrics` and README's metric table (`topolens help metrics
-// --markdown`; tests/unit/metric_catalogue_test.cpp fails when README differs).
+// urls, `topolens help metrics` and the metric table of docs/metrics.md (`topolens help
+// metrics --markdown`; tests/unit/metric_catalogue_test.cpp fails when it differs).
 //
 // The table is in tree order, parents before children, and that is the order the metrics
 // are defined in: a metric's id is its place among the rows a report has. A new metric is
@@ -43,7 +43,7 @@ struct MetricEntry {
     std::string_view unit;                   // "sec", "occ" or "bytes"
     std::string_view description;            // CUBE's descr, as written into the report
     std::string_view hint;                   // what to do about it (`topolens help metrics` only)
-    std::string_view documentation;          // README's "meaning" column of the metric's row
+    std::string_view documentation;          // docs/metrics.md's "meaning" column
     PatternKind pattern = PatternKind::Time; // the pattern that adds to it
     Presence presence = Presence::Always;
     // The metric it is a part of when that is not its parent: a wave metric is a part of
@@ -58,7 +58,7 @@ std::span<const MetricEntry> metric_catalogue();
 // The row of a unique name (a templated row's own, "mpi_wavefront_<corner>"), or nullptr.
 const MetricEntry* find_catalogue_entry(std::string_view unique_name);
 
-// The metric's url: "@mirror@README.md#metric-<anchor>", the anchor of its README row,
+// The metric's url: "@mirror@docs/metrics.md#metric-<anchor>", the anchor of its row there,
 // "metric-<unique name>" ("metric-mpi_wavefront_corner" for every Wavefront from <corner>),
 // in the "@mirror@" form of Scalasca's reports
 // ("@mirror@scalasca_patterns.html#mpi_latesender").
@@ -76,7 +76,7 @@ std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& 
 // The id of a defined metric; throws std::logic_error if the report has none of that name.
 int metric_id(const report::Report& report, std::string_view unique_name);
 
-// README's metric table: header and one row per metric, depth first (each metric followed
+// docs/metrics.md's metric table: header and one row per metric, depth first (each metric followed
 // by its subtree), a templated row once.
 std::string metric_table_markdown();
 

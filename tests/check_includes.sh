@@ -24,6 +24,7 @@ rules=(
     "trace|trace/"
     "analyzer/report|analyzer/report/"
     "analyzer/engine|analyzer/engine/ analyzer/report/ trace/"
+    "analyzer/score|analyzer/score/ analyzer/report/ trace/"
     "analyzer/cli|analyzer/ patterns/ trace/"
     "patterns|patterns/ analyzer/engine/ analyzer/report/ trace/"
     "patterns/audit|patterns/audit/ analyzer/report/"

@@ -2,8 +2,8 @@
 // [--rule audit|adcl] [--measurements N] [--sweep] [--aggregate max|min] [--outlier-factor F]
 // [--outlier-fraction P]: did the autotuner decide well, what did its search cost, were its
 // measurements trustworthy, what would ADCL's own rule have decided, and how many
-// measurements does each method need? (DESIGN.md "Codelet audit"; definitions in
-// patterns/audit/codelet_audit.h, adcl_rule.h, measurement_sweep.h and README).
+// measurements does each method need? (docs/audit.md; definitions in
+// patterns/audit/codelet_audit.h, adcl_rule.h and measurement_sweep.h).
 #include "analyzer/cli/audit_verification.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
@@ -414,7 +414,7 @@ void audit_usage(std::ostream& out) {
            "         [--nomax F] [--nu NU] [--rule audit|adcl] [--measurements N] [--sweep]\n"
            "         [--aggregate max|min] [--outlier-factor F] [--outlier-fraction P]\n\n"
            "Audits the decisions of runtime autotuners recorded in a trace (ADCL-style tuned\n"
-           "operations, see README \"Codelet audit\"): per tuned operation and codelet the\n"
+           "operations, see docs/audit.md): per tuned operation and codelet the\n"
            "search-phase measurements, estimates by the raw mean and four robust methods,\n"
            "outliers and where they happened, ranking, overlap and instability; per operation\n"
            "the tuner's choice against each method's, the penalty of the choice, what the\n"

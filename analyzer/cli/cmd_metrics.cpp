@@ -12,7 +12,7 @@ void metrics_usage(std::ostream& out) {
            "Every metric a topolens report can have, below its parent: unique name, unit, the\n"
            "description written into reports and what to do about a large value.\n"
            "\n"
-           "  --markdown  README's metric table (\"What the metrics mean\") instead\n";
+           "  --markdown  the metric table of docs/metrics.md instead\n";
 }
 
 int metrics_main(const std::vector<std::string>& args) {

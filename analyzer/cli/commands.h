@@ -43,8 +43,11 @@ void audit_usage(std::ostream& out);
 int render_main(const std::vector<std::string>& args);
 void render_usage(std::ostream& out);
 
-// `topolens help metrics [--markdown]`: the metric catalogue, for a terminal or as README's
-// metric table.
+int score_main(const std::vector<std::string>& args);
+void score_usage(std::ostream& out);
+
+// `topolens help metrics [--markdown]`: the metric catalogue, for a terminal or as the
+// metric table of docs/metrics.md.
 int metrics_main(const std::vector<std::string>& args);
 void metrics_usage(std::ostream& out);
 

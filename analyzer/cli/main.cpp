@@ -23,6 +23,8 @@ const Command kCommands[] = {
      topolens::cli::synth_main, topolens::cli::synth_usage},
     {"audit", "audit an autotuner's decisions: estimates, outliers, verdict, search cost",
      topolens::cli::audit_main, topolens::cli::audit_usage},
+    {"score", "what each region costs in a trace (visits, time, bytes), filter savings",
+     topolens::cli::score_main, topolens::cli::score_usage},
     {"render", "draw the GUI's topology or codelet view of a report into a PNG (needs X)",
      topolens::cli::render_main, topolens::cli::render_usage},
 };

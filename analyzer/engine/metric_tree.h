@@ -8,7 +8,7 @@
 namespace topolens::analysis {
 
 // One metric as a report gets it: a row of the metric catalogue (patterns/metric_catalogue.h)
-// for one report. `url` is "@mirror@README.md#metric-<anchor>", in the "@mirror@" form
+// for one report. `url` is "@mirror@docs/metrics.md#metric-<anchor>", in the "@mirror@" form
 // Scalasca's reports use ("@mirror@scalasca_patterns.html#mpi_latesender").
 struct MetricDefinition {
     std::string unique_name;
@@ -22,7 +22,7 @@ struct MetricDefinition {
     std::string part_of;
 };
 
-// Adds a metric below its parent, and the documentation mirror (where README.md lives: the
+// Adds a metric below its parent, and the documentation mirror (where docs/ lives: the
 // source tree unless configured with -DTOPOLENS_DOC_MIRROR=https://.../) to the report if it
 // has none; returns its id. Throws std::logic_error if the parent does not exist (parents are
 // defined first: ids grow from parent to child).

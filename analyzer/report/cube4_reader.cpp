@@ -635,9 +635,9 @@ class AnchorReader {
                     largest = std::max(largest, std::abs(row[l]));
                 }
             }
-            // A time or a count is never negative beyond the rounding of the subtractions
-            // that made it (relative to the metric's largest value).
-            if (m.metric.unit == "sec" || m.metric.unit == "occ")
+            // A time, a count or a number of bytes is never negative beyond the rounding of
+            // the subtractions that made it (relative to the metric's largest value).
+            if (m.metric.unit == "sec" || m.metric.unit == "occ" || m.metric.unit == "bytes")
                 for (std::size_t c = 0; c < values.size(); ++c)
                     for (std::size_t l = 0; l < values[c].size(); ++l)
                         if (values[c][l] < -kRoundingNoise * largest)

@@ -37,9 +37,9 @@ struct Metric {
     std::string unique_name;  // "late_sender"
     std::string display_name; // "Late Sender"
     std::string description;  // one or two sentences for users (Help, summary)
-    std::string unit = "sec"; // "sec" or "occ"
+    std::string unit = "sec"; // "sec", "occ" or "bytes"
     // Where the metric is described; "@mirror@" at its start stands for each of the
-    // report's mirrors in turn, as in Cube ("@mirror@README.md#metric-time").
+    // report's mirrors in turn, as in Cube ("@mirror@docs/metrics.md#metric-time").
     std::string url;
     int parent = -1;
     std::vector<int> children;

@@ -623,6 +623,35 @@ class GuiTest : public QObject {
         QVERIFY(!grab().isNull());
     }
 
+    void message_statistics_in_panes_and_topology() {
+        // The traced wavefront2d run: bytes and message counts are metric trees of their
+        // own (docs/bytes-and-counts.md); the panes and the topology show them per process,
+        // in bytes.
+        MainWindow& window = open_wavefront();
+        const report::Report& r = *window.report();
+        BrowserPanes& panes = *window.panes();
+        const int bytes = metric("bytes");
+        const int sent = metric("bytes_sent");
+        QCOMPARE(r.metrics[bytes].parent, -1);
+        QTreeWidgetItem* bytes_item = panes.metric_tree()->find_node(bytes, BrowserPanes::kMetric);
+        QVERIFY(bytes_item);
+        QCOMPARE(bytes_item->parent(), nullptr); // a root beside Time
+        QVERIFY(r.total(sent) > 0);
+        QVERIFY(panes.select_metric(sent));
+        for (int l = 0; l < static_cast<int>(r.locations.size()); ++l) {
+            QTreeWidgetItem* item = panes.system_tree()->find_node(l, BrowserPanes::kLocation);
+            QVERIFY(item);
+            QCOMPARE(ValueTree::node_value(item), r.total(sent, l));
+            QVERIFY(r.total(sent, l) > 0); // sweeps from four corners: everyone sends
+        }
+        const TopologyScene& scene = window.topology_view()->scene();
+        QVERIFY2(QString::fromStdString(scene.title_text()).startsWith("P2P bytes sent"),
+                 qPrintable(QString::fromStdString(scene.title_text())));
+        QVERIFY2(QString::fromStdString(scene.scale_text()).contains(" bytes"),
+                 qPrintable(QString::fromStdString(scene.scale_text())));
+        QVERIFY(!grab().isNull());
+    }
+
     void opens_scalascas_report_with_cubes_values() {
         // Scalasca 2.6's report of the wavefront2d trace: the metric pane shows what Cube
         // shows (tests/data/scalasca-oracle/README.md): Late Sender 6.965310 s with its Wrong
@@ -899,9 +928,9 @@ class GuiTest : public QObject {
               "picture back",
               first_ms, still.wall_ms, still.cpu_ms, rotating.wall_ms, rotating.cpu_ms);
         // Measured under xvfb (Mesa llvmpipe, 2 shared cores, load ~5): ~100 ms per still
-        // frame and ~40 ms while rotating, each with reading the framebuffer back (README,
-        // Performance: topolens-gui --bench-frames); ~90 and ~30 ms CPU, also with two busy
-        // processes beside the test, when the wall time doubles. One actor per cell, or a
+        // frame and ~40 ms while rotating, each with reading the framebuffer back
+        // (docs/performance.md: topolens-gui --bench-frames); ~90 and ~30 ms CPU, also with two
+        // busy processes beside the test, when the wall time doubles. One actor per cell, or a
         // scene rebuilt per frame, takes well over a second here. A GPU draws this in a few ms.
         QVERIFY2(still.cpu_ms < 300.0,
                  qPrintable(QString("%1 ms CPU per still frame").arg(still.cpu_ms)));

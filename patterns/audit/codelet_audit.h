@@ -1,7 +1,7 @@
-// The codelet audit (DESIGN.md "Codelet audit", after Benkert 2011): did the autotuner pick
+// The codelet audit (docs/audit.md, after Benkert 2011): did the autotuner pick
 // the right codelet, what did its search cost, and were its measurements trustworthy?
 // Computed from CodeletMeasurements alone, so it runs the same on a fresh trace and on a
-// stored report. How each number is defined is written next to it below and in README.
+// stored report. How each number is defined is written next to it below and in docs/audit.md.
 #pragma once
 
 #include "patterns/audit/adcl_rule.h"
@@ -29,7 +29,7 @@ struct AuditParameters {
     AdclParameters adcl; // ADCL's own rule, replayed (adcl_rule.h)
 };
 
-// The five estimates, raw mean first, then the four robust methods of DESIGN.md.
+// The five estimates, raw mean first, then the four robust methods of docs/audit.md.
 enum Method : std::size_t { Raw, Heuristic, Iqr, Cluster, StudentT };
 inline constexpr std::size_t kMethods = 5;
 inline constexpr std::array<Method, 4> kRobustMethods = {Heuristic, Iqr, Cluster, StudentT};
@@ -74,7 +74,7 @@ struct CodeletAudit {
     double consensus = 0;                    // median of the four robust estimates
     std::array<std::vector<OutlierAt>, kMethods> outliers; // Raw: always empty
     // 10th-90th percentile over measurements m of max_p t(c,p,m), leaving out what each
-    // process's heuristic filtered (DESIGN.md: the range of the filtered measurements).
+    // process's heuristic filtered (docs/audit.md, "Overlap and instability").
     double range_lo = 0, range_hi = 0;
     std::vector<int64_t> overlaps; // codelets whose ranges overlap this one's (may swap ranks)
     double instability = 0;
@@ -184,7 +184,7 @@ std::optional<SlowestProcess> slowest_process(const CodeletAudit& c);
 // 1 for the codelet of `op` with the lowest consensus estimate; ties share a rank.
 int consensus_rank(const OperationAudit& op, const CodeletAudit& c);
 
-// Thresholds of the verdict (README, "Codelet audit").
+// Thresholds of the verdict (docs/audit.md, "Verdict").
 inline constexpr double kPenaltyTolerancePercent = 5.0;
 inline constexpr double kProductionRatioFlag = 1.25;
 

@@ -1,4 +1,4 @@
-// Estimators for the codelet audit (DESIGN.md "Codelet audit", after Benkert 2011, §5.2):
+// Estimators for the codelet audit (docs/audit.md, "The estimators", after Benkert 2011, §5.2):
 // the per-process execution-time estimate of one codelet from its search-phase measurements
 // t[0..n) (seconds), by four outlier-handling methods, plus the overlap and instability of
 // codelet ranges (§5.3.3.1, §6.3.1). Pure functions: no MPI, no trace types.
@@ -98,7 +98,7 @@ inline Estimate student_t_estimate(std::span<const double> t, double nu = 5.0,
     return student_t_fit(t, nu, outlier_r).estimate;
 }
 
-// --- Overlap and instability (DESIGN.md) ----------------------------------------------------
+// --- Overlap and instability (docs/audit.md) ------------------------------------------------
 
 // A codelet's range [lo, hi]: in one trace the 10th–90th percentile of its filtered
 // measurements, across verification runs the min–max of the runs' means.

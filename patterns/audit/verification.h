@@ -1,6 +1,6 @@
 // Verification runs (Benkert 2011, §5.3.3.1, §6.3): runs of the program that each used one
 // fixed codelet of a tuned operation, no search. Their times say which codelet really is the
-// fastest, how far apart the codelets really are (overlap and instability, DESIGN.md "Overlap
+// fastest, how far apart the codelets really are (overlap and instability, docs/audit.md "Overlap
 // and instability"), what the tuner's choice really costs, and how well the tuned run's
 // search ranked the codelets (the ranking error of §6.3.2). Computed from codelet
 // measurements alone, like the audit.

@@ -143,7 +143,7 @@ void write_expect(const Options& opt, int size, std::vector<double>& all) {
     }
     const int n = Measured::count(opt.iterations);
     auto of = [&](int r) { return Measured(&all[n * r]); };
-    std::fprintf(f, "# topolens expected wait states (DESIGN.md, Metrics and patterns)\n");
+    std::fprintf(f, "# topolens expected wait states (docs/metrics.md)\n");
     std::fprintf(f, "sample collectives\nranks %d\niterations %d\ndelay_ms %d\nroot %d\n", size,
                  opt.iterations, opt.delay_ms, opt.root);
     std::fprintf(f, "late_ranks");

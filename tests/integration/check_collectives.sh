@@ -52,7 +52,7 @@ echo "== topolens summary"
     tl_fail "topolens summary failed"
 }
 cat "$work/summary.txt"
-# DESIGN.md writes N×N; accept the ASCII spelling too.
+# The display name is "Wait at NxN" (docs/metrics.md); accept the spelling N×N too.
 grep -qE 'Wait at N(x|×)N' "$work/summary.txt" || tl_fail "topolens summary does not list Wait at NxN"
 
 # The (metric, call path) pairs of the expect file, each read through `topolens values`

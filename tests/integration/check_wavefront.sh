@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Traces samples/wavefront2d on a PX x PY grid (LD_PRELOAD), analyzes it and checks the
-# four "Wavefront from X" sub-patterns of Late Sender (DESIGN.md, Metrics and patterns;
+# four "Wavefront from X" sub-patterns of Late Sender (docs/grids-and-wavefronts.md;
 # Bhatia 2005 on SWEEP3D), read back per process through `topolens values --format csv`:
 #   - each sub-pattern's total is non-zero;
 #   - the corner the wave starts from has (almost) nothing: at most 0.1% of the largest

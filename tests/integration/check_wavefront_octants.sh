@@ -34,7 +34,9 @@ grep -q "x 8 octants x" "$work/stdout" || tl_fail "wavefront2d did not run 8 oct
 trace="$(tl_reported_trace "$work/trace-path")"
 "$TL_TOPOLENS" analyze "$trace" -o "$report" || tl_fail "topolens analyze failed"
 "$TL_TOPOLENS" summary "$report" >"$work/summary.txt" || tl_fail "topolens summary failed"
-sed -n '/^metrics/,/^$/p' "$work/summary.txt" | head -n 40
+# The whole metric section (the wave metrics come last); no `| head`: with pipefail, head
+# leaving early fails the script when sed is still writing.
+sed -n '/^metrics/,/^$/p' "$work/summary.txt"
 
 latesender="$(tl_metric_total "$report" mpi_latesender "$work/ls.csv")"
 wrong_order="$(tl_metric_total "$report" mpi_latesender_wo "$work/wo.csv")"

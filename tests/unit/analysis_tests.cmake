@@ -11,6 +11,7 @@ add_executable(topolens_analysis_tests
   parallel_analysis_test.cpp
   scalasca_rules_test.cpp
   scalasca_oracle_test.cpp
+  message_statistics_test.cpp
   cube_values_test.cpp
   metric_catalogue_test.cpp
   time_backwards_test.cpp

@@ -1,5 +1,5 @@
 // The codelet audit (patterns/audit/codelet_audit.h) on hand-made measurements whose every
-// expected number is exact or derived here from the definitions (DESIGN.md "Codelet audit",
+// expected number is exact or derived here from the definitions (docs/audit.md,
 // the comments in codelet_audit.h), its text input (patterns/audit/AUDIT_FORMAT.md), its JSON and
 // the JSON writer underneath.
 #include "analyzer/report/json.h"

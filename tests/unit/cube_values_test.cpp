@@ -2,13 +2,13 @@
 // as Cube shows them (scalasca-values.csv, through the reader and through `topolens
 // summary` and `values`); our reports of the same traces, decoded by Cube's rules, give the
 // figures `topolens summary` prints and no negative exclusive value anywhere; the report an
-// earlier topolens wrote keeps its values; every metric's url names its README row.
+// earlier topolens wrote keeps its values; every metric's url names its row in docs/metrics.md.
 #include "cube_view.h"
 #include "oracle_values.h"
 #include "test_util.h"
 
-#include "analyzer/report/cube4.h"
 #include "analyzer/engine/engine.h"
+#include "analyzer/report/cube4.h"
 #include "patterns/registry.h"
 #include "trace/matching.h"
 
@@ -236,26 +236,26 @@ INSTANTIATE_TEST_SUITE_P(Oracle, CubeValues, testing::ValuesIn(kTraces), [](cons
 
 // ---------------------------------------------------------------- metric descriptions
 
-// Each metric's url is "@mirror@README.md#metric-..." (Scalasca writes
-// "@mirror@scalasca_patterns.html#..."), the anchor exists in README.md, and the report's
-// mirror is where README.md lives.
-TEST(CubeValuesUrls, EveryMetricsUrlNamesItsReadmeRow) {
+// Each metric's url is "@mirror@docs/metrics.md#metric-..." (Scalasca writes
+// "@mirror@scalasca_patterns.html#..."), the anchor exists in docs/metrics.md, and the
+// report's mirror is the folder that holds docs/metrics.md.
+TEST(CubeValuesUrls, EveryMetricsUrlNamesItsRowInDocs) {
     const fs::path dir = kOracle / "wavefront2d";
     const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
     const report::Report r = analysis::analyze(trace, matching, patterns::all_patterns()).report;
-    const std::string readme =
-        read_file(fs::path(__FILE__).parent_path().parent_path().parent_path() / "README.md");
-    const std::string prefix = "@mirror@README.md#";
+    const std::string doc = read_file(fs::path(__FILE__).parent_path().parent_path().parent_path() /
+                                      "docs" / "metrics.md");
+    const std::string prefix = "@mirror@docs/metrics.md#";
     for (const report::Metric& m : r.metrics) {
         ASSERT_EQ(m.url.rfind(prefix, 0), 0u) << m.unique_name << ": " << m.url;
         const std::string anchor = m.url.substr(prefix.size());
-        EXPECT_NE(readme.find("<a id=\"" + anchor + "\"></a>"), std::string::npos)
-            << m.unique_name << ": README.md has no anchor " << anchor;
+        EXPECT_NE(doc.find("<a id=\"" + anchor + "\"></a>"), std::string::npos)
+            << m.unique_name << ": docs/metrics.md has no anchor " << anchor;
     }
     ASSERT_EQ(r.mirrors.size(), 1u);
     EXPECT_EQ(r.mirrors[0].back(), '/');
     if (r.mirrors[0].rfind("file://", 0) == 0) {
-        EXPECT_TRUE(fs::exists(r.mirrors[0].substr(7) + "README.md")) << r.mirrors[0];
+        EXPECT_TRUE(fs::exists(r.mirrors[0].substr(7) + "docs/metrics.md")) << r.mirrors[0];
     }
 
     ScratchDir scratch;
@@ -264,7 +264,7 @@ TEST(CubeValuesUrls, EveryMetricsUrlNamesItsReadmeRow) {
     const report::Report back = report::read_cube4(path);
     EXPECT_EQ(back.mirrors, r.mirrors);
     EXPECT_EQ(back.metrics.at(*back.find_metric("mpi_latesender")).url,
-              "@mirror@README.md#metric-mpi_latesender");
+              "@mirror@docs/metrics.md#metric-mpi_latesender");
 }
 
 // ---------------------------------------------------------------- earlier topolens reports

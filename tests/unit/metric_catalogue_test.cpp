@@ -1,6 +1,6 @@
 // The metric catalogue (patterns/metric_catalogue.h): tree order, the metrics a report gets
-// from it and their ids, the urls, `topolens help metrics`, and README's metric table, which
-// must be the catalogue's (`topolens help metrics --markdown` prints it).
+// from it and their ids, the urls, `topolens help metrics`, and the metric table of
+// docs/metrics.md, which must be the catalogue's (`topolens help metrics --markdown` prints it).
 #include "analyzer/engine/engine.h"
 #include "patterns/codelet_regions.h"
 #include "patterns/metric_catalogue.h"
@@ -25,15 +25,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// README's metric table, header to last row.
-std::string readme_metric_table() {
-    const std::string readme =
-        read_file(fs::path(__FILE__).parent_path().parent_path().parent_path() / "README.md");
+// The metric table of docs/metrics.md, header to last row.
+std::string docs_metric_table() {
+    const std::string doc = read_file(fs::path(__FILE__).parent_path().parent_path().parent_path() /
+                                      "docs" / "metrics.md");
     const std::string header = "| metric (unique name) | under | meaning |\n";
-    const size_t begin = readme.find(header);
-    if (begin == std::string::npos) return "README.md has no metric table";
-    const size_t end = readme.find("\n\n", begin);
-    return readme.substr(begin, end == std::string::npos ? end : end + 1 - begin);
+    const size_t begin = doc.find(header);
+    if (begin == std::string::npos) return "docs/metrics.md has no metric table";
+    const size_t end = doc.find("\n\n", begin);
+    return doc.substr(begin, end == std::string::npos ? end : end + 1 - begin);
 }
 
 std::vector<std::string> names(const std::vector<analysis::MetricDefinition>& metrics) {
@@ -145,19 +145,21 @@ TEST(MetricCatalogue, IsInTreeOrderWithUniqueNamesAndEveryFieldFilled) {
     EXPECT_EQ(patterns::find_catalogue_entry("mpi_wavefront_sw"), nullptr);
 }
 
-TEST(MetricCatalogue, UrlsPointToTheirReadmeRows) {
+TEST(MetricCatalogue, UrlsPointToTheirRowsInDocs) {
     const auto url = [](const char* name) {
         return patterns::metric_url(*patterns::find_catalogue_entry(name));
     };
-    EXPECT_EQ(url(patterns::metric::kLateSender), "@mirror@README.md#metric-mpi_latesender");
-    EXPECT_EQ(url(patterns::metric::kWavefrontRoot), "@mirror@README.md#metric-mpi_wavefront");
-    EXPECT_EQ(url(patterns::metric::kWavefront), "@mirror@README.md#metric-mpi_wavefront_corner");
-    EXPECT_EQ(url(patterns::metric::kTime), "@mirror@README.md#metric-time");
-    const std::string readme = readme_metric_table();
+    EXPECT_EQ(url(patterns::metric::kLateSender), "@mirror@docs/metrics.md#metric-mpi_latesender");
+    EXPECT_EQ(url(patterns::metric::kWavefrontRoot),
+              "@mirror@docs/metrics.md#metric-mpi_wavefront");
+    EXPECT_EQ(url(patterns::metric::kWavefront),
+              "@mirror@docs/metrics.md#metric-mpi_wavefront_corner");
+    EXPECT_EQ(url(patterns::metric::kTime), "@mirror@docs/metrics.md#metric-time");
+    const std::string table = docs_metric_table();
     for (const patterns::MetricEntry& e : patterns::metric_catalogue()) {
         const std::string anchor =
-            patterns::metric_url(e).substr(std::string("@mirror@README.md#").size());
-        EXPECT_NE(readme.find("<a id=\"" + anchor + "\"></a>"), std::string::npos) << anchor;
+            patterns::metric_url(e).substr(std::string("@mirror@docs/metrics.md#").size());
+        EXPECT_NE(table.find("<a id=\"" + anchor + "\"></a>"), std::string::npos) << anchor;
     }
 }
 
@@ -168,7 +170,7 @@ TEST(MetricCatalogue, TheTemplatedWavefrontRowExpandsPerCorner) {
     EXPECT_EQ(d.parent, "mpi_wavefront");
     EXPECT_EQ(d.display_name, "Wavefront from NE-top");
     EXPECT_EQ(d.unit, "sec");
-    EXPECT_EQ(d.url, "@mirror@README.md#metric-mpi_wavefront_corner");
+    EXPECT_EQ(d.url, "@mirror@docs/metrics.md#metric-mpi_wavefront_corner");
     EXPECT_EQ(d.description.rfind("Late Sender time, Wrong Order included, where a pipelined "
                                   "wave coming from the NE-top corner of the process grid",
                                   0),
@@ -252,16 +254,16 @@ TEST(MetricCatalogue, WithoutGridOrCodeletsThoseRowsAreLeftOut) {
     EXPECT_FALSE(patterns::has_codelets(r));
 }
 
-TEST(MetricCatalogue, ReadmesMetricTableIsTheCatalogues) {
-    // On failure: `topolens help metrics --markdown` prints the table README must have.
-    EXPECT_EQ(readme_metric_table(), patterns::metric_table_markdown());
+TEST(MetricCatalogue, DocsMetricTableIsTheCatalogues) {
+    // On failure: `topolens help metrics --markdown` prints the table docs/metrics.md must have.
+    EXPECT_EQ(docs_metric_table(), patterns::metric_table_markdown());
 }
 
 TEST(MetricCatalogue, HelpMetricsPrintsTheCatalogue) {
     const test::CommandResult md =
         test::run_command({TOPOLENS_BIN, "help", "metrics", "--markdown"});
     EXPECT_EQ(md.exit_code, 0);
-    EXPECT_EQ(md.out, readme_metric_table());
+    EXPECT_EQ(md.out, docs_metric_table());
 
     const test::CommandResult text = test::run_command({TOPOLENS_BIN, "help", "metrics"});
     EXPECT_EQ(text.exit_code, 0);

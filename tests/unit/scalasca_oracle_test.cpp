@@ -5,6 +5,7 @@
 #include "oracle_values.h"
 
 #include "analyzer/engine/engine.h"
+#include "analyzer/report/cube4.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/matching.h"
@@ -15,6 +16,8 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <string>
+#include <vector>
 
 using namespace topolens;
 namespace metric = patterns::metric;
@@ -57,6 +60,88 @@ TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
                 << name << " at location " << key.second;
         }
         EXPECT_EQ(compared, report.locations.size()) << name;
+    }
+}
+
+// Scalasca's message statistics, which its report keeps as roots (their parents are hidden),
+// with the parents topolens adds: each parent is the sum of Scalasca's children.
+struct Statistic {
+    const char* name;
+    std::vector<const char*> scalasca; // Scalasca's metrics that sum to it
+};
+const Statistic kStatistics[] = {
+    {metric::kSyncsSend, {metric::kSyncsSend}},
+    {metric::kSyncsRecv, {metric::kSyncsRecv}},
+    {metric::kSyncsColl, {metric::kSyncsColl}},
+    {metric::kCommsSend, {metric::kCommsSend}},
+    {metric::kCommsRecv, {metric::kCommsRecv}},
+    {metric::kCommsExchange, {metric::kCommsExchange}},
+    {metric::kCommsSource, {metric::kCommsSource}},
+    {metric::kCommsDestination, {metric::kCommsDestination}},
+    {metric::kBytesSent, {metric::kBytesSent}},
+    {metric::kBytesReceived, {metric::kBytesReceived}},
+    {metric::kBytesOut, {metric::kBytesOut}},
+    {metric::kBytesIn, {metric::kBytesIn}},
+    {metric::kSyncsP2P, {metric::kSyncsSend, metric::kSyncsRecv}},
+    {metric::kSyncs, {metric::kSyncsSend, metric::kSyncsRecv, metric::kSyncsColl}},
+    {metric::kCommsP2P, {metric::kCommsSend, metric::kCommsRecv}},
+    {metric::kCommsColl, {metric::kCommsExchange, metric::kCommsSource, metric::kCommsDestination}},
+    {metric::kComms,
+     {metric::kCommsSend, metric::kCommsRecv, metric::kCommsExchange, metric::kCommsSource,
+      metric::kCommsDestination}},
+    {metric::kBytesP2P, {metric::kBytesSent, metric::kBytesReceived}},
+    {metric::kBytesColl, {metric::kBytesOut, metric::kBytesIn}},
+    {metric::kBytes,
+     {metric::kBytesSent, metric::kBytesReceived, metric::kBytesOut, metric::kBytesIn}},
+};
+
+// Counts and bytes are whole numbers: equal, not near. Per location against the values
+// file (the leaves it has), and per call path and location against Scalasca's report itself.
+TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation) {
+    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
+    const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
+    const report::Report scalasca = report::read_cube4((dir / "scalasca-rootcause.cubex").string());
+    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
+    const report::Report report =
+        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    ASSERT_EQ(report.locations.size(), scalasca.locations.size());
+    const int nloc = static_cast<int>(report.locations.size());
+    for (const Statistic& statistic : kStatistics) {
+        SCOPED_TRACE(statistic.name);
+        const auto mine = report.find_metric(statistic.name);
+        ASSERT_TRUE(mine.has_value());
+        if (statistic.scalasca.size() == 1) { // a leaf: the values file has it
+            size_t compared = 0;
+            for (const auto& [key, expected] : values) {
+                if (key.first != statistic.name) continue;
+                ++compared;
+                EXPECT_EQ(report.total(*mine, key.second), expected) << "location " << key.second;
+            }
+            EXPECT_EQ(compared, report.locations.size());
+        }
+        // Every call path either report has a value at.
+        std::map<std::string, std::vector<double>> expected, got;
+        for (const char* name : statistic.scalasca) {
+            const auto theirs = scalasca.find_metric(name);
+            ASSERT_TRUE(theirs.has_value()) << name;
+            for (const int m : scalasca.metric_subtree(*theirs))
+                for (int cp : scalasca.callpaths_with_values(m)) {
+                    // Ours may have a root "program" above Scalasca's roots.
+                    const auto same = report.find_callpath(scalasca.callpath_name(cp));
+                    ASSERT_TRUE(same.has_value()) << scalasca.callpath_name(cp);
+                    auto& row = expected[report.callpath_name(*same)];
+                    row.resize(nloc);
+                    for (int l = 0; l < nloc; ++l) row[l] += scalasca.value(m, cp, l);
+                }
+        }
+        for (const int m : report.metric_subtree(*mine))
+            for (int cp : report.callpaths_with_values(m)) {
+                auto& row = got[report.callpath_name(cp)];
+                row.resize(nloc);
+                for (int l = 0; l < nloc; ++l) row[l] += report.value(m, cp, l);
+            }
+        EXPECT_EQ(got, expected);
     }
 }
 

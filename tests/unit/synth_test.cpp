@@ -1,7 +1,7 @@
 // The synthetic trace generator (trace/synthetic.h) and `topolens synth`: traces read back
 // with exactly the events, topology and messages the options ask for, wait states that an
-// independent evaluation of DESIGN.md's definitions finds in the read-back trace, the closed
-// forms documented in `topolens help synth`, determinism, and rejected options.
+// independent evaluation of the definitions in docs/metrics.md finds in the read-back trace, the
+// closed forms documented in `topolens help synth`, determinism, and rejected options.
 #include "test_util.h"
 
 #include "trace/matching.h"
