@@ -51,12 +51,12 @@ struct Function {
 // and, nearly always, one comparison.
 class FunctionTable {
   public:
-    FunctionTable() : slots_(4096) {}
-    Function* find(const void* address) {
-        for (size_t i = slot(address);; i = (i + 1) & (slots_.size() - 1)) {
-            if (slots_[i].address == address) [[likely]]
-                return &slots_[i];
-            if (!slots_[i].address) return nullptr;
+    FunctionTable() : slots_(4096), data_(slots_.data()), mask_(slots_.size() - 1) {}
+    Function* find(const void* address) const {
+        for (size_t i = slot(address);; i = (i + 1) & mask_) {
+            if (data_[i].address == address) [[likely]]
+                return &data_[i];
+            if (!data_[i].address) return nullptr;
         }
     }
     Function& insert(const Function& function) {
@@ -68,21 +68,25 @@ class FunctionTable {
   private:
     size_t slot(const void* address) const {
         const auto key = reinterpret_cast<uintptr_t>(address);
-        return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 40) & (slots_.size() - 1);
+        return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 40) & mask_;
     }
     Function& place(const Function& function) {
         size_t i = slot(function.address);
-        while (slots_[i].address) i = (i + 1) & (slots_.size() - 1);
-        slots_[i] = function;
-        return slots_[i];
+        while (data_[i].address) i = (i + 1) & mask_;
+        data_[i] = function;
+        return data_[i];
     }
     void grow() {
         std::vector<Function> old(slots_.size() * 2);
         old.swap(slots_);
+        data_ = slots_.data();
+        mask_ = slots_.size() - 1;
         for (const Function& function : old)
             if (function.address) place(function);
     }
     std::vector<Function> slots_;
+    Function* data_; // slots_, as the hot path reads it
+    size_t mask_;
     size_t count_ = 0;
 };
 
@@ -117,9 +121,21 @@ struct Functions {
     std::vector<std::pair<uint32_t, FunctionSymbol>> defined;
 };
 
-Functions& functions() {
-    static Functions instance;
-    return instance;
+// Made at the first hook and never destroyed (hooks may run during exit); constant-initialised,
+// so that a hook that runs before this library's static initialisers finds it null.
+constinit Functions* all_functions = nullptr;
+// The recorder's state from MPI_Init on, without state()'s guard on the hot path.
+constinit RecorderState* recorder = nullptr;
+
+[[gnu::noinline]] Functions& make_functions() {
+    all_functions = new Functions;
+    return *all_functions;
+}
+
+inline Functions& functions() {
+    if (!all_functions) [[unlikely]]
+        return make_functions();
+    return *all_functions;
 }
 
 void load_filter(Functions& f) {
@@ -155,7 +171,7 @@ std::string_view source_file(Functions& f, const FunctionSymbol& symbol) {
 }
 
 // The first call of a function: its name, whether the filter excludes it, its region.
-Function& define_function(Functions& f, const void* address) {
+[[gnu::noinline]] Function& define_function(Functions& f, const void* address) {
     if (!f.filter_loaded) load_filter(f);
     FunctionSymbol symbol = resolve_function(address);
     Function function;
@@ -181,57 +197,74 @@ Function& define_function(Functions& f, const void* address) {
     return f.table.insert(function);
 }
 
-void write_event(RecorderState& s, int now_phase, bool enter, uint32_t region) {
+inline void write_event(Functions& f, int now_phase, bool enter, uint32_t region) {
     const Timestamp time = now();
     if (now_phase == kBeforeInit) {
-        functions().early.push_back({time, region, enter});
+        f.early.push_back({time, region, enter});
         return;
     }
-    record(s, [&](OTF2_EvtWriter* w) {
+    record(*recorder, [&](OTF2_EvtWriter* w) {
         return enter ? OTF2_EvtWriter_Enter(w, nullptr, time, region)
                      : OTF2_EvtWriter_Leave(w, nullptr, time, region);
     });
 }
 
-void enter(const void* address, int now_phase) {
+// recording() without its call: the hooks' hot path.
+inline bool recording_now(const RecorderState& s) {
+    if (!s.threaded) [[likely]]
+        return s.active.load(std::memory_order_relaxed) && !s.in_mpi;
+    return recording();
+}
+
+inline void enter(const void* address, int now_phase) {
     Functions& f = functions();
-    Function* function = f.table.find(address);
+    const Function* function = f.table.find(address);
     if (!function) [[unlikely]]
         function = &define_function(f, address);
     if (function->excluded) return;
-    RecorderState& s = state();
     bool recorded;
-    if (now_phase == kBeforeInit) {
+    if (now_phase == kBeforeInit) [[unlikely]] {
         recorded = f.early_enters < kMaxEarlyEnters;
         f.early_enters += recorded;
     } else {
-        recorded = recording();
+        recorded = recording_now(*recorder);
     }
     const uint32_t region = function->region;
     f.stack.push_back({address, region, recorded});
-    if (recorded) write_event(s, now_phase, true, region);
+    if (recorded) write_event(f, now_phase, true, region);
 }
 
-void leave(const void* address, int now_phase) {
-    Functions& f = functions();
-    const Function* function = f.table.find(address);
-    if (!function || function->excluded) return;
+[[gnu::noinline]] void unwind_to(Functions& f, const void* address, int now_phase) {
     // Calls left without their exit hook (longjmp) end with the first caller that leaves.
     size_t depth = f.stack.size();
     while (depth > 0 && f.stack[depth - 1].address != address) --depth;
     if (depth == 0) return; // entered while nothing was recorded
-    RecorderState& s = state();
     while (f.stack.size() >= depth) {
         const Frame frame = f.stack.back();
         f.stack.pop_back();
-        if (frame.recorded) write_event(s, now_phase, false, frame.region);
+        if (frame.recorded) write_event(f, now_phase, false, frame.region);
     }
+}
+
+inline void leave(const void* address, int now_phase) {
+    Functions& f = functions();
+    // The innermost open call, nearly always: no lookup needed.
+    if (!f.stack.empty() && f.stack.back().address == address) [[likely]] {
+        const Frame frame = f.stack.back();
+        f.stack.pop_back();
+        if (frame.recorded) write_event(f, now_phase, false, frame.region);
+        return;
+    }
+    const Function* function = f.table.find(address);
+    if (!function || function->excluded) return;
+    unwind_to(f, address, now_phase);
 }
 
 } // namespace
 
 void functions_begin_recording(RecorderState& s, Timestamp program_start, Timestamp init_time) {
     Functions& f = functions();
+    recorder = &s;
     if (!hook_thread.main) {
         // MPI_Init on another thread than main: the calls kept so far belong to main.
         warn_once("MPI_Init was called on a thread other than the main thread; instrumented "
