@@ -203,6 +203,9 @@ inline void write_event(Functions& f, int now_phase, bool enter, uint32_t region
         f.early.push_back({time, region, enter});
         return;
     }
+    // Off after a death record closed the writer (a Leave of a call entered before).
+    if (!recorder->active.load(std::memory_order_relaxed)) [[unlikely]]
+        return;
     record(*recorder, [&](OTF2_EvtWriter* w) {
         return enter ? OTF2_EvtWriter_Enter(w, nullptr, time, region)
                      : OTF2_EvtWriter_Leave(w, nullptr, time, region);
