@@ -5,8 +5,8 @@
 # file:line).
 #   cxx      instrumented.cpp with a shared library of its own (smooth.cpp), built by
 #            topolens-cxx (compiling and linking apart); then filters: by name, by source
-#            file, through `topolens run --filter`, and a malformed one (one line on stderr,
-#            the program runs on unfiltered).
+#            file, through `topolens run --filter`, everything (the MPI calls stay), and a
+#            malformed one (one line on stderr, the program runs on unfiltered).
 #   clang    the same C++ program built by topolens-cxx with Clang (OMPI_CXX=clang++), which
 #            instruments after inlining: Solver's inline constructor is not in the tree.
 #   c        instrumented_c.c built by topolens-cc.
@@ -155,6 +155,18 @@ END
     analyze_and_dump files "$work/files.trace"
     grep -v -F -e '/grid::smooth(' plain.tree >expected.files
     same_tree expected.files files.tree "filter by file removes exactly smooth.cpp's functions"
+
+    echo "== a filter that excludes everything: MPI functions are never filtered"
+    printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE *\nSCOREP_REGION_NAMES_END\n' >all.filter
+    trace_and_dump all TOPOLENS_FILTER="$work/all.filter"
+    cat >expected.all <<END
+instrumented	$all	:
+instrumented/MPI_Allreduce	$all	MPI:
+instrumented/MPI_Finalize	$all	MPI:
+instrumented/MPI_Init	$all	MPI:
+instrumented/MPI_Sendrecv	$(times 5)	MPI:
+END
+    same_tree expected.all all.tree "EXCLUDE * leaves the MPI calls"
 
     echo "== a malformed filter file"
     # An unclosed bracket on line 3, column 11.
