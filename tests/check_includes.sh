@@ -2,7 +2,7 @@
 # The architecture's dependency rules, checked on every #include "..." of the sources:
 # each folder may include only the folders listed for it (its own always). Dependencies
 # point one way:
-#   measure -> trace (encodings only)        trace -> nothing
+#   measure -> trace (encodings, filter files) trace -> nothing
 #   analyzer/report -> nothing                analyzer/engine -> report, trace
 #   patterns -> engine, report, trace, audit  patterns/audit -> report
 #   analyzer/cli -> everything but gui and measure
@@ -18,7 +18,7 @@ cd "$root"
 # folder|allowed include prefixes (space-separated); the longest folder that matches a file
 # applies. "*" allows everything.
 rules=(
-    "measure|measure/ trace/tuned_encoding.h trace/program_encoding.h"
+    "measure|measure/ trace/tuned_encoding.h trace/program_encoding.h trace/region_filter.h"
     "trace|trace/"
     "analyzer/report|analyzer/report/"
     "analyzer/engine|analyzer/engine/ analyzer/report/ trace/"
