@@ -108,4 +108,9 @@ Config read_config(std::vector<std::string>& problems) {
     return config;
 }
 
+std::string filter_file() {
+    const char* text = env("TOPOLENS_FILTER");
+    return text ? text : "";
+}
+
 } // namespace topolens::measure

@@ -27,6 +27,10 @@ inline constexpr uint64_t kMaxBufferBytes = 64ULL << 30;
 // off, for TOPOLENS_ENABLE) and add a message to `problems`.
 Config read_config(std::vector<std::string>& problems);
 
+// TOPOLENS_FILTER: the filter file for instrumented functions (empty: none). Read apart
+// from read_config because the first instrumented call comes before MPI_Init.
+std::string filter_file();
+
 // "16M", "512K", "1G", "1048576" -> bytes; nullopt-like: returns false on bad input.
 bool parse_size(const std::string& text, uint64_t& bytes);
 

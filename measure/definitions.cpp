@@ -18,7 +18,8 @@ std::string RegionDefinition::key() const {
         key += '\x1f';
         key += *part;
     }
-    key += '\x1f' + std::to_string(role) + '\x1f' + std::to_string(paradigm);
+    key += '\x1f' + std::to_string(begin_line) + '\x1f' + std::to_string(role) + '\x1f' +
+           std::to_string(paradigm);
     return key;
 }
 
@@ -37,6 +38,16 @@ uint32_t LocalDefinitions::region(const RegionDefinition& region) {
     regions_.push_back(region);
     region_index_.emplace(std::move(key), id);
     return id;
+}
+
+uint32_t LocalDefinitions::new_region(const RegionDefinition& region) {
+    regions_.push_back(region);
+    return static_cast<uint32_t>(regions_.size() - 1);
+}
+
+void LocalDefinitions::set_source(uint32_t region, std::string file, uint32_t begin_line) {
+    regions_[region].source_file = std::move(file);
+    regions_[region].begin_line = begin_line;
 }
 
 uint32_t LocalDefinitions::user_region(const char* name) {
@@ -93,6 +104,7 @@ std::vector<char> serialize(const ProcessContribution& c) {
         out.put_string(r.canonical_name);
         out.put_string(r.description);
         out.put_string(r.source_file);
+        out.put<uint32_t>(r.begin_line);
         out.put<uint32_t>(r.role);
         out.put<uint32_t>(r.paradigm);
     }
@@ -139,6 +151,7 @@ ProcessContribution deserialize(const char* data, size_t size) {
         r.canonical_name = in.get_string();
         r.description = in.get_string();
         r.source_file = in.get_string();
+        r.begin_line = in.get<uint32_t>();
         r.role = static_cast<OTF2_RegionRole>(in.get<uint32_t>());
         r.paradigm = static_cast<OTF2_Paradigm>(in.get<uint32_t>());
         c.regions.push_back(std::move(r));
@@ -422,9 +435,9 @@ std::vector<IdMappings> write_global_definitions(const std::vector<ProcessContri
 
     for (uint32_t id = 0; id < regions.size(); ++id) {
         const RegionDefinition& r = *regions[id];
-        OTF2_GlobalDefWriter_WriteRegion(writer, id, strings(r.name), strings(r.canonical_name),
-                                         strings(r.description), r.role, r.paradigm,
-                                         OTF2_REGION_FLAG_NONE, strings(r.source_file), 0, 0);
+        OTF2_GlobalDefWriter_WriteRegion(
+            writer, id, strings(r.name), strings(r.canonical_name), strings(r.description), r.role,
+            r.paradigm, OTF2_REGION_FLAG_NONE, strings(r.source_file), r.begin_line, 0);
     }
     for (uint32_t id = 0; id < parameters.size(); ++id)
         OTF2_GlobalDefWriter_WriteParameter(writer, id, strings(parameters[id]->name),

@@ -21,6 +21,7 @@ struct RegionDefinition {
     std::string canonical_name;
     std::string description;
     std::string source_file;
+    uint32_t begin_line = 0; // 0: unknown
     OTF2_RegionRole role = OTF2_REGION_ROLE_FUNCTION;
     OTF2_Paradigm paradigm = OTF2_PARADIGM_USER;
     std::string key() const; // identity across processes
@@ -63,6 +64,12 @@ class LocalDefinitions {
     // and again, so a small cache keyed by the pointer (checked with strcmp) avoids hashing.
     uint32_t user_region(const char* name);
     uint32_t parameter(std::string_view name, OTF2_ParameterType type);
+    // A region of its own, never shared with an equal definition: an instrumented function,
+    // known by its address (two static functions of one name stay two until finalize tells
+    // their files apart). Its source is set later with set_source.
+    uint32_t new_region(const RegionDefinition& region);
+    // Where a new_region's code is, learnt late (at finalize).
+    void set_source(uint32_t region, std::string file, uint32_t begin_line);
 
     const std::vector<std::string>& strings() const { return strings_; }
     const std::vector<RegionDefinition>& regions() const { return regions_; }

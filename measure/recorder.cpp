@@ -1,6 +1,7 @@
 #include "recorder.h"
 
 #include "dying.h"
+#include "function_hooks.h"
 #include "recorder_state.h"
 
 #include "otf2_errors.h"
@@ -260,6 +261,11 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
     RecorderState& s = state();
     if (s.started) return; // MPI_Init and MPI_Init_thread are allowed once per process
     s.started = true;
+    // However MPI_Init ends, instrumented functions learn whether they are recorded.
+    struct FunctionsAfterStart {
+        RecorderState& s;
+        ~FunctionsAfterStart() { functions_after_start(s); }
+    } functions_after{s};
     PMPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &s.size);
 
@@ -300,6 +306,7 @@ void start_measurement(MpiFn init_fn, Timestamp enter_time) {
                                            s.program_arguments.data());
     });
     if (CallTree* tree = profile_tree(s)) tree->enter(s.program_region, s.first_time);
+    functions_begin_recording(s, s.first_time, enter_time); // main and what it called so far
     const uint32_t init = s.mpi_regions[static_cast<size_t>(init_fn)];
     record_enter(s, init, enter_time);
     record_leave(s, init, now());
@@ -404,6 +411,7 @@ void finish_measurement(Timestamp enter_time) {
     PMPI_Barrier(s.tool_comm);
     const Timestamp last_time = now();
     record_leave(s, finalize, last_time);
+    functions_end_recording(s, last_time); // main and its callers of MPI_Finalize
     // The exit status is not known yet (Score-P's undefined value).
     record([&](OTF2_EvtWriter* w) {
         return OTF2_EvtWriter_ProgramEnd(w, nullptr, last_time, OTF2_UNDEFINED_INT64);
@@ -445,6 +453,7 @@ void finish_measurement(Timestamp enter_time) {
     note_events_closed(mine.event_count);
     mine.first_time = to_global(s.first_time, s.clock.front());
     mine.last_time = to_global(last_time, s.clock.back());
+    functions_add_sources(s);
     copy_definitions(s, mine);
 
     // Rank 0 writes the global definitions and the anchor only with a healthy archive (an

@@ -2,8 +2,9 @@
 # The architecture's dependency rules, checked on every #include "..." of the sources:
 # each folder may include only the folders listed for it (its own always). Dependencies
 # point one way:
-#   measure -> trace (encodings only), analyzer/report (profile mode writes a CUBE4 report
-#              through the one writer; the report model knows nothing of analysis)
+#   measure -> trace (encodings, filter files), analyzer/report (profile mode writes a
+#              CUBE4 report through the one writer; the report model knows nothing of
+#              analysis)
 #   trace -> nothing
 #   analyzer/report -> nothing                analyzer/engine -> report, trace
 #   patterns -> engine, report, trace, audit  patterns/audit -> report
@@ -20,7 +21,7 @@ cd "$root"
 # folder|allowed include prefixes (space-separated); the longest folder that matches a file
 # applies. "*" allows everything.
 rules=(
-    "measure|measure/ trace/tuned_encoding.h trace/program_encoding.h analyzer/report/"
+    "measure|measure/ trace/tuned_encoding.h trace/program_encoding.h trace/region_filter.h analyzer/report/"
     "trace|trace/"
     "analyzer/report|analyzer/report/"
     "analyzer/engine|analyzer/engine/ analyzer/report/ trace/"

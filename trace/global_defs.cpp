@@ -78,12 +78,12 @@ OTF2_CallbackCode on_location(void* u, OTF2_LocationRef self, OTF2_StringRef nam
 OTF2_CallbackCode on_region(void* u, OTF2_RegionRef self, OTF2_StringRef name,
                             OTF2_StringRef canonical_name, OTF2_StringRef description,
                             OTF2_RegionRole role, OTF2_Paradigm paradigm, OTF2_RegionFlag,
-                            OTF2_StringRef source_file, uint32_t, uint32_t) {
+                            OTF2_StringRef source_file, uint32_t begin_line, uint32_t) {
     return guarded(u, [&](RawDefinitions& raw) {
-        define(
-            raw, raw.regions, self,
-            RawDefinitions::Region{name, canonical_name, description, source_file, role, paradigm},
-            "region");
+        define(raw, raw.regions, self,
+               RawDefinitions::Region{name, canonical_name, description, source_file, role,
+                                      paradigm, begin_line},
+               "region");
     });
 }
 
@@ -283,6 +283,7 @@ class Resolver {
             region.canonical_name = str(r.canonical_name, owner);
             region.description = str(r.description, owner);
             region.source_file = str(r.source_file, owner);
+            region.begin_line = r.begin_line;
             region.paradigm = paradigm_of(r.paradigm);
             region.role = role_of(r.role);
             defs_.regions.push_back(std::move(region));

@@ -40,6 +40,7 @@ struct RawDefinitions {
         OTF2_StringRef name, canonical_name, description, source_file;
         OTF2_RegionRole role;
         OTF2_Paradigm paradigm;
+        uint32_t begin_line;
     };
     std::map<OTF2_RegionRef, Region> regions;
     struct Group {

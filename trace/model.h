@@ -42,6 +42,7 @@ struct Region {
     std::string canonical_name;
     std::string description;
     std::string source_file;
+    uint32_t begin_line = 0; // 0: unknown
     Paradigm paradigm = Paradigm::Unknown;
     RegionRole role = RegionRole::Function;
     bool is_mpi() const { return paradigm == Paradigm::Mpi || source_file == "MPI"; }

@@ -32,6 +32,7 @@ constexpr int kExitTraceIncomplete = 3;
 struct RunOptions {
     int np = 4;
     std::optional<std::string> trace_dir;
+    std::optional<std::string> filter; // TOPOLENS_FILTER: instrumented functions left out
     bool dry_run = false;
     bool profile = false;                    // a profile instead of a trace (TOPOLENS_MODE=profile)
     std::vector<std::string> mpirun_options; // passed through in order
@@ -58,6 +59,7 @@ RunOptions parse(const std::vector<std::string>& args) {
     OptionParser()
         .option({"-np", "-n", "--np"}, [&](const std::string& v) { o.np = parse_count(v); })
         .option({"--trace-dir"}, [&](const std::string& v) { o.trace_dir = v; }, {true, "", true})
+        .option({"--filter"}, [&](const std::string& v) { o.filter = v; }, {true, "", true})
         .flag({"--dry-run"}, [&] { o.dry_run = true; })
         .flag({"--profile"}, [&] { o.profile = true; })
         .unknown(pass_through)
@@ -70,6 +72,7 @@ RunOptions parse(const std::vector<std::string>& args) {
     if (!separator) throw UsageError{"run needs '--' before the program"};
     if (o.program.empty()) throw UsageError{"run needs a program after '--'"};
     if (o.trace_dir && o.trace_dir->empty()) throw UsageError{"--trace-dir needs a directory"};
+    if (o.filter && o.filter->empty()) throw UsageError{"--filter needs a filter file"};
     return o;
 }
 
@@ -132,6 +135,8 @@ std::vector<std::string> mpirun_command(const RunOptions& o, const std::string& 
     cmd.insert(cmd.end(), {"-x", "LD_PRELOAD=" + preload});
     if (o.trace_dir)
         cmd.insert(cmd.end(), {"-x", "TOPOLENS_TRACE_DIR=" + fs::absolute(*o.trace_dir).string()});
+    if (o.filter)
+        cmd.insert(cmd.end(), {"-x", "TOPOLENS_FILTER=" + fs::absolute(*o.filter).string()});
     cmd.insert(cmd.end(), {"-x", "TOPOLENS_REPORT_PATH_FILE=" + report_file});
     if (o.profile) cmd.insert(cmd.end(), {"-x", "TOPOLENS_MODE=profile"});
     cmd.insert(cmd.end(), o.program.begin(), o.program.end());
@@ -193,7 +198,8 @@ ReportedTrace reported_trace(const std::string& report_file) {
 } // namespace
 
 void run_usage(std::ostream& out) {
-    out << "usage: topolens run [-np N] [--trace-dir DIR] [--profile] [--dry-run] [mpirun "
+    out << "usage: topolens run [-np N] [--trace-dir DIR] [--filter FILE] [--profile] [--dry-run] "
+           "[mpirun "
            "options] -- "
            "PROGRAM [ARGS...]\n\n"
            "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
@@ -205,6 +211,8 @@ void run_usage(std::ostream& out) {
            "to be cut short.\n\n"
            "  -np N            number of MPI processes (also -n, --np)\n"
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
+           "  --filter FILE    leave out the instrumented functions a Score-P filter file\n"
+           "                   excludes (TOPOLENS_FILTER; docs/instrumentation.md)\n"
            "  --profile        write a call-path profile (DIR/profile.cubex) at the end\n"
            "                   instead of a trace (TOPOLENS_MODE=profile; see docs/profile.md)\n"
            "  --dry-run        print the mpirun command instead of running it\n\n"

@@ -124,6 +124,7 @@ std::vector<uint32_t> fill_definitions(const trace::Trace& trace, const trace::M
         region.canonical_name = r.canonical_name;
         region.description = r.description;
         region.source_file = r.source_file;
+        if (r.begin_line > 0) region.begin_line = static_cast<int>(r.begin_line);
         region.paradigm = r.is_mpi() ? "mpi" : paradigm_word(r.paradigm);
         region.role = role_word(r.role);
         report.add_region(std::move(region));

@@ -28,7 +28,8 @@ done
 echo "== dpkg -x into $work/root"
 dpkg -x "$deb" "$work/root" || tl_fail "dpkg -x failed"
 (cd "$work/root" && find . -type f | sort) | tee "$work/files.txt"
-for f in usr/bin/topolens usr/bin/topolens-gui usr/bin/topolens-complete usr/bin/topolens-adcl-flags; do
+for f in usr/bin/topolens usr/bin/topolens-gui usr/bin/topolens-complete usr/bin/topolens-adcl-flags \
+    usr/bin/topolens-cc usr/bin/topolens-cxx usr/bin/topolens-fc; do
     [ -x "$work/root/$f" ] || tl_fail "the package has no program /$f"
 done
 for f in libtopolens-measure.so topolens.h topolens.mod topolensConfig.cmake topolens.pc \

@@ -22,7 +22,8 @@ cmake --install "$TL_BUILD" --prefix "$prefix" >"$work/install.log" 2>&1 ||
 
 echo "== installed files"
 (cd "$prefix" && find . -type f -o -type l | sort) | tee "$work/files.txt"
-for f in bin/topolens bin/topolens-gui bin/topolens-complete bin/topolens-adcl-flags; do
+for f in bin/topolens bin/topolens-gui bin/topolens-complete bin/topolens-adcl-flags \
+    bin/topolens-cc bin/topolens-cxx bin/topolens-fc; do
     [ -x "$prefix/$f" ] || tl_fail "no program $f in the install"
 done
 for f in libtopolens-measure.so libtopolens-measure-fortran.so libtopolens-adcl.a \
@@ -34,7 +35,7 @@ for f in topolens.h topolens.mod; do
     [ -f "$includedir/$f" ] || tl_fail "no $TL_INSTALL_INCLUDEDIR/$f in the install"
 done
 # Programs only: the samples and the test programs stay in the build tree.
-extra="$(find "$prefix/bin" -mindepth 1 -printf '%f\n' | grep -vxE 'topolens|topolens-gui|topolens-complete|topolens-adcl-flags' || true)"
+extra="$(find "$prefix/bin" -mindepth 1 -printf '%f\n' | grep -vxE 'topolens|topolens-gui|topolens-complete|topolens-adcl-flags|topolens-(cc|cxx|fc)' || true)"
 [ -z "$extra" ] || tl_fail "the install holds programs that are not topolens': $extra"
 
 # A C program using the API (a region and a 2x1 user topology) and a Fortran one (use
@@ -160,4 +161,28 @@ adapter="$(tr ' ' '\n' <<<"$adcl_flags" | grep 'libtopolens-adcl\.a$')"
 measure_dir="$(tr ' ' '\n' <<<"$adcl_flags" | sed -n 's/^-L//p')"
 [ "$(readlink -f "$measure_dir")" = "$(readlink -f "$libdir")" ] ||
     tl_fail "topolens-adcl-flags links the library in '$measure_dir', not in the install"
+# The installed compiler wrappers instrument and link the installed library; the program's
+# functions are in its trace (docs/instrumentation.md).
+cat >"$work/app/instrumented.c" <<'EOF'
+#include <mpi.h>
+__attribute__((noinline)) static int installed_function(int x) { return x + 1; }
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    int r = installed_function(argc);
+    MPI_Finalize();
+    return r == 0;
+}
+EOF
+"$prefix/bin/topolens-cc" "$work/app/instrumented.c" -o "$work/app/instrumented" ||
+    tl_fail "the installed topolens-cc failed"
+lib="$(ldd "$work/app/instrumented" | awk '$1 == "libtopolens-measure.so" { print $3 }')"
+[ "$(readlink -f "$lib")" = "$(readlink -f "$libdir/libtopolens-measure.so")" ] ||
+    tl_fail "topolens-cc links libtopolens-measure.so from '$lib', not from the install"
+(cd "$work" && "$topolens" run -np 2 --trace-dir "$work/trace_instrumented" -- \
+    "$work/app/instrumented") >"$work/run_instrumented.txt" 2>&1 ||
+    { cat "$work/run_instrumented.txt"; tl_fail "topolens run of the instrumented program failed"; }
+"$topolens" info "$work/trace_instrumented" >"$work/info_instrumented.txt" 2>&1 ||
+    tl_fail "topolens info cannot read the instrumented program's trace"
+grep -q "installed_function" "$work/info_instrumented.txt" ||
+    { cat "$work/info_instrumented.txt"; tl_fail "the instrumented function is not in the trace"; }
 echo "PASS: install"

@@ -91,6 +91,21 @@ TEST(RunCommand, BuildsTheMpirunCommandAndReportsTheTrace) {
     EXPECT_FALSE(fs::exists(report_file)); // the temporary file is cleaned up
 }
 
+// --filter hands the filter file, made absolute, to every rank.
+TEST(RunCommand, FilterFileIsExported) {
+    FakeMpirun fake;
+    ScratchDir work;
+    const fs::path filter = work / "functions.filter";
+    const CommandResult r =
+        run_command({TOPOLENS_BIN, "run", "--filter", filter.string(), "--", "./prog"}, fake.env());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(exported(fake.args(), "TOPOLENS_FILTER"), filter.string());
+    const CommandResult empty =
+        run_command({TOPOLENS_BIN, "run", "--filter", "", "--", "p"}, fake.env());
+    EXPECT_NE(empty.exit_code, 0);
+    EXPECT_NE(empty.err.find("--filter needs a filter file"), std::string::npos) << empty.err;
+}
+
 TEST(RunCommand, DefaultsAndExistingPreload) {
     FakeMpirun fake;
     auto env = fake.env();
