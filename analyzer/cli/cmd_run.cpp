@@ -33,6 +33,7 @@ struct RunOptions {
     int np = 4;
     std::optional<std::string> trace_dir;
     bool dry_run = false;
+    bool analyze = false;                    // then analyze the trace and print its summary
     std::vector<std::string> mpirun_options; // passed through in order
     std::vector<std::string> program;        // after "--"
 };
@@ -58,6 +59,7 @@ RunOptions parse(const std::vector<std::string>& args) {
         .option({"-np", "-n", "--np"}, [&](const std::string& v) { o.np = parse_count(v); })
         .option({"--trace-dir"}, [&](const std::string& v) { o.trace_dir = v; }, {true, "", true})
         .flag({"--dry-run"}, [&] { o.dry_run = true; })
+        .flag({"--analyze"}, [&] { o.analyze = true; })
         .unknown(pass_through)
         .positional(pass_through)
         .separator([&](const std::vector<std::string>& program) {
@@ -187,20 +189,33 @@ ReportedTrace reported_trace(const std::string& report_file) {
     return trace;
 }
 
+// --analyze: `topolens analyze TRACE`, then `topolens summary TRACE` (which reads the report
+// just written). The program's failure wins over the analysis'.
+int analyze_and_summarize(const std::string& trace, int run_status) {
+    std::cout.flush();
+    int status = analyze_main({trace});
+    if (status == kExitOk) status = summary_main({trace});
+    return run_status != kExitOk ? run_status : status;
+}
+
 } // namespace
 
 void run_usage(std::ostream& out) {
-    out << "usage: topolens run [-np N] [--trace-dir DIR] [--dry-run] [mpirun options] -- "
-           "PROGRAM [ARGS...]\n\n"
+    out << "usage: topolens run [-np N] [--trace-dir DIR] [--analyze] [--dry-run] [mpirun "
+           "options] -- PROGRAM [ARGS...]\n\n"
            "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
            "preloaded, and reports where the trace was written. Options other than these are\n"
            "passed to mpirun unchanged.\n\n"
            "Returns mpirun's exit status; 3 if that was 0 but the trace is incomplete (a\n"
            "write failed, e.g. a full disk: the message says what is missing). The trace of\n"
            "a run that ended before MPI_Finalize is completed (topolens-complete) and said\n"
-           "to be cut short.\n\n"
+           "to be cut short. With --analyze, a complete or completed trace is then analyzed\n"
+           "as `topolens analyze TRACE` does (report.cubex in the trace directory) and its\n"
+           "summary printed as `topolens summary` does; a failed analysis is status 1 when\n"
+           "the program itself succeeded.\n\n"
            "  -np N            number of MPI processes (also -n, --np)\n"
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
+           "  --analyze        analyze the trace and print its summary (as scalasca -analyze)\n"
            "  --dry-run        print the mpirun command instead of running it\n\n"
            "environment:\n"
            "  TOPOLENS_MEASURE_LIB  path of libtopolens-measure.so (default: the library\n"
@@ -243,22 +258,24 @@ int run_main(const std::vector<std::string>& args) {
         }
         if (needs_completion(trace.path)) {
             // The run died before MPI_Finalize: its ranks left their events and records.
-            if (run_completion(trace.path))
-                std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "
-                             "short, is in "
-                          << trace.path << "\n";
-            else
+            if (!run_completion(trace.path)) {
                 std::cerr << "topolens: the run ended before MPI_Finalize and its trace in "
                           << trace.path << " could not be completed\n";
+                return status != kExitOk ? status : kExitTraceIncomplete;
+            }
+            std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "
+                         "short, is in "
+                      << trace.path << "\n";
+            const int run_status = status != kExitOk ? status : kExitTraceIncomplete;
+            return options.analyze ? analyze_and_summarize(trace.path, run_status) : run_status;
+        }
+        if (!trace.complete) {
+            std::cerr << "topolens: the trace in " << trace.path
+                      << " is incomplete: " << join(trace.missing, "; ") << "\n";
             return status != kExitOk ? status : kExitTraceIncomplete;
         }
-        if (trace.complete) {
-            std::cerr << "topolens: trace written to " << trace.path << "\n";
-            return status;
-        }
-        std::cerr << "topolens: the trace in " << trace.path
-                  << " is incomplete: " << join(trace.missing, "; ") << "\n";
-        return status != kExitOk ? status : kExitTraceIncomplete;
+        std::cerr << "topolens: trace written to " << trace.path << "\n";
+        return options.analyze ? analyze_and_summarize(trace.path, status) : status;
     } catch (const std::exception& e) {
         if (!report_file.empty()) std::remove(report_file.c_str());
         print_error(e.what());
