@@ -1,7 +1,9 @@
 #include "analyzer/cli/audit_verification.h"
 
-#include "analyzer/cli/report_input.h"
 #include "analyzer/cli/text.h"
+
+#include "analyzer/report/cube4.h"
+#include "patterns/analyze_file.h"
 
 #include <algorithm>
 #include <ostream>
@@ -13,7 +15,8 @@ namespace pt = topolens::patterns;
 
 pt::CodeletMeasurements read_run(const std::string& path) {
     try {
-        const report::Report report = open_report_input(path);
+        const report::Report report = pt::is_trace_path(path) ? pt::analyze_file(path).result.report
+                                                              : report::read_cube4(path);
         auto found = report.attributes.find(pt::kMeasurementsAttribute);
         if (found == report.attributes.end())
             throw pt::VerificationError("verification run " + path +
