@@ -201,8 +201,8 @@ int analyze_and_summarize(const std::string& trace, int run_status) {
 } // namespace
 
 void run_usage(std::ostream& out) {
-    out << "usage: topolens run [-np N] [--trace-dir DIR] [--analyze] [--dry-run] [mpirun "
-           "options] -- PROGRAM [ARGS...]\n\n"
+    out << "usage: topolens run [-np N] [--trace-dir DIR] [--analyze] [--dry-run]\n"
+           "                    [mpirun options] -- PROGRAM [ARGS...]\n\n"
            "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
            "preloaded, and reports where the trace was written. Options other than these are\n"
            "passed to mpirun unchanged.\n\n"
