@@ -21,7 +21,7 @@ endif()
 # A proxy or a captive portal may answer with a page: only an archive of ADCL will do.
 execute_process(COMMAND tar tzf "${partial}" RESULT_VARIABLE listed OUTPUT_VARIABLE entries
                 ERROR_QUIET)
-if(NOT listed EQUAL 0 OR NOT entries MATCHES "(^|\n)[^/\n]+/configure\n")
+if(NOT listed EQUAL 0 OR NOT entries MATCHES "(^|\n)([.]/)?[^/\n]+/configure\n")
   file(REMOVE "${partial}")
   message("ADCL not fetched: ${URL} did not give an archive of ADCL's sources")
   return()
