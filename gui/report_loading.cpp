@@ -2,8 +2,9 @@
 
 #include "analyzer/report/cube4.h"
 #include "patterns/analyze_file.h"
+#include "patterns/trace_report.h"
 
-#include <ostream>
+#include <iostream>
 #include <streambuf>
 
 namespace topolens::gui {
@@ -40,12 +41,17 @@ report::Report load_report_or_trace(const std::string& path,
     if (!patterns::is_trace_path(path)) return report::read_cube4(path);
     LineBuffer buffer(progress);
     std::ostream progress_stream(&buffer);
-    progress_stream << "reading trace " << path << "\n";
+    // Whether the trace is analyzed first, and why: on stderr, as the command line says it,
+    // and in the progress dialog.
+    const std::function<void(const std::string&)> note = [&](const std::string& line) {
+        std::cerr << line << "\n";
+        if (progress) progress(line);
+    };
+    LineBuffer note_buffer(note);
+    std::ostream notes(&note_buffer);
     analysis::AnalysisOptions options;
     options.progress = &progress_stream;
-    patterns::FileAnalysis file = patterns::analyze_file(path, options);
-    progress_stream << "analyzed " << file.result.events << " events\n";
-    return std::move(file.result.report);
+    return patterns::open_report(path, notes, options);
 }
 
 } // namespace topolens::gui

@@ -1,6 +1,7 @@
-// Opening what the user names: a CUBE4 report is read, an OTF2 trace (archive directory or
-// .otf2 anchor) is analyzed with every pattern first, exactly as `topolens analyze` does
-// (analyzer/cli/cmd_analyze.cpp), without writing a report file.
+// Opening what the user names: a CUBE4 report is read; an OTF2 trace (archive directory or
+// .otf2 anchor) stands for its report, which is written first (analyzing the trace with every
+// pattern, as `topolens analyze` does) when it is missing or older than the trace
+// (patterns/trace_report.h).
 #pragma once
 
 #include "analyzer/report/report.h"

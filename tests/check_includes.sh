@@ -9,7 +9,8 @@
 #   analyzer/report -> nothing                analyzer/engine -> report, trace
 #   patterns -> engine, report, trace, audit  patterns/audit -> report
 #   analyzer/cli -> everything but gui and measure
-#   gui -> report, audit, and the engine only through patterns/analyze_file.h
+#   gui -> report, audit, and the engine only through patterns/analyze_file.h and
+#          patterns/trace_report.h
 # Usage: tests/check_includes.sh [SOURCE_DIR]    (default: the repository)
 # Prints one line per forbidden include (file:line: folder may not include path) and
 # exits 1 if there is any.
@@ -29,7 +30,7 @@ rules=(
     "analyzer/cli|analyzer/ patterns/ trace/"
     "patterns|patterns/ analyzer/engine/ analyzer/report/ trace/"
     "patterns/audit|patterns/audit/ analyzer/report/"
-    "gui|gui/ analyzer/report/ patterns/audit/ patterns/analyze_file.h"
+    "gui|gui/ analyzer/report/ patterns/audit/ patterns/analyze_file.h patterns/trace_report.h"
     "samples|samples/"
     "tests|*"
     "gui/tests|*"

@@ -7,6 +7,7 @@
 #include "analyzer/engine/grid.h"
 #include "analyzer/report/cube4.h"
 #include "patterns/analyze_file.h"
+#include "patterns/trace_report.h"
 
 #include <chrono>
 #include <filesystem>
@@ -17,16 +18,8 @@ namespace topolens::cli {
 
 namespace {
 
-constexpr size_t kWarningsShown = 10;
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Next to the trace: <archive directory>/report.cubex, as Scalasca puts scout.cubex into
-// the experiment directory.
-std::string default_report_path(const std::string& anchor) {
-    return (std::filesystem::path(anchor).parent_path() / "report.cubex").string();
 }
 
 } // namespace
@@ -94,14 +87,10 @@ int analyze_main(const std::vector<std::string>& args) {
         const analysis::AnalysisResult& result = file.result;
         const double read_seconds = file.read_seconds;
 
-        if (report_path.empty()) report_path = default_report_path(file.anchor);
+        if (report_path.empty()) report_path = patterns::default_report_path(file.anchor);
         report::write_cube4(result.report, report_path);
 
-        for (size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)
-            std::cerr << "topolens: warning: " << result.warnings[i] << "\n";
-        if (result.warnings.size() > kWarningsShown)
-            std::cerr << "topolens: " << result.warnings.size() - kWarningsShown
-                      << " more warnings not shown\n";
+        patterns::note_warnings(result, std::cerr);
         if (progress)
             *progress << "topolens: " << result.events << " events read in " << read_seconds
                       << " s, analyzed in " << seconds_since(start) - read_seconds << " s\n";

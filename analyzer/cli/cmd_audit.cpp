@@ -7,10 +7,9 @@
 #include "analyzer/cli/audit_verification.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
+#include "analyzer/cli/report_input.h"
 #include "analyzer/cli/text.h"
 
-#include "analyzer/report/cube4.h"
-#include "patterns/analyze_file.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_audit_json.h"
 #include "patterns/audit/codelet_measurements.h"
@@ -113,12 +112,6 @@ AuditOptions parse(const std::vector<std::string>& args) {
         throw UsageError{"--nomax must be a fraction between 0 and 1"};
     if (!(o.parameters.nu > 0)) throw UsageError{"--nu must be positive"};
     return o;
-}
-
-// A trace is an archive directory or its .otf2 anchor; anything else is read as a report.
-report::Report load(const std::string& path) {
-    if (!pt::is_trace_path(path)) return report::read_cube4(path);
-    return pt::analyze_file(path).result.report;
 }
 
 // One unit for all the times of an operation, chosen by the largest estimate, so that the
@@ -413,6 +406,10 @@ void audit_usage(std::ostream& out) {
     out << "usage: topolens audit TRACE|REPORT [VERIFY...] [--format text|json] [--b B]\n"
            "         [--nomax F] [--nu NU] [--rule audit|adcl] [--measurements N] [--sweep]\n"
            "         [--aggregate max|min] [--outlier-factor F] [--outlier-fraction P]\n\n"
+           "TRACE, a trace directory (or its .otf2 anchor), stands for its report.cubex, which\n"
+           "is written first (as topolens analyze does, saying so on stderr) when it is\n"
+           "missing or older than the trace (verification runs given as traces are analyzed\n"
+           "without writing a report).\n\n"
            "Audits the decisions of runtime autotuners recorded in a trace (ADCL-style tuned\n"
            "operations, see docs/audit.md): per tuned operation and codelet the\n"
            "search-phase measurements, estimates by the raw mean and four robust methods,\n"
@@ -463,7 +460,7 @@ int audit_main(const std::vector<std::string>& args) {
         return report_usage_error(e, "audit: ", audit_usage);
     }
     try {
-        const report::Report report = load(o.input);
+        const report::Report report = open_report_input(o.input);
         auto found = report.attributes.find(pt::kMeasurementsAttribute);
         if (found == report.attributes.end()) {
             print_error("audit: " + o.input +

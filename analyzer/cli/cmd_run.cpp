@@ -35,6 +35,7 @@ struct RunOptions {
     std::optional<std::string> filter; // TOPOLENS_FILTER: instrumented functions left out
     bool dry_run = false;
     bool profile = false;                    // a profile instead of a trace (TOPOLENS_MODE=profile)
+    bool analyze = false;                    // then analyze the trace and print its summary
     std::vector<std::string> mpirun_options; // passed through in order
     std::vector<std::string> program;        // after "--"
 };
@@ -62,6 +63,7 @@ RunOptions parse(const std::vector<std::string>& args) {
         .option({"--filter"}, [&](const std::string& v) { o.filter = v; }, {true, "", true})
         .flag({"--dry-run"}, [&] { o.dry_run = true; })
         .flag({"--profile"}, [&] { o.profile = true; })
+        .flag({"--analyze"}, [&] { o.analyze = true; })
         .unknown(pass_through)
         .positional(pass_through)
         .separator([&](const std::vector<std::string>& program) {
@@ -195,22 +197,34 @@ ReportedTrace reported_trace(const std::string& report_file) {
     return trace;
 }
 
+// --analyze: `topolens analyze TRACE`, then `topolens summary TRACE` (which reads the report
+// just written). The program's failure wins over the analysis'.
+int analyze_and_summarize(const std::string& trace, int run_status) {
+    std::cout.flush();
+    int status = analyze_main({trace});
+    if (status == kExitOk) status = summary_main({trace});
+    return run_status != kExitOk ? run_status : status;
+}
+
 } // namespace
 
 void run_usage(std::ostream& out) {
-    out << "usage: topolens run [-np N] [--trace-dir DIR] [--filter FILE] [--profile] [--dry-run] "
-           "[mpirun "
-           "options] -- "
-           "PROGRAM [ARGS...]\n\n"
+    out << "usage: topolens run [-np N] [--trace-dir DIR] [--analyze] [--profile] [--filter FILE]\n"
+           "                    [--dry-run] [mpirun options] -- PROGRAM [ARGS...]\n\n"
            "Runs PROGRAM under mpirun with N processes (default 4), the measurement library\n"
            "preloaded, and reports where the trace was written. Options other than these are\n"
            "passed to mpirun unchanged.\n\n"
            "Returns mpirun's exit status; 3 if that was 0 but the trace is incomplete (a\n"
-           "write failed, e.g. a full disk: the message says what is missing). The trace of\n"
+           "write failed, e.g. a full disk: the message says what is missing) or a --profile\n"
+           "run wrote no profile. The trace of\n"
            "a run that ended before MPI_Finalize is completed (topolens-complete) and said\n"
-           "to be cut short.\n\n"
+           "to be cut short. With --analyze, a complete or completed trace is then analyzed\n"
+           "as `topolens analyze TRACE` does (report.cubex in the trace directory) and its\n"
+           "summary printed as `topolens summary` does; a failed analysis is status 1 when\n"
+           "the program itself succeeded. With --profile too, the profile's summary is printed.\n\n"
            "  -np N            number of MPI processes (also -n, --np)\n"
            "  --trace-dir DIR  write the trace archive to DIR (default: the library's choice)\n"
+           "  --analyze        analyze the trace and print its summary (as scalasca -analyze)\n"
            "  --filter FILE    leave out the instrumented functions a Score-P filter file\n"
            "                   excludes (TOPOLENS_FILTER; docs/instrumentation.md)\n"
            "  --profile        write a call-path profile (DIR/profile.cubex) at the end\n"
@@ -261,33 +275,40 @@ int run_main(const std::vector<std::string>& args) {
             options.profile ||
             (fs::is_regular_file(profile) && !fs::exists(fs::path(trace.path) / "traces.otf2"));
         if (profile_only) {
-            if (fs::is_regular_file(profile))
-                std::cerr << "topolens: profile written to " << profile.string() << "\n";
-            else
+            if (!fs::is_regular_file(profile)) {
                 std::cerr << "topolens: no profile was written (the run ended before "
                              "MPI_Finalize?)\n";
-            return status;
+                return status != kExitOk ? status : kExitTraceIncomplete;
+            }
+            std::cerr << "topolens: profile written to " << profile.string() << "\n";
+            // A profile is a report already: --analyze prints its summary.
+            if (!options.analyze) return status;
+            std::cout.flush();
+            const int summarized = summary_main({profile.string()});
+            return status != kExitOk ? status : summarized;
         }
         if (fs::is_regular_file(profile))
             std::cerr << "topolens: profile written to " << profile.string() << "\n";
         if (needs_completion(trace.path)) {
             // The run died before MPI_Finalize: its ranks left their events and records.
-            if (run_completion(trace.path))
-                std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "
-                             "short, is in "
-                          << trace.path << "\n";
-            else
+            if (!run_completion(trace.path)) {
                 std::cerr << "topolens: the run ended before MPI_Finalize and its trace in "
                           << trace.path << " could not be completed\n";
+                return status != kExitOk ? status : kExitTraceIncomplete;
+            }
+            std::cerr << "topolens: the run ended before MPI_Finalize; its trace, cut "
+                         "short, is in "
+                      << trace.path << "\n";
+            const int run_status = status != kExitOk ? status : kExitTraceIncomplete;
+            return options.analyze ? analyze_and_summarize(trace.path, run_status) : run_status;
+        }
+        if (!trace.complete) {
+            std::cerr << "topolens: the trace in " << trace.path
+                      << " is incomplete: " << join(trace.missing, "; ") << "\n";
             return status != kExitOk ? status : kExitTraceIncomplete;
         }
-        if (trace.complete) {
-            std::cerr << "topolens: trace written to " << trace.path << "\n";
-            return status;
-        }
-        std::cerr << "topolens: the trace in " << trace.path
-                  << " is incomplete: " << join(trace.missing, "; ") << "\n";
-        return status != kExitOk ? status : kExitTraceIncomplete;
+        std::cerr << "topolens: trace written to " << trace.path << "\n";
+        return options.analyze ? analyze_and_summarize(trace.path, status) : status;
     } catch (const std::exception& e) {
         if (!report_file.empty()) std::remove(report_file.c_str());
         print_error(e.what());

@@ -5,11 +5,11 @@
 // of Cube's cube_stat.
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
+#include "analyzer/cli/report_input.h"
 #include "analyzer/cli/text.h"
 
 #include "analyzer/engine/grid.h"
 #include "analyzer/engine/grid_slices.h"
-#include "analyzer/report/cube4.h"
 #include "analyzer/report/report_grid.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_measurements.h"
@@ -466,7 +466,10 @@ void print_attributes(std::ostream& out, const rp::Report& report) {
 } // namespace
 
 void summary_usage(std::ostream& out) {
-    out << "usage: topolens summary REPORT [--top N]\n\n"
+    out << "usage: topolens summary REPORT|TRACE [--top N]\n\n"
+           "TRACE, a trace directory (or its .otf2 anchor), stands for its report.cubex, which\n"
+           "is written first (as topolens analyze does, saying so on stderr) when it is\n"
+           "missing or older than the trace.\n\n"
            "Summarizes a CUBE4 report (.cubex, ours or Scalasca's): the metric tree with each\n"
            "metric's total (inclusive over its sub-metrics, all call paths and locations), its\n"
            "share of Time and of its parent metric (the wave metrics, a part of Late Sender in\n"
@@ -504,7 +507,7 @@ int summary_main(const std::vector<std::string>& args) {
                               }))
         return *exit;
     try {
-        const rp::Report report = rp::read_cube4(path);
+        const rp::Report report = open_report_input(path);
         std::vector<double> totals(report.metrics.size(), 0.0);
         for (std::size_t m = 0; m < report.metrics.size(); ++m)
             totals[m] = report.total(static_cast<int>(m));

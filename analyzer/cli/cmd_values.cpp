@@ -3,9 +3,9 @@
 // grid role, for scripts, plots and other tools.
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/options.h"
+#include "analyzer/cli/report_input.h"
 
 #include "analyzer/engine/grid.h"
-#include "analyzer/report/cube4.h"
 #include "analyzer/report/json.h"
 #include "analyzer/report/report_grid.h"
 
@@ -310,8 +310,11 @@ std::string values_json(const rp::Report& report, const Options& o, int metric,
 } // namespace
 
 void values_usage(std::ostream& out) {
-    out << "usage: topolens values REPORT --metric NAME [--callpath PATH] [--format csv|json]\n"
-           "                       [--topology NAME]\n\n"
+    out << "usage: topolens values REPORT|TRACE --metric NAME [--callpath PATH]\n"
+           "                       [--format csv|json] [--topology NAME]\n\n"
+           "TRACE, a trace directory (or its .otf2 anchor), stands for its report.cubex, which\n"
+           "is written first (as topolens analyze does, saying so on stderr) when it is\n"
+           "missing or older than the trace.\n\n"
            "Prints one metric's value per location of a CUBE4 report, inclusive over the\n"
            "metric's sub-metrics and the call tree below PATH, with rank, thread, host,\n"
            "Cartesian coordinates and grid role. --metric takes a metric's unique or display\n"
@@ -360,7 +363,7 @@ int values_main(const std::vector<std::string>& args) {
         return kExitUsage;
     }
     try {
-        const rp::Report report = rp::read_cube4(o.report);
+        const rp::Report report = open_report_input(o.report);
         const int metric = resolve_metric(report, o.metric);
         const std::vector<int> callpaths =
             o.has_callpath ? resolve_callpath(report, o.callpath) : std::vector<int>{-1};

@@ -12,6 +12,7 @@
 #include "gui/topology_view.h"
 #include "gui/value_tree.h"
 #include "gui/vtk_gl_widget.h"
+#include "trace/synthetic.h"
 
 #include <QAction>
 #include <QApplication>
@@ -1270,6 +1271,84 @@ class GuiTest : public QObject {
         process.start(program, {"--render", audited, "--png", codelets, "--view", "sideways"});
         QVERIFY(process.waitForFinished(30000));
         QCOMPARE(process.exitCode(), 2);
+    }
+
+    // `topolens-gui DIR`: a trace directory opens through its report.cubex, written first
+    // when missing (said on stderr), read as it is afterwards; on a synthetic trace with known
+    // Late Sender and on the wavefront sample's trace (the fixture's).
+    void opens_a_trace_directory_through_its_report() {
+        namespace fs = std::filesystem;
+        const fs::path synth_dir = work_dir().toStdString() + "/synth-trace";
+        fs::remove_all(synth_dir);
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::LateSender;
+        options.ranks = 4;
+        trace::Synthetic synth = trace::synthesize(options);
+        synth.builder.write(synth_dir.string());
+        const fs::path synth_report = synth_dir / "report.cubex";
+        QVERIFY(!fs::exists(synth_report));
+
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(QString::fromStdString(synth_dir.string())));
+        QVERIFY(fs::exists(synth_report));
+        QCOMPARE(window_->windowTitle(), QString("topolens - synth-trace"));
+        // On screen: Late Sender's total in the metric pane (collapsed: inclusive).
+        const int ls = metric("mpi_latesender");
+        QTreeWidgetItem* item =
+            window_->panes()->metric_tree()->find_node(ls, BrowserPanes::kMetric);
+        QVERIFY(item);
+        item->setExpanded(false);
+        const double expected = static_cast<double>(synth.expected.late_sender.total) /
+                                static_cast<double>(trace::kSynthResolution);
+        QVERIFY(expected > 0);
+        QVERIFY2(std::abs(ValueTree::node_value(item) - expected) <= 1e-12,
+                 qPrintable(QString::number(ValueTree::node_value(item))));
+        // Opened again: the report is read, not made again.
+        const auto written = fs::last_write_time(synth_report);
+        QVERIFY(window_->open_file(QString::fromStdString(synth_dir.string())));
+        QCOMPARE(fs::last_write_time(synth_report), written);
+
+        // The program itself: it analyzes first and says so, on stderr.
+        fs::remove(synth_report);
+        QProcess process;
+        process.start(env("TOPOLENS_GUI"), {QString::fromStdString(synth_dir.string())});
+        QVERIFY(process.waitForStarted(10000));
+        QElapsedTimer waited;
+        waited.start();
+        while (!fs::exists(synth_report) && waited.elapsed() < 30000) QTest::qWait(50);
+        QTest::qWait(500); // the note follows the report's writing
+        process.kill();
+        process.waitForFinished(10000);
+        QVERIFY(fs::exists(synth_report));
+        const QString said = process.readAllStandardError();
+        QVERIFY2(said.contains("topolens: analyzing " + QString::fromStdString(synth_dir.string()) +
+                               " first: it has no report yet"),
+                 qPrintable(said));
+
+        // The wavefront sample traced under mpirun (16 ranks): the same values as its report
+        // made by `topolens analyze`.
+        const fs::path fixture_trace =
+            fs::path(env("TOPOLENS_GUI_TEST_REPORT").toStdString()).parent_path() / "trace";
+        QVERIFY2(fs::exists(fixture_trace / "traces.otf2"), fixture_trace.c_str());
+        const fs::path sample_dir = work_dir().toStdString() + "/wavefront-trace";
+        fs::remove_all(sample_dir);
+        fs::copy(fixture_trace, sample_dir, fs::copy_options::recursive);
+        QVERIFY(window_->open_file(QString::fromStdString(sample_dir.string())));
+        QVERIFY(fs::exists(sample_dir / "report.cubex"));
+        const report::Report reference =
+            report::read_cube4(env("TOPOLENS_GUI_TEST_REPORT").toStdString());
+        const int sw = metric("Wavefront from SW");
+        QVERIFY(window_->panes()->select_metric(sw));
+        QTreeWidgetItem* sw_item =
+            window_->panes()->metric_tree()->find_node(sw, BrowserPanes::kMetric);
+        QVERIFY(sw_item);
+        sw_item->setExpanded(false);
+        const double sw_total = reference.total(*reference.find_metric("Wavefront from SW"));
+        QVERIFY(sw_total > 0);
+        QVERIFY2(std::abs(ValueTree::node_value(sw_item) - sw_total) <= 1e-9 * sw_total,
+                 qPrintable(QString::number(ValueTree::node_value(sw_item))));
     }
 };
 

@@ -2,14 +2,18 @@
 # Builds ADCL (a static lib/libadcl.a) and the objects of the ADCL examples the adapter's
 # tests link, from ADCL's source archive, in the build tree (never in the repository).
 # Usage: build_adcl.sh TARBALL OUTPUT_DIR MPI_INCLUDE_DIR MPI_LIBRARY_DIR
-# Build notes: ../shared/thirdparty/README.md (configure flags; binutils >= 2.40 refuses
-# ADCL's `ar clr`, so AR_FLAGS becomes `cr`).
+# The archive holds one folder: adcl-<commit> (ours) or ADCL-<commit> (GitHub's). ADCL's
+# configure needs the MPI folders spelled out; binutils >= 2.40 refuses ADCL's `ar clr`, so
+# AR_FLAGS becomes `cr`.
 set -euo pipefail
 tarball="$1" out="$2" mpi_inc="$3" mpi_lib="$4"
-rm -rf "$out"
+rm -rf "$out" "$out.tmp"
 mkdir -p "$out.tmp"
 tar xzf "$tarball" -C "$out.tmp"
-mv "$out.tmp"/adcl-* "$out"
+top=("$out.tmp"/*)
+[ "${#top[@]}" -eq 1 ] && [ -f "${top[0]}/configure" ] ||
+    { echo "build_adcl: $tarball does not hold one folder with ADCL's configure" >&2; exit 1; }
+mv "${top[0]}" "$out"
 rmdir "$out.tmp"
 cd "$out"
 ./configure --with-mpi-dir=/usr --with-mpi-inc-dir="$mpi_inc" --with-mpi-lib-dir="$mpi_lib" \

@@ -17,6 +17,7 @@ add_executable(topolens_analysis_tests
   time_backwards_test.cpp
   cut_short_analysis_test.cpp
   program_time_test.cpp
+  trace_report_test.cpp
   cube_view.cpp
   test_util.cpp
 )
