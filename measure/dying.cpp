@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <unistd.h>
@@ -117,7 +118,13 @@ void on_exit_without_finalize(int status, void*) {
 void arm_death_records() {
     RecorderState& s = state();
     if (s.directory.empty()) return;
-    write_death_record(s.directory, make_record(s, 0, now()));
+    const DeathRecord record = make_record(s, 0, now());
+    write_death_record(s.directory, record);
+    // Its size tells how much room a trace needs beside its events (the full-disk tests).
+    if (s.config.verbose)
+        std::fprintf(stderr, "topolens: rank %d: %s holds %zu bytes\n", s.rank,
+                     death_record_name(static_cast<uint32_t>(s.rank)).c_str(),
+                     serialize(record).size());
     set_before_flush_hook(before_flush);
     struct sigaction action {};
     action.sa_sigaction = on_fatal_signal;

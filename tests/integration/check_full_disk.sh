@@ -50,16 +50,22 @@ work="$(tl_workdir "$name")"
 
 if [ "$size" = events ]; then
     echo "== calibration: the same run on the ordinary disk"
-    timeout 120 "$TL_TOPOLENS" run -np "$np" --trace-dir "$work/calibration" "${env[@]}" -- \
-        "$TL_BIN/$program" "$@" >"$work/calibration.log" 2>&1 ||
+    # TOPOLENS_VERBOSE=1: each rank says how large its record for a run that dies is
+    # (rank-<r>.defs, the definitions made at MPI_Init, about 4 KB); it stays on the disk
+    # from MPI_Init to the end of MPI_Finalize.
+    timeout 120 "$TL_TOPOLENS" run -np "$np" --trace-dir "$work/calibration" "${env[@]}" \
+        -x TOPOLENS_VERBOSE=1 -- "$TL_BIN/$program" "$@" >"$work/calibration.log" 2>&1 ||
         { cat "$work/calibration.log"; tl_fail "the calibration run failed"; }
+    record_bytes="$(sed -n 's/^topolens: rank [0-9]*: rank-[0-9]*\.defs holds \([0-9]*\) bytes$/\1/p' \
+        "$work/calibration.log" | sort -n | tail -n 1)"
+    [ -n "$record_bytes" ] || { cat "$work/calibration.log"; tl_fail "no rank said its record's size"; }
     page="$(getconf PAGESIZE)" pages=0
     for f in "$work"/calibration/traces/*.evt; do
         pages=$((pages + ($(stat -c %s "$f") + page - 1) / page))
     done
-    # Each rank's record for a run that dies (rank-<r>.defs, 3.8 KB here: the definitions
-    # made at MPI_Init) stays on the disk until the end of MPI_Finalize: one page each.
-    size=$(((pages + np) * page))
+    record_pages=$(((record_bytes + page - 1) / page))
+    echo "event files: $pages pages; a rank's record: $record_bytes bytes ($record_pages pages)"
+    size=$(((pages + np * record_pages) * page))
 fi
 disk="$(mktemp -d "$work/disk.XXXXXX")"
 mounted=0

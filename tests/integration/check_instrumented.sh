@@ -142,6 +142,27 @@ END
         tl_fail "the name filter's expectation should drop 3 call paths"
     same_tree expected.names names.tree "filter by name removes exactly tiny and average"
 
+    echo "== topolens score: the trace the name filter leaves, predicted from the unfiltered one"
+    "$TL_TOPOLENS" score "$(tl_reported_trace "$work/plain.path")" --filter names.filter \
+        >score.txt || tl_fail "topolens score --filter failed"
+    grep "regions removed" score.txt
+    predicted="$(sed -n 's/.* regions removed, saving .*: \([0-9,]*\) bytes in all.*/\1/p' score.txt | tr -d ,)"
+    [ -n "$predicted" ] || tl_fail "no filtered size in score's output"
+    filtered="$(stat -c %s "$(tl_reported_trace "$work/names.path")"/traces/*.evt | awk '{ s += $1 } END { print s + 0 }')"
+    awk -v p="$predicted" -v r="$filtered" 'BEGIN { exit !(p >= 0.95 * r && p <= 1.05 * r) }' ||
+        tl_fail "score predicted $predicted bytes with the filter, the filtered run wrote $filtered (not within 5%)"
+    echo "ok: score predicted $predicted bytes with the filter, the filtered run wrote $filtered"
+
+    echo "== profile mode holds the functions too (TOPOLENS_MODE=trace,profile)"
+    trace_and_dump both TOPOLENS_MODE=trace,profile
+    profile="$(tl_reported_trace "$work/both.path")/profile.cubex"
+    [ -f "$profile" ] || tl_fail "no profile in $(tl_reported_trace "$work/both.path")"
+    "$TL_PROFILE_CHECK" "$profile" both.cubex || tl_fail "the profile differs from the trace analysis"
+    "$TL_CALLTREE_DUMP" "$profile" | cut -f1,2 | LC_ALL=C sort >profile.paths ||
+        tl_fail "calltree_dump of the profile failed"
+    cut -f1,2 plain.tree >plain.paths
+    same_tree plain.paths profile.paths "the profile's call paths and visits are the trace's"
+
     echo "== filter by source file (topolens run --filter)"
     cat >files.filter <<'END'
 SCOREP_FILE_NAMES_BEGIN

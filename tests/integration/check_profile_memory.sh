@@ -26,12 +26,16 @@ work="$(tl_workdir "$name")"
 peak_kb() { # peak_kb MODE ITERATIONS: the largest peak RSS of the ranks, in KB
     local mode="$1" n="$2" dir="$work/$1.$2"
     shift 2
+    # Each rank's figure is appended to a file of its own line (O_APPEND: one write each),
+    # not to the ranks' shared stderr, where lines of different ranks can interleave.
+    rm -f "$dir.peaks"
     tl_mpirun "$np" LD_PRELOAD="$TL_MEASURE_LIB" TOPOLENS_MODE="$mode" \
-        TOPOLENS_TRACE_DIR="$dir" -- /usr/bin/time -f "peak_kb %M" \
+        TOPOLENS_TRACE_DIR="$dir" -- /usr/bin/time -a -o "$dir.peaks" -f "peak_kb %M" \
         "$TL_BIN/$program" "${args[@]}" --iterations "$n" >"$dir.out" 2>&1 ||
         { cat "$dir.out"; tl_fail "$program exited with an error"; }
-    [ "$(grep -c '^peak_kb ' "$dir.out")" = "$np" ] || { cat "$dir.out"; tl_fail "no peak RSS of every rank"; }
-    awk '$1 == "peak_kb" && $2 > m { m = $2 } END { print m + 0 }' "$dir.out"
+    [ "$(grep -c '^peak_kb [0-9]*$' "$dir.peaks")" = "$np" ] ||
+        { cat "$dir.out" "$dir.peaks"; tl_fail "no peak RSS of every rank"; }
+    awk '$1 == "peak_kb" && $2 > m { m = $2 } END { print m + 0 }' "$dir.peaks"
 }
 args=("$@")
 long=$((iterations * 100))
