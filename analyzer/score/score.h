@@ -27,7 +27,7 @@ struct RegionScore {
     // A filter never removes it: an MPI function, or a region the measurement made up
     // (the program region).
     bool unfilterable = false;
-    double time = 0; // seconds, the sum of every visit's duration (enter to leave)
+    double time = 0; // seconds: exclusive, every visit's duration less its callees'
     // Per process (MPI rank):
     std::vector<uint64_t> visits;
     std::vector<uint64_t> bytes;       // its records, each with its timestamp

@@ -178,10 +178,11 @@ Score score_report(const report::Report& report) {
         }
     }
     if (time) {
-        const std::vector<double> inclusive = report.callpath_totals(*time, true);
+        // Each call path's own part (exclusive time), as from a trace.
+        const std::vector<double> own = report.callpath_totals(*time, false);
         for (std::size_t cp = 0; cp < report.callpaths.size(); ++cp)
             if (report.callpaths[cp].region >= 0)
-                regions[report.callpaths[cp].region].time += inclusive[cp];
+                regions[report.callpaths[cp].region].time += own[cp];
     }
     Score score;
     score.estimated_from_visits = true;

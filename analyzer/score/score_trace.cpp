@@ -4,6 +4,7 @@
 
 #include "trace/record_size.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -30,6 +31,7 @@ Score score_trace(const trace::Trace& trace) {
     struct Open {
         trace::Ref region;
         trace::Time enter;
+        trace::Time nested = 0; // time in the visits it called
     };
     std::vector<Open> stack;
     for (std::size_t loc = 0; loc < trace.locations.size(); ++loc) {
@@ -63,8 +65,14 @@ Score score_trace(const trace::Trace& trace) {
                         for (const Open& o : stack) on_path_to_mpi[o.region] = true;
                     stack.push_back({e.region(), e.time});
                 } else if (!stack.empty() && stack.back().region == e.region()) {
-                    r.time += static_cast<double>(e.time - stack.back().enter) / ticks;
+                    // Exclusive time, as scorep-score counts it: the visit less its callees,
+                    // so the regions' times add up to the run's (recursion counts once).
+                    const trace::Time duration = e.time - stack.back().enter;
+                    r.time +=
+                        static_cast<double>(duration - std::min(duration, stack.back().nested)) /
+                        ticks;
                     stack.pop_back();
+                    if (!stack.empty()) stack.back().nested += duration;
                 }
             } else if (!stack.empty()) {
                 // Message, collective and parameter records belong to the call they are in.

@@ -130,6 +130,13 @@ TEST(ScoreTrace, ExactVisitsBytesTimeAndTypes) {
     EXPECT_EQ(main.type, sc::RegionType::Com);
     EXPECT_EQ(main.visits, (std::vector<uint64_t>{1, 1}));
     EXPECT_EQ(main.bytes, (std::vector<uint64_t>{22, 22}));
+    // Exclusive: rank 0's main lasts 50 ticks less tiny's 4 and MPI_Send's 10; rank 1's 60
+    // less MPI_Recv's 40.
+    EXPECT_DOUBLE_EQ(main.time, (50 - 4 - 10 + 60 - 40) * 1e-9);
+    // So the regions' times add up to the run's: main's 50 and 60 ticks.
+    double all = 0;
+    for (const sc::RegionScore& r : score.regions) all += r.time;
+    EXPECT_NEAR(all, 110e-9, 1e-18);
 
     // MPI_Send: Enter 12, MpiSend at the same time (no timestamp): type, length, peer 1 (2),
     // world 0 (1), tag 7 (2), 64 bytes (2) = 9, Leave 12.
@@ -274,7 +281,7 @@ TEST(ScoreReport, EstimatesFromVisits) {
     const sc::RegionScore& m = region(score, "main");
     EXPECT_EQ(m.type, sc::RegionType::Com);
     EXPECT_EQ(m.bytes, (std::vector<uint64_t>{22, 22})); // region 0: 2 bytes
-    EXPECT_DOUBLE_EQ(m.time, 1.004);                     // inclusive
+    EXPECT_DOUBLE_EQ(m.time, 1.0);                       // its own part (exclusive)
     // MPI_Send: Enter and Leave 24, an MpiSend of typical size 11 with its timestamp.
     const sc::RegionScore& s = region(score, "MPI_Send");
     EXPECT_EQ(s.bytes, (std::vector<uint64_t>{0, 10 * (24 + 20)}));
