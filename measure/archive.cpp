@@ -2,6 +2,8 @@
 
 #include "otf2_errors.h"
 
+#include "trace/experiment_files.h"
+
 #define OTF2_MPI_USE_PMPI // our own collectives must not be recorded
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/OTF2_Pthread_Locks.h>
@@ -43,7 +45,7 @@ std::string default_directory_name() {
 // The result of an earlier run: a trace, or a profile (profile mode writes no trace).
 bool is_trace_archive(const fs::path& dir) {
     std::error_code ec;
-    return fs::exists(dir / "traces.otf2", ec) || fs::exists(dir / "profile.cubex", ec);
+    return fs::exists(dir / "traces.otf2", ec) || fs::exists(dir / trace::kProfileName, ec);
 }
 
 // What a run that never reached MPI_Finalize leaves: OTF2's directory of event files, the

@@ -4,6 +4,7 @@
 #include "recorder_state.h"
 
 #include "analyzer/report/cube4.h"
+#include "trace/experiment_files.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -12,7 +13,7 @@
 namespace topolens::measure {
 
 std::string profile_path(const RecorderState& s) {
-    return s.directory + "/profile.cubex";
+    return s.directory + "/" + trace::kProfileName;
 }
 
 void write_profile(RecorderState& s) {

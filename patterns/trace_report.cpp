@@ -3,6 +3,7 @@
 #include "analyzer/report/cube4.h"
 #include "patterns/analyze_file.h"
 #include "trace/cut.h"
+#include "trace/experiment_files.h"
 #include "trace/reader.h"
 
 #include <filesystem>
@@ -68,8 +69,12 @@ report::Report open_report(const std::string& path, std::ostream& notes,
     const bool has_report = fs::is_regular_file(report_path, ec);
     if (directory && !holds_anchor(folder)) {
         if (has_report) return report::read_cube4(report_path.string());
+        // Profile mode's directory: its profile is the report.
+        const fs::path profile = folder / trace::kProfileName;
+        if (fs::is_regular_file(profile, ec)) return report::read_cube4(profile.string());
         throw std::runtime_error(path + ": neither a trace (no .otf2 anchor) nor a report (no " +
-                                 kReportName + ") is in this directory");
+                                 kReportName + ", no " + trace::kProfileName +
+                                 ") is in this directory");
     }
     const fs::path anchor = trace::find_anchor(path);
     if (has_report && fs::last_write_time(report_path, ec) >= newest_trace_file(anchor))

@@ -24,7 +24,8 @@ void note_warnings(const analysis::AnalysisResult& result, std::ostream& notes);
 // anchor) gives its default report when that is at least as new as every file of the trace;
 // otherwise the trace is analyzed with `options`, the report written there (when it cannot
 // be, the analysis is used all the same) and `notes` told why, with the analysis' warnings. A
-// directory holding a report but no trace gives that report. Throws std::runtime_error with one
+// directory holding a report but no trace gives that report, one of profile mode (a profile,
+// no trace) its profile. Throws std::runtime_error with one
 // line naming the directory for a directory with neither, and what read_cube4 and analyze_file
 // throw.
 report::Report open_report(const std::string& path, std::ostream& notes,

@@ -22,7 +22,7 @@ cd "$root"
 # folder|allowed include prefixes (space-separated); the longest folder that matches a file
 # applies. "*" allows everything.
 rules=(
-    "measure|measure/ trace/tuned_encoding.h trace/program_encoding.h trace/region_filter.h analyzer/report/"
+    "measure|measure/ trace/tuned_encoding.h trace/program_encoding.h trace/region_filter.h trace/experiment_files.h analyzer/report/"
     "trace|trace/"
     "analyzer/report|analyzer/report/"
     "analyzer/engine|analyzer/engine/ analyzer/report/ trace/"

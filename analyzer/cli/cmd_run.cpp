@@ -5,6 +5,8 @@
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
+#include "trace/experiment_files.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -270,7 +272,7 @@ int run_main(const std::vector<std::string>& args) {
             return status;
         }
         // Profile mode (--profile, or TOPOLENS_MODE with "profile"): written at MPI_Finalize.
-        const fs::path profile = fs::path(trace.path) / "profile.cubex";
+        const fs::path profile = fs::path(trace.path) / trace::kProfileName;
         const bool profile_only =
             options.profile ||
             (fs::is_regular_file(profile) && !fs::exists(fs::path(trace.path) / "traces.otf2"));

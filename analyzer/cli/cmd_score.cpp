@@ -8,6 +8,7 @@
 
 #include "analyzer/report/cube4.h"
 #include "analyzer/score/score.h"
+#include "trace/experiment_files.h"
 #include "trace/reader.h"
 #include "trace/region_filter.h"
 
@@ -46,8 +47,8 @@ std::optional<std::string> profile_of(const std::string& path) {
     std::error_code error;
     const fs::path dir(path);
     if (fs::is_directory(dir, error) && !fs::exists(dir / "traces.otf2", error) &&
-        fs::is_regular_file(dir / "profile.cubex", error))
-        return (dir / "profile.cubex").string();
+        fs::is_regular_file(dir / trace::kProfileName, error))
+        return (dir / trace::kProfileName).string();
     return std::nullopt;
 }
 

@@ -121,7 +121,7 @@ for command in summary "values --metric Time" audit; do
     "$t" $command "$work/empty" >/dev/null 2>"$work/empty.err" || rc=$?
     [ "$rc" = 1 ] || tl_fail "$command on an empty directory: status $rc"
     [ "$(wc -l <"$work/empty.err")" = 1 ] || { cat "$work/empty.err"; tl_fail "$command: not one line"; }
-    grep -q "$work/empty: neither a trace (no .otf2 anchor) nor a report (no report.cubex)" \
+    grep -q "$work/empty: neither a trace (no .otf2 anchor) nor a report (no report.cubex, no profile.cubex)" \
         "$work/empty.err" || { cat "$work/empty.err"; tl_fail "$command: the line does not name the problem"; }
 done
 echo "one-liners ($mode): OK"

@@ -112,9 +112,25 @@ TEST(TraceReport, ADirectoryWithAReportOnlyOrWithNeither) {
     } catch (const std::runtime_error& e) {
         EXPECT_EQ(std::string(e.what()),
                   empty.string() + ": neither a trace (no .otf2 anchor) nor a report (no " +
-                      "report.cubex) is in this directory");
+                      "report.cubex, no profile.cubex) is in this directory");
     }
     EXPECT_FALSE(fs::exists(empty / "report.cubex"));
+}
+
+TEST(TraceReport, ADirectoryOfProfileModeStandsForItsProfile) {
+    ScratchDir scratch;
+    const fs::path source = scratch / "t";
+    write_trace(source);
+    std::ostringstream ignored;
+    patterns::open_report(source.string(), ignored);
+    // What TOPOLENS_MODE=profile leaves: profile.cubex and no trace (a report stands in).
+    const fs::path profile = scratch / "profile-run";
+    fs::create_directories(profile);
+    fs::copy_file(source / "report.cubex", profile / "profile.cubex");
+    std::ostringstream notes;
+    EXPECT_DOUBLE_EQ(late_sender(patterns::open_report(profile.string(), notes)), 60e-9);
+    EXPECT_EQ(notes.str(), "");
+    EXPECT_FALSE(fs::exists(profile / "report.cubex"));
 }
 
 TEST(TraceReport, AReportFileIsReadAsItIs) {
