@@ -39,7 +39,7 @@ struct ProfileMetric {
     const char* display_name;
     const char* unit;
     const char* description;
-    const char* url; // "@mirror@README.md#metric-time"
+    const char* url; // "@mirror@docs/metrics.md#metric-time"
 };
 const std::vector<ProfileMetric>& profile_metrics();
 
