@@ -155,30 +155,6 @@ Paradigm paradigm_of(OTF2_Paradigm p) {
     }
 }
 
-RegionRole role_of(OTF2_RegionRole r) {
-    switch (r) {
-    case OTF2_REGION_ROLE_FUNCTION:
-        return RegionRole::Function;
-    case OTF2_REGION_ROLE_POINT2POINT:
-        return RegionRole::PointToPoint;
-    case OTF2_REGION_ROLE_COLL_ONE2ALL:
-        return RegionRole::CollOneToAll;
-    case OTF2_REGION_ROLE_COLL_ALL2ONE:
-        return RegionRole::CollAllToOne;
-    case OTF2_REGION_ROLE_COLL_ALL2ALL:
-        return RegionRole::CollAllToAll;
-    case OTF2_REGION_ROLE_BARRIER:
-    case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
-        return RegionRole::Barrier;
-    case OTF2_REGION_ROLE_COLL_OTHER:
-        return RegionRole::CollOther;
-    case OTF2_REGION_ROLE_ARTIFICIAL:
-        return RegionRole::Artificial;
-    default:
-        return RegionRole::Other;
-    }
-}
-
 // Dense model indices in ascending OTF2 id order (std::map iterates in that order).
 template <class Map> void index_in_order(const Map& map, RefIndex& out) {
     uint32_t next = 0;
@@ -434,6 +410,30 @@ class Resolver {
 };
 
 } // namespace
+
+RegionRole role_of(OTF2_RegionRole r) {
+    switch (r) {
+    case OTF2_REGION_ROLE_FUNCTION:
+        return RegionRole::Function;
+    case OTF2_REGION_ROLE_POINT2POINT:
+        return RegionRole::PointToPoint;
+    case OTF2_REGION_ROLE_COLL_ONE2ALL:
+        return RegionRole::CollOneToAll;
+    case OTF2_REGION_ROLE_COLL_ALL2ONE:
+        return RegionRole::CollAllToOne;
+    case OTF2_REGION_ROLE_COLL_ALL2ALL:
+        return RegionRole::CollAllToAll;
+    case OTF2_REGION_ROLE_BARRIER:
+    case OTF2_REGION_ROLE_IMPLICIT_BARRIER:
+        return RegionRole::Barrier;
+    case OTF2_REGION_ROLE_COLL_OTHER:
+        return RegionRole::CollOther;
+    case OTF2_REGION_ROLE_ARTIFICIAL:
+        return RegionRole::Artificial;
+    default:
+        return RegionRole::Other;
+    }
+}
 
 void set_global_definition_callbacks(OTF2_GlobalDefReaderCallbacks* cb) {
     OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);

@@ -134,6 +134,9 @@ struct RefMaps {
     std::vector<bool> world_ranks_in_records;
 };
 
+// OTF2's region role in the model's words (an implicit barrier is a barrier).
+RegionRole role_of(OTF2_RegionRole role);
+
 // Builds the model's definitions: indices dense in ascending OTF2 id order, locations
 // sorted by rank (location group order), communicator members as world ranks.
 // Throws TraceError, prefixed with `file`, for references to undefined definitions.

@@ -10,6 +10,7 @@
 #include "analyzer/report/cube4.h"
 #include "analyzer/report/report_grid.h"
 #include "patterns/metric_catalogue.h"
+#include "trace/global_defs.h"
 
 #include <gtest/gtest.h>
 
@@ -326,28 +327,6 @@ TEST(ProfileReport, MetricsAreTheCataloguesRows) {
 
 namespace {
 
-topolens::trace::RegionRole trace_role(OTF2_RegionRole role) {
-    using topolens::trace::RegionRole;
-    switch (role) {
-    case OTF2_REGION_ROLE_FUNCTION:
-        return RegionRole::Function;
-    case OTF2_REGION_ROLE_POINT2POINT:
-        return RegionRole::PointToPoint;
-    case OTF2_REGION_ROLE_COLL_ONE2ALL:
-        return RegionRole::CollOneToAll;
-    case OTF2_REGION_ROLE_COLL_ALL2ONE:
-        return RegionRole::CollAllToOne;
-    case OTF2_REGION_ROLE_COLL_ALL2ALL:
-        return RegionRole::CollAllToAll;
-    case OTF2_REGION_ROLE_BARRIER:
-        return RegionRole::Barrier;
-    case OTF2_REGION_ROLE_COLL_OTHER:
-        return RegionRole::CollOther;
-    default:
-        return RegionRole::Other;
-    }
-}
-
 // The metric the time pattern (patterns/time_pattern.cpp) adds a call's time to.
 std::string analysis_category(topolens::analysis::MpiCallKind kind) {
     using topolens::analysis::MpiCallKind;
@@ -376,7 +355,7 @@ TEST(ProfileReport, MpiCategoriesAreTheAnalysis) {
         r.name = fn.name;
         r.source_file = "MPI";
         r.paradigm = topolens::trace::Paradigm::Mpi;
-        r.role = trace_role(fn.role);
+        r.role = topolens::trace::detail::role_of(fn.role);
         const char* mine = mpi_category(def);
         ASSERT_NE(mine, nullptr) << fn.name;
         EXPECT_EQ(mine, analysis_category(topolens::analysis::classify_mpi_call(r))) << fn.name;
