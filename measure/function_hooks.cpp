@@ -178,8 +178,10 @@ std::string_view source_file(Functions& f, const FunctionSymbol& symbol) {
     function.address = address;
     if (f.filter && !f.filter->empty()) {
         std::string_view file;
-        if (!f.filter->excludes(symbol.name, symbol.mangled_name, file))
-            file = source_file(f, symbol); // file rules need it
+        // Only file rules need the file (an addr2line run per object): none, no lookup.
+        if (f.filter->has_file_rules() &&
+            !f.filter->excludes(symbol.name, symbol.mangled_name, file))
+            file = source_file(f, symbol);
         function.excluded = f.filter->excludes(symbol.name, symbol.mangled_name, file);
     }
     if (!function.excluded) {

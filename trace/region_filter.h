@@ -45,6 +45,8 @@ class RegionFilter {
     bool excludes(std::string_view name, std::string_view mangled_name,
                   std::string_view source_file) const;
     bool empty() const { return region_rules_.empty() && file_rules_.empty(); }
+    // Whether source files matter: without file rules, excludes() ignores them.
+    bool has_file_rules() const { return !file_rules_.empty(); }
 
   private:
     struct Rule {
