@@ -1,5 +1,6 @@
 #include "analyzer/engine/engine.h"
 
+#include "analyzer/engine/backward_replay.h"
 #include "analyzer/engine/metric_tree.h"
 #include "analyzer/engine/mpi_calls.h"
 #include "trace/threads.h"
@@ -637,6 +638,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     for (size_t w = 1; w < workers.size(); ++w)
         for (size_t p = 0; p < patterns.size(); ++p)
             workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
+    // The backward replay, in one thread over the merged patterns (what it needs of the
+    // forward replay is kept per location, shared by a pattern's clones).
+    if (workers.front()->dispatcher.replays_backward())
+        BackwardReplay(trace, matching, workers.front()->dispatcher, context).run();
     // After every location: results that need them all.
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
