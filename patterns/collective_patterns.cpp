@@ -69,37 +69,15 @@ class CollectivePatterns : public CataloguedPattern {
         Time latest_init = 0, latest_finalize = 0; // the last process's enter
     };
 
-    static bool is_finalize(const trace::Trace& t, uint32_t region) {
-        return std::string_view(t.defs.regions[region].name).find("Finalize") !=
-               std::string_view::npos;
-    }
-
-    // MPI_Init is the first MPI_Init* call a location enters, MPI_Finalize its last
-    // MPI_Finalize: found from the ends of its events.
     void find_init_and_finalize(Context& c, uint32_t loc) {
         InitAndFinalize& ends = *ends_;
         std::call_once(ends.sized, [&] {
             ends.init.resize(c.trace().locations.size());
             ends.finalize.resize(c.trace().locations.size());
         });
-        const trace::Trace& t = c.trace();
-        const auto& events = t.locations[loc].events;
-        auto init_finalize = [&](const trace::Event& e) {
-            return (e.kind == trace::EventKind::Enter || e.kind == trace::EventKind::Leave) &&
-                   c.mpi_kinds().of(e.region()) == analysis::MpiCallKind::InitFinalize;
-        };
-        for (uint32_t i = 0; i < events.size(); ++i)
-            if (events[i].kind == trace::EventKind::Enter && init_finalize(events[i])) {
-                if (!is_finalize(t, events[i].region()))
-                    ends.init[loc] = trace::call_around(t, c.matching(), loc, i);
-                break;
-            }
-        for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
-            if (init_finalize(events[i])) {
-                if (is_finalize(t, events[i].region()))
-                    ends.finalize[loc] = trace::call_around(t, c.matching(), loc, i);
-                break;
-            }
+        const InitAndFinalizeCalls calls = init_and_finalize_calls(c, loc);
+        ends.init[loc] = calls.init;
+        ends.finalize[loc] = calls.finalize;
     }
 
     void check_init_and_finalize(Context& c, uint32_t loc) {

@@ -3,6 +3,7 @@
 #include "patterns/waits.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace topolens::patterns {
 
@@ -76,6 +77,33 @@ int delaying_member(const CollectiveInstance& instance) {
         break;
     }
     return -1;
+}
+
+InitAndFinalizeCalls init_and_finalize_calls(const analysis::Context& c, uint32_t loc) {
+    const trace::Trace& t = c.trace();
+    const auto& events = t.locations[loc].events;
+    auto init_finalize = [&](const trace::Event& e) {
+        return (e.kind == trace::EventKind::Enter || e.kind == trace::EventKind::Leave) &&
+               c.mpi_kinds().of(e.region()) == analysis::MpiCallKind::InitFinalize;
+    };
+    auto finalize = [&](uint32_t region) {
+        return std::string_view(t.defs.regions[region].name).find("Finalize") !=
+               std::string_view::npos;
+    };
+    InitAndFinalizeCalls calls;
+    for (uint32_t i = 0; i < events.size(); ++i)
+        if (events[i].kind == trace::EventKind::Enter && init_finalize(events[i])) {
+            if (!finalize(events[i].region()))
+                calls.init = trace::call_around(t, c.matching(), loc, i);
+            break;
+        }
+    for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
+        if (init_finalize(events[i])) {
+            if (finalize(events[i].region()))
+                calls.finalize = trace::call_around(t, c.matching(), loc, i);
+            break;
+        }
+    return calls;
 }
 
 } // namespace topolens::patterns

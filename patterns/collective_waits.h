@@ -25,4 +25,11 @@ analysis::Time collective_wait(const analysis::CollectiveInstance& instance, siz
 // N-to-1 one, the root of a 1-to-N one; -1 for other operations.
 int delaying_member(const analysis::CollectiveInstance& instance);
 
+// A location's MPI_Init (the first MPI_Init* call it enters) and MPI_Finalize (its last
+// MPI_Finalize), which synchronise all processes; region trace::kNone where it has none.
+struct InitAndFinalizeCalls {
+    trace::CallSummary init, finalize;
+};
+InitAndFinalizeCalls init_and_finalize_calls(const analysis::Context& c, uint32_t location);
+
 } // namespace topolens::patterns

@@ -57,7 +57,7 @@ bool BackwardReplay::ready(const BackwardStep& step) const {
     case BackwardStep::Kind::Send:
         return receive_posted_[step.id] != 0;
     case BackwardStep::Kind::Receive:
-        return send_posted_[step.id] != 0;
+        return true; // reads nothing: values go against the message only
     case BackwardStep::Kind::Collective:
         return collective_posted_[step.id] == m_.collectives[step.id].members.size();
     }
@@ -73,7 +73,6 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
     };
     switch (step.kind) {
     case BackwardStep::Kind::Send:
-        wake(m_.messages[step.id].recv.location);
         break;
     case BackwardStep::Kind::Receive:
         wake(m_.messages[step.id].send.location);
@@ -90,7 +89,6 @@ void BackwardReplay::post(const BackwardStep& step) {
     for (const auto& callback : d_.backward_post_) callback(ctx_, step);
     switch (step.kind) {
     case BackwardStep::Kind::Send:
-        send_posted_[step.id] = 1;
         break;
     case BackwardStep::Kind::Receive:
         receive_posted_[step.id] = 1;
@@ -140,7 +138,6 @@ void BackwardReplay::run() {
     build_steps();
     const auto nloc = static_cast<uint32_t>(steps_.size());
     state_.assign(nloc, {});
-    send_posted_.assign(m_.messages.size(), 0);
     receive_posted_.assign(m_.messages.size(), 0);
     collective_posted_.assign(m_.collectives.size(), 0);
     for (uint32_t loc = 0; loc < nloc; ++loc) {

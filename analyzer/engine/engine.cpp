@@ -390,7 +390,7 @@ class Replay {
     void collective(uint32_t loc, uint32_t id) {
         const trace::CollectiveMatch& c = m_.collectives[id];
         const std::shared_ptr<const PendingInstance> pending =
-            instances_.use(id, c.members.size(), [&] { return build_instance(c); });
+            instances_.use(id, c.members.size(), [&] { return build_instance(c, id); });
         if (pending->incomplete) {
             ctx_.warn("collectives with members missing were left out of the analysis");
             return;
@@ -418,10 +418,11 @@ class Replay {
         return call;
     }
 
-    PendingInstance build_instance(const trace::CollectiveMatch& c) const {
+    PendingInstance build_instance(const trace::CollectiveMatch& c, uint32_t id) const {
         PendingInstance pending;
         CollectiveInstance& instance = pending.instance;
         instance.op = c.op;
+        instance.id = id;
         instance.comm = c.comm;
         instance.members.reserve(c.members.size());
         for (const trace::EventRef& member : c.members) {

@@ -63,6 +63,7 @@ struct MessageInstance {
 // One collective operation: every member's call, in communicator rank order.
 struct CollectiveInstance {
     trace::CollectiveOp op = trace::CollectiveOp::Other;
+    uint32_t id = trace::kNone; // index into Matching::collectives
     uint32_t comm = 0;
     int root = -1; // index into members, -1 for rootless operations
     std::vector<CallInfo> members;
@@ -146,10 +147,10 @@ class Pattern;
 // One step of the backward replay: one end of a matched message, or one member's part of a
 // matched collective instance. Each location visits its steps in reverse event order; at
 // each step a pattern first posts what the other end(s) need (on_backward_post), then, once
-// every other end of the step has posted, reads what they posted (on_backward_take), as a
-// backward replay across processes would exchange it along the reversed message or the
-// collective. The steps of one call (MPI_Sendrecv, MPI_Waitall) post together before any of
-// them reads, so exchanges in both directions do not wait for each other.
+// the other end(s) posted, reads what they posted (on_backward_take), as a backward replay
+// across processes exchanges it: against the message (the receiving end posts, the sending
+// end reads; a receive reads nothing) and among a collective's members (each reads every
+// member's post). The steps of one call (MPI_Sendrecv, MPI_Waitall) post together.
 struct BackwardStep {
     enum class Kind : uint8_t { Send, Receive, Collective };
     Kind kind = Kind::Send;
