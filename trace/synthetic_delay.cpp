@@ -31,9 +31,9 @@
 //   and it cancels in every difference of two time maps. Costs therefore never cross an
 //   iteration: every delay metric is K times one iteration's value.
 // - Completion time of a Late Sender receive (used where the interval of R's partner
-//   r_{P-2} starts at R's receive): taken as leave - the send's leave = L (the send takes 0
-//   ticks, so leave - send enter would give the same). Doubtful point: this reading decides
-//   whether w_{r_{P-2}} = L of Wait at Barrier is explained (it is, with L).
+//   r_{P-2} starts at R's receive): the receive's leave - the send's leave (MPI.pattern,
+//   MPI_LATESENDER) = L here. Of a collective: leave - max(earliest leave, latest enter)
+//   = 0 in a barrier everyone leaves together.
 //
 // Derivations (per iteration; "d" the delay sum, "w" the delayer's own waits inside the
 // interval, scale = min(wait / (d + w), 1)):
