@@ -241,8 +241,9 @@ class RootCauses {
                 excess[path] = std::max(ticks - (t == T[p].end() ? 0 : t->second), 0.0);
                 excess_sum += excess[path];
             }
-            for (const auto& [path, ticks] : excess)
-                I[path] += ticks * (G_sum - T_sum) / excess_sum;
+            if (excess_sum > 0) // always here: R lacks D of work, the others the tick in main
+                for (const auto& [path, ticks] : excess)
+                    I[path] += ticks * (G_sum - T_sum) / excess_sum;
         }
         for (uint32_t p = 0; p < n_; ++p)
             for (const auto& [path, ticks] : SynthCallpathTicks(x_.metrics[cp][p])) {

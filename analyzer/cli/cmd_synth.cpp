@@ -329,7 +329,7 @@ After the last iteration R enters MPI_Finalize 1 tick after the others (the uniq
 entrant, and the last to leave), so the critical path's end is defined.
 Printed: the expected root causes by Scalasca 2.6's definitions, per location and call
 path, derived in closed form (trace/synthetic_delay.cpp, docs/testing.md):
-  delay_latesender: the centre 4D per iteration at main/work (one D per neighbour);
+  delay_latesender: the centre D per neighbour and iteration at main/work (4D on 4x4);
   chain rank 0 D (main/work), ranks 1 to P-2 L each (main/MPI_Recv, the call's part
   that is not waiting). delay_latesender_longterm: rank 0 (P-2)D, rank j (P-2-j)L.
   delay_barrier on R (main/MPI_Recv), delay_barrier_longterm back along the chain.
