@@ -1124,7 +1124,7 @@ class GuiTest : public QObject {
         alone.set_report(&broken);
         QVERIFY(!alone.has_audit());
         QVERIFY2(alone.message_text().contains(
-                     "codelet sendrecv-pairwise: samples_min has 3 values, samples 4"),
+                     "codelet sendrecv-pairwise: \"samples_min\" has 3 values, \"samples\" 4"),
                  qPrintable(alone.message_text()));
     }
 
