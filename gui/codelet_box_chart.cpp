@@ -147,7 +147,8 @@ BoxChart draw_box_chart(QChart* chart, const BoxChartInput& in) {
     const bool log_scale = in.log_scale && positive < std::numeric_limits<double>::infinity();
     double bottom = 0, top = 0;
     if (log_scale) {
-        const Decades d = decades(positive, high);
+        // Room below the lowest box for the chosen codelet's mark, as on the linear axis.
+        const Decades d = decades(0.9 * positive, high);
         bottom = d.min;
         top = d.max;
     } else {

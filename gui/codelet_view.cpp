@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace topolens::gui {
 
@@ -335,7 +336,7 @@ void CodeletView::draw_series(const OperationAudit& op) {
     series_outliers_->setColor(kOutlierColor);
     series_outliers_->setBorderColor(kOutlierColor.darker(180));
     std::size_t measurements = 0;
-    double low = 0.0, high = 0.0;
+    double low = 0.0, high = 0.0, positive = std::numeric_limits<double>::infinity();
     bool first = true;
     for (size_t i = 0; i < op.codelets.size(); ++i) {
         const CodeletAudit& c = op.codelets[i];
@@ -364,6 +365,7 @@ void CodeletView::draw_series(const OperationAudit& op) {
             for (double v : *values) {
                 low = first ? v : std::min(low, v);
                 high = first ? v : std::max(high, v);
+                if (v > 0) positive = std::min(positive, v);
                 first = false;
             }
         const int position = static_cast<int>(i);
@@ -399,11 +401,12 @@ void CodeletView::draw_series(const OperationAudit& op) {
     x->setTickAnchor(0.0);
     x->setTickInterval(std::max(1.0, std::ceil(static_cast<double>(measurements) / 20.0)));
     x->setTitleText(tr("measurement m (search order)"));
-    auto* y = new QValueAxis;
+    // The same time scale as the box chart: round ticks, or decades with "log scale".
     const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
-    y->setRange(std::max(0.0, low - pad), high + pad);
+    QAbstractAxis* y = log_scale() && positive < std::numeric_limits<double>::infinity()
+                           ? gui::time_axis(positive, high + pad, true)
+                           : gui::time_axis(std::max(0.0, low - pad), high + pad, false);
     y->setTitleText(tr("time per execution [s]"));
-    y->setLabelFormat("%.3g");
     series_chart_->addAxis(x, Qt::AlignBottom);
     series_chart_->addAxis(y, Qt::AlignLeft);
     for (QAbstractSeries* series : series_chart_->series()) {
