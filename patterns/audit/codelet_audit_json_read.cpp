@@ -198,8 +198,9 @@ OperationAudit operation(const JsonObjectReader& json) {
         op.diagnostics.push_back(d.string);
     }
     for (const json::Value& value : json.array(field::codelets)) {
-        op.codelets.push_back(codelet(JsonObjectReader(
-            value, json.where() + " codelet " + std::to_string(op.codelets.size()))));
+        op.codelets.push_back(codelet(
+            JsonObjectReader(value, json.where() + " codelet " +
+                                        name_or(value, "#" + std::to_string(op.codelets.size())))));
         op.codelet_names[op.codelets.back().index] = op.codelets.back().name;
     }
     return op;
@@ -234,12 +235,8 @@ Audit audit_from_json(const std::string& text) {
     }
     audit.run_seconds = root.number(field::run_seconds, 0.0);
     for (const json::Value& value : root.array(field::operations)) {
-        const std::string where = "operation " + std::to_string(audit.operations.size());
-        const JsonObjectReader json(value, where);
         audit.operations.push_back(operation(JsonObjectReader(
-            value, json.has(field::name) && json.member(field::name).kind == json::Value::String
-                       ? "operation " + json.string(field::name)
-                       : where)));
+            value, "operation " + name_or(value, "#" + std::to_string(audit.operations.size())))));
     }
     return audit;
 }

@@ -164,6 +164,11 @@ std::vector<int64_t> JsonObjectReader::integers(const char* key) const {
     return values;
 }
 
+std::string name_or(const json::Value& object, const std::string& otherwise) {
+    const json::Value* name = object.find("name");
+    return name && name->kind == json::Value::String ? name->string : otherwise;
+}
+
 json::Value parse_document(const std::string& text) {
     try {
         return json::parse(text);

@@ -57,6 +57,10 @@ class JsonObjectReader {
     std::string where_;
 };
 
+// What messages call an object: its member "name" when that is a string, else `otherwise`
+// (its position).
+std::string name_or(const json::Value& object, const std::string& otherwise);
+
 // The document `text`; throws AuditFormatError("not JSON: invalid JSON at offset ...") when it
 // is no JSON.
 json::Value parse_document(const std::string& text);

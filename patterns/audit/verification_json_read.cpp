@@ -75,8 +75,9 @@ OperationVerification operation_verification(const JsonObjectReader& json,
     if (json.has(field::ranking_error))
         v.ranking_error = ranking_error(json.object(field::ranking_error, field::ranking_error));
     for (const json::Value& value : json.array(field::codelets))
-        v.codelets.push_back(verified_codelet(JsonObjectReader(
-            value, json.where() + " codelet " + std::to_string(v.codelets.size()))));
+        v.codelets.push_back(verified_codelet(
+            JsonObjectReader(value, json.where() + " codelet " +
+                                        name_or(value, "#" + std::to_string(v.codelets.size())))));
     if (json.has(field::unverified)) v.unverified = json.integers(field::unverified);
     return v;
 }
@@ -89,8 +90,9 @@ std::optional<Verification> verification_from_json(const std::string& text) {
     Verification verification;
     bool any = false;
     for (const json::Value& value : root.array(field::operations)) {
-        const JsonObjectReader op(value,
-                                  "operation " + std::to_string(verification.operations.size()));
+        const JsonObjectReader op(
+            value,
+            "operation " + name_or(value, "#" + std::to_string(verification.operations.size())));
         const std::string name = op.string(field::name);
         if (!op.has(field::verification)) {
             verification.operations.emplace_back().name = name;

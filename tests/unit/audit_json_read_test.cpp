@@ -310,11 +310,11 @@ TEST(AuditJsonRead, VerificationRoundTrip) {
 TEST(AuditJsonRead, MissingMemberIsNamed) {
     const std::string json = written().json;
     EXPECT_EQ(audit_error(replaced(json, "\"samples\": ", "\"samples_gone\": ")),
-              "operation emethod 0 codelet 0: the member \"samples\" is missing");
+              "operation emethod 0 codelet method-0: the member \"samples\" is missing");
     EXPECT_EQ(audit_error(replaced(json, "\"operations\": ", "\"operation\": ")),
               "the document: the member \"operations\" is missing");
     EXPECT_EQ(audit_error(replaced(json, "\"whisker_hi\": ", "\"whisker\": ")),
-              "operation emethod 0 codelet 0 box: the member \"whisker_hi\" is missing");
+              "operation emethod 0 codelet method-0 box: the member \"whisker_hi\" is missing");
 }
 
 TEST(AuditJsonRead, WrongTypeIsNamed) {
@@ -322,13 +322,13 @@ TEST(AuditJsonRead, WrongTypeIsNamed) {
     EXPECT_EQ(audit_error(replaced(json, "\"verdict\": \"", "\"verdict\": 3, \"x\": \"")),
               "operation emethod 0: \"verdict\" is a number, not a string");
     EXPECT_EQ(audit_error(replaced(json, "\"samples\": [", "\"samples\": [\"fast\", ")),
-              "operation emethod 0 codelet 0: \"samples\" holds a string, not a number");
+              "operation emethod 0 codelet method-0: \"samples\" holds a string, not a number");
     EXPECT_EQ(audit_error(replaced(json, "\"box\": {", "\"box\": [], \"x\": {")),
-              "operation emethod 0 codelet 0: \"box\" is an array, not an object");
+              "operation emethod 0 codelet method-0: \"box\" is an array, not an object");
     EXPECT_EQ(audit_error(replaced(json, "\"index\": 0", "\"index\": 0.5", "\"codelets\": [")),
-              "operation emethod 0 codelet 0: \"index\" is not a whole number");
+              "operation emethod 0 codelet method-0: \"index\" is not a whole number");
     EXPECT_EQ(audit_error(replaced(json, "\"box_outliers\": [", "\"box_outliers\": [99, ")),
-              "operation emethod 0 codelet 0: \"box_outliers\" names sample 99 of 8");
+              "operation emethod 0 codelet method-0: \"box_outliers\" names sample 99 of 8");
     EXPECT_EQ(audit_error(replaced(json, "\"topolens-audit\"", "\"topolens-audit-sweep\"")),
               "the document: \"format\" is \"topolens-audit-sweep\", not \"topolens-audit\"");
     EXPECT_EQ(audit_error(replaced(json, "\"version\": 1", "\"version\": 2")),
