@@ -108,4 +108,14 @@ QString outlier_tip(const patterns::CodeletAudit& c, std::size_t k,
     return tip;
 }
 
+QString measurement_tip(const patterns::CodeletAudit& c, std::size_t m) {
+    QString tip = tr("codelet %1 (%2)").arg(c.index).arg(html_escaped(c.name));
+    if (m < c.samples.size()) {
+        tip += tr(", measurement %1: %2 s").arg(m).arg(c.samples[m], 0, 'g', 4);
+        if (m < c.samples_min.size())
+            tip += tr(" (fastest process %1 s)").arg(c.samples_min[m], 0, 'g', 4);
+    }
+    return tip;
+}
+
 } // namespace topolens::gui

@@ -1,5 +1,5 @@
 // The codelet view's words in HTML: the box chart's category labels, the table naming the
-// codelets by index, the key of the charts' marks and the outliers' hover text.
+// codelets by index, the key of the charts' marks and the hover text of outliers and lines.
 #pragma once
 
 #include "patterns/audit/codelet_audit.h"
@@ -24,5 +24,8 @@ QString chart_key();
 // time and what the audit found there; `ranks` by location names the processes.
 QString outlier_tip(const patterns::CodeletAudit& c, std::size_t k,
                     const patterns::BoxOutlierCause& cause, const std::vector<uint32_t>& ranks);
+
+// Hover text of measurement m on codelet c's line: its time and the fastest process's.
+QString measurement_tip(const patterns::CodeletAudit& c, std::size_t m);
 
 } // namespace topolens::gui

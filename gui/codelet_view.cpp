@@ -1,10 +1,8 @@
 #include "gui/codelet_view.h"
 
-#include "gui/codelet_style.h"
+#include "gui/codelet_series_chart.h"
 #include "gui/codelet_summary.h"
-#include "gui/time_axis.h"
 
-#include <QAreaSeries>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
 #include <QChart>
@@ -14,32 +12,14 @@
 #include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
-#include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace topolens::gui {
-
-using namespace codelet_style;
-
-namespace {
-
-void hide_legend_marker(QChart* chart, QAbstractSeries* series) {
-    for (QLegendMarker* marker : chart->legend()->markers(series)) marker->setVisible(false);
-}
-
-QString html_escaped(const std::string& text) {
-    return QString::fromStdString(text).toHtmlEscaped();
-}
-
-} // namespace
 
 CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -146,9 +126,7 @@ void CodeletView::set_report(const report::Report* report) {
         chart_->removeAllSeries();
         box_chart_ = BoxChart{};
         series_chart_->removeAllSeries();
-        max_lines_.clear();
-        band_ = nullptr;
-        series_outliers_ = nullptr;
+        series_ = SeriesChart{};
         return;
     }
     message_->clear();
@@ -210,8 +188,8 @@ QLineSeries* CodeletView::verification_range(int position) const {
 }
 
 QLineSeries* CodeletView::max_line(int position) const {
-    return position >= 0 && position < static_cast<int>(max_lines_.size()) ? max_lines_[position]
-                                                                           : nullptr;
+    const std::vector<QLineSeries*>& lines = series_.lines;
+    return position >= 0 && position < static_cast<int>(lines.size()) ? lines[position] : nullptr;
 }
 
 const OperationAudit* CodeletView::current_operation() const {
@@ -322,98 +300,23 @@ void CodeletView::show_operation(int index) {
 }
 
 void CodeletView::draw_series(const OperationAudit& op) {
-    series_chart_->removeAllSeries();
-    for (QAbstractAxis* axis : series_chart_->axes()) {
-        series_chart_->removeAxis(axis);
-        delete axis;
-    }
-    max_lines_.clear();
-    band_ = nullptr;
-    series_chart_->setTitle(
-        tr("%1: time per measurement, in search order").arg(QString::fromStdString(op.name)));
-    series_outliers_ = new QScatterSeries;
-    series_outliers_->setMarkerSize(8.0);
-    series_outliers_->setColor(kOutlierColor);
-    series_outliers_->setBorderColor(kOutlierColor.darker(180));
-    std::size_t measurements = 0;
-    double low = 0.0, high = 0.0, positive = std::numeric_limits<double>::infinity();
-    bool first = true;
-    for (size_t i = 0; i < op.codelets.size(); ++i) {
-        const CodeletAudit& c = op.codelets[i];
-        auto* line = new QLineSeries;
-        line->setName(QString::number(c.index));
-        line->setColor(series_color(i));
-        for (size_t m = 0; m < c.samples.size(); ++m)
-            line->append(static_cast<double>(m), c.samples[m]);
-        // Coloured by cause as in the box plot (a propagated one, a ring there, pale red).
-        const std::vector<patterns::BoxOutlierCause> causes = patterns::box_outlier_causes(c);
-        for (size_t k = 0; k < c.box.outliers.size(); ++k) {
-            const std::size_t m = c.box.outliers[k];
-            if (m >= c.samples.size()) continue;
-            using Cause = CodeletAudit::OutlierCause;
-            const Cause cause = causes[k].cause;
-            const QColor colour = cause == Cause::Caused       ? kOutlierColor
-                                  : cause == Cause::Propagated ? kOutlierColor.lighter(160)
-                                  : cause == Cause::Global     ? kGlobalColor
-                                                               : kUnflaggedColor;
-            series_outliers_->append(static_cast<double>(m), c.samples[m]);
-            series_outliers_->setPointConfiguration(series_outliers_->count() - 1,
-                                                    QXYSeries::PointConfiguration::Color, colour);
-        }
-        measurements = std::max(measurements, c.samples.size());
-        for (const std::vector<double>* values : {&c.samples, &c.samples_min})
-            for (double v : *values) {
-                low = first ? v : std::min(low, v);
-                high = first ? v : std::max(high, v);
-                if (v > 0) positive = std::min(positive, v);
-                first = false;
-            }
+    series_ = draw_series_chart(series_chart_, op, log_scale());
+    for (size_t i = 0; i < series_.lines.size(); ++i) {
         const int position = static_cast<int>(i);
-        connect(line, &QLineSeries::clicked, this,
+        connect(series_.lines[i], &QLineSeries::clicked, this,
                 [this, position](const QPointF&) { codelet_combo_changed(position); });
-        connect(line, &QLineSeries::hovered, this,
+        connect(series_.lines[i], &QLineSeries::hovered, this,
                 [this, position](const QPointF& point, bool state) {
                     const OperationAudit* shown = current_operation();
                     if (!state || !shown || position >= static_cast<int>(shown->codelets.size())) {
                         QToolTip::hideText();
                         return;
                     }
-                    const CodeletAudit& c = shown->codelets[position];
                     const auto m = static_cast<std::size_t>(std::lround(point.x()));
-                    QString tip = tr("codelet %1 (%2)").arg(c.index).arg(html_escaped(c.name));
-                    if (m < c.samples.size()) {
-                        tip += tr(", measurement %1: %2 s").arg(m).arg(c.samples[m], 0, 'g', 4);
-                        if (m < c.samples_min.size())
-                            tip += tr(" (fastest process %1 s)").arg(c.samples_min[m], 0, 'g', 4);
-                    }
-                    QToolTip::showText(QCursor::pos(), tip);
+                    QToolTip::showText(QCursor::pos(),
+                                       measurement_tip(shown->codelets[position], m));
                 });
-        max_lines_.push_back(line);
-        series_chart_->addSeries(line);
     }
-    series_chart_->addSeries(series_outliers_);
-    auto* x = new QValueAxis;
-    // Padded so that a spike at the first or last measurement shows whole.
-    const double last = measurements > 1 ? static_cast<double>(measurements - 1) : 1.0;
-    x->setRange(-0.03 * last - 0.1, last * 1.03 + 0.1);
-    x->setLabelFormat("%.0f");
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0.0);
-    x->setTickInterval(std::max(1.0, std::ceil(static_cast<double>(measurements) / 20.0)));
-    x->setTitleText(tr("measurement m (search order)"));
-    // The same time scale as the box chart: round ticks, or decades with "log scale".
-    const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
-    QAbstractAxis* y = log_scale() && positive < std::numeric_limits<double>::infinity()
-                           ? gui::time_axis(positive, high + pad, true)
-                           : gui::time_axis(std::max(0.0, low - pad), high + pad, false);
-    y->setTitleText(tr("time per execution [s]"));
-    series_chart_->addAxis(x, Qt::AlignBottom);
-    series_chart_->addAxis(y, Qt::AlignLeft);
-    for (QAbstractSeries* series : series_chart_->series()) {
-        series->attachAxis(x);
-        series->attachAxis(y);
-    }
-    hide_legend_marker(series_chart_, series_outliers_);
     show_chosen();
 }
 
@@ -424,35 +327,7 @@ void CodeletView::show_chosen() {
         marker->clear();
         if (codelet_ >= 0) marker->append(static_cast<double>(codelet_), box_chart_.floor);
     }
-    for (size_t i = 0; i < max_lines_.size(); ++i) {
-        QColor color = series_color(i);
-        const bool chosen = static_cast<int>(i) == codelet_;
-        if (codelet_ >= 0 && !chosen) color.setAlpha(70); // the others step back
-        max_lines_[i]->setPen(QPen(color, chosen ? 3.0 : 1.5));
-    }
-    if (band_) {
-        series_chart_->removeSeries(band_);
-        delete band_; // with its two lines
-        band_ = nullptr;
-    }
-    const CodeletAudit* c = current_codelet();
-    if (!c || c->samples_min.size() != c->samples.size() || c->samples.empty()) return;
-    band_ = new QAreaSeries;
-    auto* upper = new QLineSeries(band_);
-    auto* lower = new QLineSeries(band_);
-    for (size_t m = 0; m < c->samples.size(); ++m) {
-        upper->append(static_cast<double>(m), c->samples[m]);
-        lower->append(static_cast<double>(m), c->samples_min[m]);
-    }
-    band_->setUpperSeries(upper);
-    band_->setLowerSeries(lower);
-    QColor fill = series_color(static_cast<std::size_t>(codelet_));
-    fill.setAlpha(60);
-    band_->setBrush(fill);
-    band_->setPen(QPen(fill.darker(120), 1.0, Qt::DotLine));
-    series_chart_->addSeries(band_);
-    for (QAbstractAxis* axis : series_chart_->axes()) band_->attachAxis(axis);
-    hide_legend_marker(series_chart_, band_);
+    show_chosen_series(series_chart_, series_, *op, codelet_);
 }
 
 void CodeletView::codelet_box_clicked(int position) {

@@ -12,6 +12,7 @@
 #include "analyzer/report/report.h"
 #include "gui/codelet_audit.h"
 #include "gui/codelet_box_chart.h"
+#include "gui/codelet_series_chart.h"
 
 #include <QWidget>
 
@@ -88,8 +89,8 @@ class CodeletView : public QWidget {
     QChart* series_chart() const { return series_chart_; }
     QChartView* series_chart_view() const { return series_view_; }
     QLineSeries* max_line(int position) const;
-    QAreaSeries* band() const { return band_; }
-    QScatterSeries* series_outliers() const { return series_outliers_; }
+    QAreaSeries* band() const { return series_.band; }
+    QScatterSeries* series_outliers() const { return series_.outliers; }
 
   signals:
     // The user chose a codelet of an operation: colour the topology by it.
@@ -122,10 +123,8 @@ class CodeletView : public QWidget {
     QChart* chart_;
     QChartView* series_view_;
     QChart* series_chart_;
-    BoxChart box_chart_;                  // the box chart's series, labels and axis
-    std::vector<QLineSeries*> max_lines_; // by position
-    QAreaSeries* band_ = nullptr;
-    QScatterSeries* series_outliers_ = nullptr;
+    BoxChart box_chart_; // the box chart's series, labels and axis
+    SeriesChart series_; // the measurement series' lines, outliers and band
 };
 
 } // namespace topolens::gui
