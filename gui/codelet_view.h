@@ -5,8 +5,10 @@
 // for the chosen codelet the band down to the fastest process). With verification runs, each
 // verified codelet's range and mean beside its box. Choosing a codelet (the combo box, its
 // box, or its line) selects it in both charts and asks the topology to show that codelet's
-// mean time per process. Reads only the report attribute "topolens.audit" and the
-// verification runs it is given.
+// mean time per process. Reads only the report attribute "topolens.audit" (through the audit's
+// reader) and the verification runs it is given. The charts are built by
+// gui/codelet_box_chart.h and gui/codelet_series_chart.h, the HTML by gui/codelet_summary.h;
+// this widget holds the choosers, the choice and the signals.
 #pragma once
 
 #include "analyzer/report/report.h"

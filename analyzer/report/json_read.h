@@ -40,7 +40,7 @@ struct Value {
     std::size_t size() const { return kind == Array ? array.size() : object.size(); }
 };
 
-// "null", "true", "false", "a number", "a string", "an array", "an object": for messages.
+// "null", "a boolean", "a number", "a string", "an array", "an object": for messages.
 const char* kind_name(Value::Kind kind);
 
 // The whole of `text` as one JSON value. Throws ParseError("invalid JSON at offset N: ...").
