@@ -9,6 +9,9 @@
 namespace topolens::gui {
 
 RoundTicks round_ticks(double low, double high, int max_ticks) {
+    // Nothing finite to show (a document's null times): the default 0 .. 1.
+    if (!std::isfinite(low) || !std::isfinite(high) || !std::isfinite(high - low))
+        return RoundTicks{};
     if (high < low) std::swap(low, high);
     if (high == low) { // a flat range: one step around it
         const double half = std::max(std::abs(high) * 0.05, 1e-12);
@@ -37,6 +40,7 @@ RoundTicks round_ticks(double low, double high, int max_ticks) {
 
 Decades decades(double low, double high) {
     Decades d;
+    if (!(low > 0) || !std::isfinite(low) || !std::isfinite(high)) return d; // 1 .. 10
     d.min = std::pow(10.0, std::floor(std::log10(low) + 1e-9));
     d.max = std::pow(10.0, std::ceil(std::log10(high) - 1e-9));
     if (d.max <= d.min) d.max = d.min * 10.0;

@@ -8,7 +8,7 @@ namespace topolens::gui {
 
 // Ticks of a linear axis over at least [low, high]: the step is 1, 2 or 5 times a power of
 // ten, the smallest that needs at most `max_ticks` ticks, and the range is widened to whole
-// steps (min = floor(low / step) * step, max = ceil(high / step) * step).
+// steps (min = floor(low / step) * step, max = ceil(high / step) * step). Not finite: 0 .. 1.
 struct RoundTicks {
     double min = 0, max = 1, step = 1;
     int count = 2; // ticks from min to max, both included
@@ -16,7 +16,7 @@ struct RoundTicks {
 RoundTicks round_ticks(double low, double high, int max_ticks = 8);
 
 // Decades of a log axis over [low, high] (low > 0): 10^floor(log10 low) to 10^ceil(log10 high),
-// at least one decade.
+// at least one decade; 1 .. 10 when low is not > 0 or either is not finite.
 struct Decades {
     double min = 1, max = 10;
 };

@@ -1146,6 +1146,12 @@ class GuiTest : public QObject {
         QVERIFY(qFuzzyCompare(fine.min, 0.012));
         QVERIFY(qFuzzyCompare(fine.max, 0.014));
         QCOMPARE(fine.count, 5);
+        // Times a document gave as null (NaN) or out of range give a default axis, not a hang.
+        const RoundTicks nan = round_ticks(std::nan(""), 1.0);
+        QCOMPARE(nan.min, 0.0);
+        QCOMPARE(nan.max, 1.0);
+        QCOMPARE(round_ticks(-1e308, 1e308).max, 1.0);
+        QCOMPARE(decades(0.0, 1.0).max, 10.0);
         const Decades d = decades(0.0009, 0.0094);
         QVERIFY(qFuzzyCompare(d.min, 1e-4));
         QVERIFY(qFuzzyCompare(d.max, 1e-2));
