@@ -33,7 +33,9 @@ using analysis::BackwardStep;
 using analysis::Context;
 using Costs = std::array<double, kWaitKinds>; // by WaitKind
 
-size_t channel(WaitKind kind) { return static_cast<size_t>(kind); }
+size_t channel(WaitKind kind) {
+    return static_cast<size_t>(kind);
+}
 
 // Per call path, the positive part of `late` minus `waiting` (Scalasca's delay map).
 TimeMapSum delay_map(const TimeMap& late, const TimeMap& waiting) {
@@ -96,9 +98,8 @@ class DelayCosts : public CataloguedPattern {
     void subscribe(analysis::Dispatcher& d) override {
         d.on_prepare(0, [this](Context& c, uint32_t loc) { shared_->points.prepare(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { shared_->points.scan(c, loc); });
-        d.on_receive([this](Context&, const analysis::MessageInstance& m) {
-            shared_->points.receive(m);
-        });
+        d.on_receive(
+            [this](Context&, const analysis::MessageInstance& m) { shared_->points.receive(m); });
         d.on_send(
             [this](Context&, const analysis::MessageInstance& m) { shared_->points.send(m); });
         d.on_collective([this](Context&, const analysis::CollectiveInstance& i, size_t member) {
@@ -176,8 +177,8 @@ class DelayCosts : public CataloguedPattern {
         if (!p.synchronises) return;
         const size_t from = s.points.previous_with(loc, at, p.partner);
         const TimeMapSum waits = s.points.waits_between(loc, from, at);
-        const TimeMapSum d = delay_map(s.points.pruned(loc, from, at, waits.map).map,
-                                       posted.interval);
+        const TimeMapSum d =
+            delay_map(s.points.pruned(loc, from, at, waits.map).map, posted.interval);
         const double denominator = d.sum + waits.sum;
         if (!(denominator > 0)) return;
         const size_t ls = channel(WaitKind::LateSender);
@@ -210,8 +211,8 @@ class DelayCosts : public CataloguedPattern {
             const uint32_t member = members[m].location;
             const size_t from = s.points.previous_with(loc, at, member);
             const TimeMapSum waits = s.points.waits_between(loc, from, at);
-            const TimeMapSum d = delay_map(s.points.pruned(loc, from, at, waits.map).map,
-                                           posted[m].interval);
+            const TimeMapSum d =
+                delay_map(s.points.pruned(loc, from, at, waits.map).map, posted[m].interval);
             const double denominator = d.sum + waits.sum;
             if (!(denominator > 0)) continue;
             const double scale = posted[m].wait / denominator;
@@ -283,6 +284,8 @@ class DelayCosts : public CataloguedPattern {
 
 } // namespace
 
-std::unique_ptr<analysis::Pattern> delay_costs() { return std::make_unique<DelayCosts>(); }
+std::unique_ptr<analysis::Pattern> delay_costs() {
+    return std::make_unique<DelayCosts>();
+}
 
 } // namespace topolens::patterns

@@ -17,7 +17,9 @@ using trace::kNone;
 
 namespace {
 
-Time duration(const CallInfo& call) { return call.leave - call.enter; }
+Time duration(const CallInfo& call) {
+    return call.leave - call.enter;
+}
 
 // After the synchronisation: the call's time since `synchronised`, within the call.
 Time completion_after(Time synchronised, Time enter, Time leave) {

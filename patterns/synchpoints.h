@@ -34,7 +34,14 @@ struct TimeMapSum {
 };
 
 // The kinds of wait a synchpoint can hold, each a channel of long-term delay costs.
-enum class WaitKind : uint8_t { LateSender, LateReceiver, Barrier, NxN, LateBroadcast, EarlyReduce };
+enum class WaitKind : uint8_t {
+    LateSender,
+    LateReceiver,
+    Barrier,
+    NxN,
+    LateBroadcast,
+    EarlyReduce
+};
 inline constexpr size_t kWaitKinds = 6;
 
 struct Synchpoint {
@@ -105,7 +112,7 @@ class Synchpoints {
 
     std::once_flag sized_, ends_known_;
     std::vector<LocationSynchpoints> locations_;
-    std::vector<analysis::Time> late_sender_wait_; // by message id
+    std::vector<analysis::Time> late_sender_wait_;     // by message id
     std::vector<uint32_t> receive_point_, send_point_; // by message id
     std::vector<Ends> ends_;                           // by location
     analysis::Time latest_init_enter_ = 0, earliest_init_leave_ = 0;

@@ -43,8 +43,8 @@ class BackwardReplay {
     Context& ctx_;
     std::vector<std::vector<Step>> steps_; // by location, in event order
     std::vector<LocationState> state_;
-    std::vector<uint8_t> receive_posted_;      // by message id
-    std::vector<uint32_t> collective_posted_;           // by collective id: members posted
+    std::vector<uint8_t> receive_posted_;     // by message id
+    std::vector<uint32_t> collective_posted_; // by collective id: members posted
     std::vector<uint32_t> runnable_;
 };
 

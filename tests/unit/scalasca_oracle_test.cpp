@@ -154,11 +154,11 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
     const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
     const report::Report report =
         analysis::analyze(trace, matching, patterns::all_patterns()).report;
-    const char* delays[] = {metric::kDelayLateSender,     metric::kDelayLateSenderLongTerm,
-                            metric::kDelayBarrier,        metric::kDelayBarrierLongTerm,
-                            metric::kDelayNxN,            metric::kDelayNxNLongTerm,
-                            metric::kDelayLateBroadcast,  metric::kDelayLateBroadcastLongTerm,
-                            metric::kDelayEarlyReduce,    metric::kDelayEarlyReduceLongTerm};
+    const char* delays[] = {metric::kDelayLateSender,    metric::kDelayLateSenderLongTerm,
+                            metric::kDelayBarrier,       metric::kDelayBarrierLongTerm,
+                            metric::kDelayNxN,           metric::kDelayNxNLongTerm,
+                            metric::kDelayLateBroadcast, metric::kDelayLateBroadcastLongTerm,
+                            metric::kDelayEarlyReduce,   metric::kDelayEarlyReduceLongTerm};
     for (const char* name : delays) {
         const auto m = report.find_metric(name);
         ASSERT_TRUE(m.has_value()) << name;

@@ -282,8 +282,20 @@ TEST(SynthDelay, RejectsWhatItCannotModel) {
     EXPECT_EQ(trace::resolve_synth_options(by_ranks).grid, (std::vector<uint32_t>{4, 4}));
 }
 
-// Enabled when patterns/delay_costs lands (issue 23): the analysis' delay costs, wait
-// propagation and critical path equal the generator's at every call path and location.
+// The analysis' delay costs (short and long term, every channel) equal the generator's at
+// every call path and location.
+TEST(SynthDelay, DelayCostsEqualTheAnalysis) {
+    for (const SynthOptions& o : kCases) {
+        const trace::Synthetic s = trace::synthesize(o);
+        SCOPED_TRACE("topolens synth " + trace::synth_arguments(s.options));
+        const analysis::AnalysisResult result =
+            analysis::analyze(s.builder.trace(), patterns::all_patterns());
+        expect_root_causes(result.report, s.expected, "delay_");
+    }
+}
+
+// Enabled when wait propagation and the critical path land (issue 23): every root-cause
+// metric equals the generator's at every call path and location.
 TEST(SynthDelay, DISABLED_RootCausesEqualTheAnalysis) {
     for (const SynthOptions& o : kCases) {
         const trace::Synthetic s = trace::synthesize(o);

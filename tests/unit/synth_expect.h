@@ -10,8 +10,11 @@
 
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace topolens::synth_expect {
 
@@ -59,30 +62,35 @@ inline void expect_ticks(double seconds, double ticks, const std::string& what) 
 // listed metric at every call path and location (exclusive along both trees, a call path
 // the generator does not list must be 0), every zero metric 0 everywhere. Fails while the
 // report lacks a metric: the delay and critical-path patterns of issue 23 must be there.
-inline void expect_root_causes(const report::Report& r, const trace::SynthExpected& x) {
+// With `prefix`, only the metrics whose unique name starts with it ("delay_").
+inline void expect_root_causes(const report::Report& r, const trace::SynthExpected& x,
+                               std::string_view prefix = {}) {
     const trace::SynthRootCauses& rc = x.root_causes;
     ASSERT_FALSE(rc.metrics.empty()) << "not a delay trace";
     for (const auto& [unique, by_location] : rc.metrics) {
+        if (unique.rfind(prefix, 0) != 0) continue;
         const auto m = r.find_metric(unique);
         ASSERT_TRUE(m.has_value()) << "no metric " << unique;
-        std::set<int> callpaths;
-        for (int cp : r.callpaths_with_values(*m)) callpaths.insert(cp);
-        for (const trace::SynthCallpathTicks& loc : by_location)
-            for (const auto& [path, ticks] : loc) {
+        // Call path -> ticks per location; the generator names call paths from main
+        // ("main/work"), which find_callpath resolves below the report's root.
+        std::map<int, std::vector<double>> expected;
+        for (int cp : r.callpaths_with_values(*m)) expected[cp].assign(by_location.size(), 0.0);
+        for (size_t loc = 0; loc < by_location.size(); ++loc)
+            for (const auto& [path, ticks] : by_location[loc]) {
                 const auto cp = r.find_callpath(path);
                 ASSERT_TRUE(cp.has_value()) << "no call path " << path << " (" << unique << ")";
-                callpaths.insert(*cp);
+                auto& row = expected[*cp];
+                row.resize(by_location.size(), 0.0);
+                row[loc] += ticks;
             }
-        for (int cp : callpaths)
-            for (size_t loc = 0; loc < by_location.size(); ++loc) {
-                const auto it = by_location[loc].find(r.callpath_name(cp));
-                expect_ticks(r.value(*m, cp, static_cast<int>(loc)),
-                             it == by_location[loc].end() ? 0.0 : it->second,
+        for (const auto& [cp, row] : expected)
+            for (size_t loc = 0; loc < row.size(); ++loc)
+                expect_ticks(r.value(*m, cp, static_cast<int>(loc)), row[loc],
                              unique + " at " + r.callpath_name(cp) + ", location " +
                                  std::to_string(loc));
-            }
     }
     for (const std::string& unique : rc.zero_metrics) {
+        if (unique.rfind(prefix, 0) != 0) continue;
         const auto m = r.find_metric(unique);
         ASSERT_TRUE(m.has_value()) << "no metric " << unique;
         for (int cp : r.callpaths_with_values(*m))
