@@ -17,10 +17,6 @@ using trace::kNone;
 
 namespace {
 
-Time duration(const CallInfo& call) {
-    return call.leave - call.enter;
-}
-
 // After the synchronisation: the call's time since `synchronised`, within the call.
 Time completion_after(Time synchronised, Time enter, Time leave) {
     const Time from = std::clamp(synchronised, enter, leave);
@@ -75,7 +71,6 @@ void Synchpoints::set_init_and_finalize(const Context& c, uint32_t loc) {
         p.synchronises = true;
         p.with_everyone = true;
         p.callpath = c.callpath_of(call.callpath);
-        p.total = call.leave - call.enter;
         // No wait at either (Scalasca: delay costs would stop at MPI_Init, never assigned),
         // but the part after the earliest leave (not before the latest enter) completes it.
         const Time latest = init ? latest_init_enter_ : latest_finalize_enter_;
@@ -168,6 +163,10 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
                 segment.clear();
                 p.times_end = static_cast<uint32_t>(mine.times.size());
                 p.callpath = stack.back();
+                // The whole call, from its enter to its leave (also for a collective, whose
+                // wait counts from its MpiCollectiveBegin).
+                const uint32_t leave = frames[i].frame;
+                p.total = leave == kNone ? 0 : events[leave].time - e.time;
                 mine.points.push_back(std::move(p));
             }
         } else if (e.kind == trace::EventKind::Leave) {
@@ -197,7 +196,6 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
 void Synchpoints::receive(const MessageInstance& m) {
     if (receive_point_[m.id] == kNone) return;
     Synchpoint& p = locations_[m.recv_call.location].points[receive_point_[m.id]];
-    p.total = duration(m.recv_call);
     const Time wait = late_sender_wait_[m.id];
     if (wait == 0) return;
     p.synchronises = true;
@@ -211,7 +209,6 @@ void Synchpoints::receive(const MessageInstance& m) {
 void Synchpoints::send(const MessageInstance& m) {
     if (send_point_[m.id] == kNone) return;
     Synchpoint& p = locations_[m.send_call.location].points[send_point_[m.id]];
-    p.total = duration(m.send_call);
     if (late_sender_wait_[m.id] == 0) return; // the receiver did not wait for this send
     p.synchronises = true;
     p.partner = m.recv_call.location;
@@ -223,7 +220,6 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     const size_t at = collective_point(me.location, instance.id);
     if (at == npos) return;
     Synchpoint& p = locations_[me.location].points[at];
-    p.total = duration(me);
     const int delaying = delaying_member(instance);
     if (delaying < 0) return; // an operation that synchronises nobody (MPI_Scan, ...)
     const auto& members = instance.members;
