@@ -19,6 +19,23 @@ bool complete(const trace::CollectiveMatch& c) {
 
 } // namespace
 
+// The send's completing call left after its receive was posted: only then can the sender
+// have waited for the receiver, and the value from completion to request goes back in time.
+bool BackwardReplay::completed_after_posted(uint32_t id) const {
+    const trace::MessageMatch& mm = m_.messages[id];
+    if (mm.recv_posted == kNone) return false;
+    const auto& sends = m_.sends_of[mm.send.location];
+    const auto at =
+        std::lower_bound(sends.begin(), sends.end(), std::pair{mm.send.event, 0u},
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (at == sends.end() || at->first != mm.send.event) return false;
+    const uint32_t completion =
+        m_.send_completions[mm.send.location][static_cast<size_t>(at - sends.begin())];
+    if (completion == kNone) return false;
+    const trace::CallSummary call = trace::call_around(trace_, m_, mm.send.location, completion);
+    return call.region != kNone && call.leave > m_.message_calls[id].recv_post;
+}
+
 void BackwardReplay::build_steps() {
     const auto nloc = static_cast<uint32_t>(trace_.locations.size());
     steps_.assign(nloc, {});
@@ -34,10 +51,19 @@ void BackwardReplay::build_steps() {
             s.step.member = member;
             found.push_back({record, s});
         };
-        for (const auto& [record, id] : m_.receives_of[loc])
+        for (const auto& [record, id] : m_.receives_of[loc]) {
             add(record, BackwardStep::Kind::Receive, id, 0);
-        for (const auto& [record, id] : m_.sends_of[loc])
-            if (id != kNone) add(record, BackwardStep::Kind::Send, id, 0);
+            if (completed_after_posted(id))
+                add(m_.messages[id].recv_posted, BackwardStep::Kind::ReceiveRequest, id, 0);
+        }
+        const auto& sends = m_.sends_of[loc];
+        for (size_t k = 0; k < sends.size(); ++k) {
+            const auto [record, id] = sends[k];
+            if (id == kNone) continue;
+            add(record, BackwardStep::Kind::Send, id, 0);
+            if (completed_after_posted(id))
+                add(m_.send_completions[loc][k], BackwardStep::Kind::SendCompletion, id, 0);
+        }
         for (const auto& [record, id] : m_.collectives_of[loc]) {
             const trace::CollectiveMatch& c = m_.collectives[id];
             if (!complete(c)) continue; // left out of the analysis (the forward replay warns)
@@ -57,7 +83,10 @@ bool BackwardReplay::ready(const BackwardStep& step) const {
     case BackwardStep::Kind::Send:
         return receive_posted_[step.id] != 0;
     case BackwardStep::Kind::Receive:
-        return true; // reads nothing: values go against the message only
+    case BackwardStep::Kind::SendCompletion:
+        return true; // they only post
+    case BackwardStep::Kind::ReceiveRequest:
+        return completion_posted_[step.id] != 0;
     case BackwardStep::Kind::Collective:
         return collective_posted_[step.id] == m_.collectives[step.id].members.size();
     }
@@ -73,9 +102,13 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
     };
     switch (step.kind) {
     case BackwardStep::Kind::Send:
+    case BackwardStep::Kind::ReceiveRequest:
         break;
     case BackwardStep::Kind::Receive:
         wake(m_.messages[step.id].send.location);
+        break;
+    case BackwardStep::Kind::SendCompletion:
+        wake(m_.messages[step.id].recv.location);
         break;
     case BackwardStep::Kind::Collective:
         if (collective_posted_[step.id] == m_.collectives[step.id].members.size())
@@ -89,9 +122,13 @@ void BackwardReplay::post(const BackwardStep& step) {
     for (const auto& callback : d_.backward_post_) callback(ctx_, step);
     switch (step.kind) {
     case BackwardStep::Kind::Send:
+    case BackwardStep::Kind::ReceiveRequest:
         break;
     case BackwardStep::Kind::Receive:
         receive_posted_[step.id] = 1;
+        break;
+    case BackwardStep::Kind::SendCompletion:
+        completion_posted_[step.id] = 1;
         break;
     case BackwardStep::Kind::Collective:
         ++collective_posted_[step.id];
@@ -139,6 +176,7 @@ void BackwardReplay::run() {
     const auto nloc = static_cast<uint32_t>(steps_.size());
     state_.assign(nloc, {});
     receive_posted_.assign(m_.messages.size(), 0);
+    completion_posted_.assign(m_.messages.size(), 0);
     collective_posted_.assign(m_.collectives.size(), 0);
     for (uint32_t loc = 0; loc < nloc; ++loc) {
         state_[loc].next = steps_[loc].size();

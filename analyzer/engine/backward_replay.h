@@ -31,6 +31,7 @@ class BackwardReplay {
     };
 
     void build_steps();
+    bool completed_after_posted(uint32_t message) const;
     bool advance(uint32_t loc, bool force); // false: parked
     bool ready(const BackwardStep& step) const;
     void post(const BackwardStep& step);
@@ -43,8 +44,8 @@ class BackwardReplay {
     Context& ctx_;
     std::vector<std::vector<Step>> steps_; // by location, in event order
     std::vector<LocationState> state_;
-    std::vector<uint8_t> receive_posted_;     // by message id
-    std::vector<uint32_t> collective_posted_; // by collective id: members posted
+    std::vector<uint8_t> receive_posted_, completion_posted_; // by message id
+    std::vector<uint32_t> collective_posted_;                 // by collective id: members posted
     std::vector<uint32_t> runnable_;
 };
 

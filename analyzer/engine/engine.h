@@ -148,11 +148,16 @@ class Pattern;
 // matched collective instance. Each location visits its steps in reverse event order; at
 // each step a pattern first posts what the other end(s) need (on_backward_post), then, once
 // the other end(s) posted, reads what they posted (on_backward_take), as a backward replay
-// across processes exchanges it: against the message (the receiving end posts, the sending
-// end reads; a receive reads nothing) and among a collective's members (each reads every
-// member's post). The steps of one call (MPI_Sendrecv, MPI_Waitall) post together.
+// across processes exchanges it:
+//  - against the message: the receive (Receive, at the record that completed it) posts, the
+//    send (Send, at the send record) reads;
+//  - from the call that completed a send to the call that posted its receive, for a send
+//    whose completing call left after the receive was posted (where the sender can have
+//    waited for the receiver): SendCompletion posts, ReceiveRequest reads;
+//  - among a collective's members: each reads every member's post.
+// The steps of one call (MPI_Sendrecv, MPI_Waitall) post together before any of them reads.
 struct BackwardStep {
-    enum class Kind : uint8_t { Send, Receive, Collective };
+    enum class Kind : uint8_t { Send, Receive, Collective, SendCompletion, ReceiveRequest };
     Kind kind = Kind::Send;
     uint32_t location = 0;
     uint32_t id = 0;     // message id (Matching::messages) or collective id
