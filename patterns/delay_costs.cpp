@@ -114,6 +114,7 @@ class DelayCosts : public CataloguedPattern {
         d.on_backward_take([this](Context& c, const BackwardStep& step) {
             if (!step.partners_posted) return;
             if (step.kind == BackwardStep::Kind::Send) late_sender(c, step);
+            if (step.kind == BackwardStep::Kind::ReceiveRequest) late_receiver(c, step);
             if (step.kind == BackwardStep::Kind::Collective) collective(c, step);
         });
     }
@@ -121,7 +122,8 @@ class DelayCosts : public CataloguedPattern {
   private:
     struct Shared {
         Synchpoints points;
-        std::unordered_map<uint32_t, Posted> to_sender;               // by message id
+        std::unordered_map<uint32_t, Posted> to_sender;   // by message id: Late Sender
+        std::unordered_map<uint32_t, Posted> to_receiver; // by message id: Late Receiver
         std::unordered_map<uint32_t, std::vector<Posted>> to_delayer; // by collective id
         std::vector<std::vector<Costs>> costs;                        // by location, point
     };
@@ -135,6 +137,13 @@ class DelayCosts : public CataloguedPattern {
             if (!p.synchronises || p.wait == 0) return;
             s.to_sender[step.id] = {true, static_cast<double>(p.wait),
                                     s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+        } else if (step.kind == BackwardStep::Kind::SendCompletion) {
+            const size_t at = s.points.completion_point(step.id);
+            if (at == Synchpoints::npos) return;
+            const Synchpoint& p = s.points.of(loc).points[at];
+            if (!p.synchronises || p.wait == 0) return;
+            s.to_receiver[step.id] = {true, static_cast<double>(p.wait),
+                                      s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
         } else if (step.kind == BackwardStep::Kind::Collective) {
             const size_t at = s.points.collective_point(loc, step.id);
             if (at == Synchpoints::npos) return;
@@ -171,8 +180,25 @@ class DelayCosts : public CataloguedPattern {
         if (found == s.to_sender.end()) return;
         const Posted posted = std::move(found->second);
         s.to_sender.erase(found);
-        const uint32_t loc = step.location;
-        const size_t at = s.points.send_point(step.id);
+        point_to_point(c, step.location, s.points.send_point(step.id), posted,
+                       WaitKind::LateSender);
+    }
+
+    // At the receive request a sender waited for.
+    void late_receiver(Context& c, const BackwardStep& step) {
+        Shared& s = *shared_;
+        const auto found = s.to_receiver.find(step.id);
+        if (found == s.to_receiver.end()) return;
+        const Posted posted = std::move(found->second);
+        s.to_receiver.erase(found);
+        const size_t at = s.points.request_point(step.id);
+        if (at == Synchpoints::npos) return;
+        point_to_point(c, step.location, at, posted, WaitKind::LateReceiver);
+    }
+
+    // The late end `loc` of a message, at its point `at`, and what the waiting end posted.
+    void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind) {
+        Shared& s = *shared_;
         const Synchpoint& p = s.points.of(loc).points[at];
         if (!p.synchronises) return;
         const size_t from = s.points.previous_with(loc, at, p.partner);
@@ -181,13 +207,13 @@ class DelayCosts : public CataloguedPattern {
             delay_map(s.points.pruned(loc, from, at, waits.map).map, posted.interval);
         const double denominator = d.sum + waits.sum;
         if (!(denominator > 0)) return;
-        const size_t ls = channel(WaitKind::LateSender);
+        const size_t own = channel(kind);
         const double scale = std::min(posted.wait / denominator, 1.0);
-        add(c, short_term_[ls], d.map, scale, loc);
+        add(c, short_term_[own], d.map, scale, loc);
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {
             const double carried = posted.costs[ch] / denominator;
             add(c, long_term_[ch], d.map, carried, loc);
-            add_costs(loc, from, at, ch, carried + (ch == ls ? scale : 0.0));
+            add_costs(loc, from, at, ch, carried + (ch == own ? scale : 0.0));
         }
     }
 

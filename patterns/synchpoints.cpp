@@ -1,6 +1,7 @@
 #include "patterns/synchpoints.h"
 
 #include "patterns/collective_waits.h"
+#include "patterns/late_receiver.h"
 #include "patterns/late_sender.h"
 
 #include <algorithm>
@@ -34,6 +35,9 @@ void Synchpoints::size_for(const Context& c) {
         late_sender_wait_.assign(messages, 0);
         receive_point_.assign(messages, kNone);
         send_point_.assign(messages, kNone);
+        completion_point_.assign(messages, kNone);
+        request_point_.assign(messages, kNone);
+        request_leave_.assign(messages, 0);
     });
 }
 
@@ -44,6 +48,27 @@ void Synchpoints::prepare(const Context& c, uint32_t loc) {
     const auto& receives = c.matching().receives_of[loc];
     for (size_t k = 0; k < receives.size(); ++k)
         late_sender_wait_[receives[k].second] = finder.verdicts()[k].wait;
+    LateReceiverFinder late_receivers;
+    late_receivers.find(c, loc, finder);
+    const auto& sends = c.matching().sends_of[loc];
+    for (size_t k = 0; k < sends.size(); ++k) {
+        const Time wait = late_receivers.waits()[k];
+        if (wait == 0) continue;
+        const trace::CallSummary done =
+            trace::call_around(c.trace(), c.matching(), loc, c.matching().send_completions[loc][k]);
+        const std::lock_guard<std::mutex> lock(late_receivers_lock_);
+        LateReceiverFacts& facts = late_receivers_[sends[k].second];
+        facts.wait = wait;
+        facts.completion_leave = done.leave;
+    }
+    // The receive requests' leaves, for the senders (only Late Receiver messages need them,
+    // but which those are is the senders' to say: kept for every receive posted early).
+    for (const auto& [record, id] : receives) {
+        const uint32_t posted = c.matching().messages[id].recv_posted;
+        if (posted == kNone) continue;
+        const trace::CallSummary request = trace::call_around(c.trace(), c.matching(), loc, posted);
+        request_leave_[id] = request.leave;
+    }
     const InitAndFinalizeCalls calls = init_and_finalize_calls(c, loc);
     ends_[loc].init = calls.init;
     ends_[loc].finalize = calls.finalize;
@@ -106,6 +131,15 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (id != kNone) add(record, Synchpoint::Kind::Send, id);
     for (const auto& [record, id] : m.collectives_of[loc])
         add(record, Synchpoint::Kind::Collective, id);
+    // Late Receiver: the sender's completing call and the receiver's posting call.
+    for (size_t k = 0; k < m.sends_of[loc].size(); ++k) {
+        const uint32_t id = m.sends_of[loc][k].second;
+        if (id != kNone && late_receivers_.count(id) && m.send_completions[loc][k] != kNone)
+            add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion, id);
+    }
+    for (const auto& [record, id] : m.receives_of[loc])
+        if (late_receivers_.count(id) && m.messages[id].recv_posted != kNone)
+            add(m.messages[id].recv_posted, Synchpoint::Kind::ReceiveRequest, id);
     // Init and Finalize split at their enter (an Enter record is its own frame).
     auto enter_of = [&](const trace::CallSummary& call) -> uint32_t {
         for (uint32_t i = 0; i < events.size(); ++i)
@@ -189,6 +223,27 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (p.kind == Synchpoint::Kind::Receive) receive_point_[p.id] = index;
         if (p.kind == Synchpoint::Kind::Send) send_point_[p.id] = index;
         if (p.kind == Synchpoint::Kind::Collective) mine.collective_point[p.id] = index;
+        if (p.kind == Synchpoint::Kind::SendCompletion) completion_point_[p.id] = index;
+        if (p.kind == Synchpoint::Kind::ReceiveRequest) request_point_[p.id] = index;
+    }
+    // Late Receiver points: everything is known from the preparation round.
+    for (Synchpoint& p : mine.points) {
+        if (p.kind != Synchpoint::Kind::SendCompletion &&
+            p.kind != Synchpoint::Kind::ReceiveRequest)
+            continue;
+        const LateReceiverFacts& facts = late_receivers_.at(p.id);
+        const Time completed = facts.completion_leave, requested = request_leave_[p.id];
+        p.synchronises = true;
+        p.wait_kind = WaitKind::LateReceiver;
+        if (p.kind == Synchpoint::Kind::SendCompletion) {
+            p.wait = facts.wait;
+            p.partner = m.messages[p.id].recv.location;
+            // After the receive was posted (the mirror of a Late Sender receive's rule).
+            p.completion = std::min(p.total, completed > requested ? completed - requested : 0);
+        } else {
+            p.partner = m.messages[p.id].send.location;
+            p.completion = std::min(p.total, requested > completed ? requested - completed : 0);
+        }
     }
     set_init_and_finalize(c, loc);
 }
@@ -271,6 +326,14 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
     const Time begin = std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
     p.completion = me.leave > begin ? me.leave - begin : 0;
+}
+
+size_t Synchpoints::completion_point(uint32_t message) const {
+    return completion_point_[message] == kNone ? npos : completion_point_[message];
+}
+
+size_t Synchpoints::request_point(uint32_t message) const {
+    return request_point_[message] == kNone ? npos : request_point_[message];
 }
 
 size_t Synchpoints::collective_point(uint32_t location, uint32_t collective) const {

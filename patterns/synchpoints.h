@@ -45,7 +45,17 @@ enum class WaitKind : uint8_t {
 inline constexpr size_t kWaitKinds = 6;
 
 struct Synchpoint {
-    enum class Kind : uint8_t { Receive, Send, Collective, Init, Finalize };
+    // SendCompletion: the call that completed a send that waited as Late Receiver;
+    // ReceiveRequest: the call that posted that message's receive.
+    enum class Kind : uint8_t {
+        Receive,
+        Send,
+        Collective,
+        Init,
+        Finalize,
+        SendCompletion,
+        ReceiveRequest
+    };
     Kind kind = Kind::Receive;
     bool synchronises = false; // a synchpoint (the other kinds of candidate only split time)
     WaitKind wait_kind = WaitKind::LateSender;
@@ -86,6 +96,9 @@ class Synchpoints {
     const LocationSynchpoints& of(uint32_t location) const { return locations_[location]; }
     size_t receive_point(uint32_t message) const { return receive_point_[message]; }
     size_t send_point(uint32_t message) const { return send_point_[message]; }
+    // Late Receiver messages only; npos for the others.
+    size_t completion_point(uint32_t message) const;
+    size_t request_point(uint32_t message) const;
     size_t collective_point(uint32_t location, uint32_t collective) const;
 
     // The last synchpoint before point `at` that synchronised with `partner`; npos: none.
@@ -112,9 +125,20 @@ class Synchpoints {
 
     std::once_flag sized_, ends_known_;
     std::vector<LocationSynchpoints> locations_;
-    std::vector<analysis::Time> late_sender_wait_;     // by message id
-    std::vector<uint32_t> receive_point_, send_point_; // by message id
-    std::vector<Ends> ends_;                           // by location
+    std::vector<analysis::Time> late_sender_wait_; // by message id
+    // Late Receiver messages (by message id): the wait, and the leave of the call that
+    // completed the send (left by the sender in the preparation round, as a fact travelling
+    // with the message); the leave of the call that posted each receive (left by the
+    // receiver).
+    struct LateReceiverFacts {
+        analysis::Time wait = 0, completion_leave = 0;
+    };
+    std::unordered_map<uint32_t, LateReceiverFacts> late_receivers_;
+    std::mutex late_receivers_lock_;
+    std::vector<analysis::Time> request_leave_;              // by message id
+    std::vector<uint32_t> completion_point_, request_point_; // by message id
+    std::vector<uint32_t> receive_point_, send_point_;       // by message id
+    std::vector<Ends> ends_;                                 // by location
     analysis::Time latest_init_enter_ = 0, earliest_init_leave_ = 0;
     analysis::Time latest_finalize_enter_ = 0, earliest_finalize_leave_ = 0;
 };

@@ -147,16 +147,23 @@ TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation
 
 // Delay costs (Scalasca's root-cause analysis), short and long term, of the wait states
 // both analyses share, per location. Not equal yet (issue 23, in progress; docs/root-causes.md):
-// the traces with Late Receiver waits, which are not synchronisation points in topolens yet,
-// and two single values under investigation.
+// the point-to-point costs on the two traces with Late Receiver waits, and two single values,
+// all under investigation.
 struct NotYetEqual {
     const char* trace;
     const char* metric; // nullptr: every delay metric
     const char* why;
 };
 const NotYetEqual kNotYetEqual[] = {
-    {"wavefront2d", nullptr, "Late Receiver synchronisation points"},
-    {"autotune_halo", nullptr, "Late Receiver synchronisation points"},
+    {"wavefront2d", metric::kDelayLateSender, "Late Sender costs 10% above Scalasca's"},
+    {"wavefront2d", metric::kDelayLateSenderLongTerm, "follows from the short-term difference"},
+    {"wavefront2d", metric::kDelayLateReceiver, "Late Receiver costs differ by 0.5-10%"},
+    {"wavefront2d", metric::kDelayLateReceiverLongTerm, "Late Receiver costs differ"},
+    {"wavefront2d", metric::kDelayNxNLongTerm, "long-term costs through the chains above"},
+    {"autotune_halo", metric::kDelayLateSender, "2 locations, 60 us"},
+    {"autotune_halo", metric::kDelayLateSenderLongTerm, "follows from the short-term difference"},
+    {"autotune_halo", metric::kDelayLateReceiver, "Late Receiver costs differ"},
+    {"autotune_halo", metric::kDelayLateReceiverLongTerm, "Late Receiver costs differ"},
     {"collectives", metric::kDelayEarlyReduce, "the Reduce whose latest sender is rank 1"},
     {"cg3d", metric::kDelayNxNLongTerm, "location 4: 0.1213 s, Scalasca 0.1265 s"},
 };
@@ -175,6 +182,7 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
     const report::Report report =
         analysis::analyze(trace, matching, patterns::all_patterns()).report;
     const char* delays[] = {metric::kDelayLateSender,    metric::kDelayLateSenderLongTerm,
+                            metric::kDelayLateReceiver,  metric::kDelayLateReceiverLongTerm,
                             metric::kDelayBarrier,       metric::kDelayBarrierLongTerm,
                             metric::kDelayNxN,           metric::kDelayNxNLongTerm,
                             metric::kDelayLateBroadcast, metric::kDelayLateBroadcastLongTerm,
