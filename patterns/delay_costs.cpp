@@ -22,6 +22,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -111,6 +112,7 @@ class DelayCosts : public CataloguedPattern {
             s.costs[loc].assign(s.points.of(loc).points.size(), Costs{});
         });
         d.on_backward_post([this](Context& c, const BackwardStep& step) { post(c, step); });
+        d.on_finish([this](Context& c) { record_wait_edges(c); });
         d.on_backward_take([this](Context& c, const BackwardStep& step) {
             if (!step.partners_posted) return;
             if (step.kind == BackwardStep::Kind::Send) late_sender(c, step);
@@ -120,6 +122,24 @@ class DelayCosts : public CataloguedPattern {
     }
 
   private:
+    // Every wait of every location, summed per kind and the process that caused it directly
+    // (its synchpoint's partner: the sender, the receiver, the collective's delaying member).
+    void record_wait_edges(Context& c) {
+        static constexpr const char* kKinds[kWaitKinds] = {"latesender", "latereceiver", "barrier",
+                                                           "n2n",        "12n",          "n21"};
+        const Shared& s = *shared_;
+        std::map<std::tuple<size_t, uint32_t, uint32_t>, analysis::Time> sums;
+        for (uint32_t loc = 0; loc < c.trace().locations.size(); ++loc)
+            for (const Synchpoint& p : s.points.of(loc).points)
+                if (p.synchronises && p.wait > 0 && p.partner != trace::kNone && p.partner != loc)
+                    sums[{channel(p.wait_kind), loc, p.partner}] += p.wait;
+        auto& edges = c.report().wait_edges;
+        edges.clear();
+        for (const auto& [key, ticks] : sums)
+            edges.push_back({kKinds[std::get<0>(key)], static_cast<int>(std::get<1>(key)),
+                             static_cast<int>(std::get<2>(key)), c.seconds(ticks)});
+    }
+
     struct Shared {
         Synchpoints points;
         std::unordered_map<uint32_t, Posted> to_sender;   // by message id: Late Sender

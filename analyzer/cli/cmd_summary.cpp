@@ -11,6 +11,7 @@
 #include "analyzer/engine/grid.h"
 #include "analyzer/engine/grid_slices.h"
 #include "analyzer/report/report_grid.h"
+#include "analyzer/report/root_causes.h"
 #include "patterns/audit/codelet_audit.h"
 #include "patterns/audit/codelet_measurements.h"
 
@@ -465,6 +466,47 @@ void print_attributes(std::ostream& out, const rp::Report& report) {
 
 } // namespace
 
+// Who made the others wait: the processes with the largest delay costs (root-cause
+// analysis), last, as the answer to the wait states above.
+void print_root_causes(std::ostream& out, const rp::Report& report, const rp::ReportGrid& grid,
+                       std::size_t top) {
+    const rp::RootCauses rc = rp::root_causes(report);
+    if (rc.causes.empty()) return;
+    out << "\nRoot causes (delay costs, Scalasca's root-cause analysis): delays explain "
+        << format_value(rc.delay, "sec") << " s of " << format_value(rc.wait, "sec")
+        << " s of waiting (" << percent(rc.delay, rc.wait) << "%)\n";
+    const rp::CartTopology* topology = coords_topology(report, grid);
+    std::vector<std::string> header = {"location", "rank"};
+    if (topology) header.push_back("coords");
+    header.insert(header.end(),
+                  {"delay cost", "% of waiting", "largest at", "made wait", "reached"});
+    std::vector<bool> right(header.size(), false);
+    right[1] = true;
+    right[topology ? 3 : 2] = right[topology ? 4 : 3] = true;
+    Table table(header, right);
+    for (std::size_t i = 0; i < rc.causes.size() && i < top; ++i) {
+        const rp::RootCause& c = rc.causes[i];
+        std::vector<std::string> row = {std::to_string(c.location),
+                                        std::to_string(report.locations[c.location].rank)};
+        if (topology) row.push_back(coords_text(topology, c.location));
+        row.push_back(format_value(c.delay, "sec"));
+        row.push_back(percent(c.delay, rc.wait));
+        row.push_back(c.callpath >= 0 ? report.callpath_name(c.callpath) : "");
+        row.push_back(std::to_string(c.waited_directly) + " (" +
+                      format_value(c.direct_wait, "sec") + " s)");
+        std::string reached = std::to_string(c.reached);
+        if (c.hops)
+            reached += ", up to " + std::to_string(*c.hops) + (*c.hops == 1 ? " hop" : " hops");
+        row.push_back(reached);
+        table.row(row);
+    }
+    out << "  top processes (" << std::min(top, rc.causes.size()) << " of " << rc.causes.size()
+        << "): their delay costs (short and long term), where most of them are, how many\n"
+           "  processes waited for them directly (and how long), and how many their waits\n"
+           "  reached through processes that waited in turn (topolens values --edges)\n"
+        << table.render(4);
+}
+
 void summary_usage(std::ostream& out) {
     out << "usage: topolens summary REPORT|TRACE [--top N]\n\n"
            "TRACE, a trace directory (or its .otf2 anchor), stands for its report.cubex, which\n"
@@ -529,6 +571,7 @@ int summary_main(const std::vector<std::string>& args) {
         print_clock_violations(out, report, grid);
         print_autotuning(out, path, report);
         print_attributes(out, report);
+        print_root_causes(out, report, grid, top);
     } catch (const std::exception& e) {
         print_error(e.what());
         return kExitFailure;

@@ -226,6 +226,7 @@ std::vector<double> location_values(const rp::Report& report, int metric,
 struct Options {
     std::string report, metric, callpath, topology, format = "csv";
     bool has_callpath = false;
+    bool edges = false;
 };
 
 // An array of numbers or flags on one line: [4,4], [false,true].
@@ -307,11 +308,55 @@ std::string values_json(const rp::Report& report, const Options& o, int metric,
     return w.text() + "\n";
 }
 
+// `--edges`: who made whom wait (the report's wait edges), with each end's coordinates.
+std::string edges_text(const rp::Report& report, const Options& o,
+                       const rp::CartTopology* topology) {
+    auto coords = [&](int l) {
+        const auto* c = coords_of(topology, static_cast<std::size_t>(l));
+        return c ? joined(*c, " ") : std::string();
+    };
+    if (o.format == "csv") {
+        std::string out = "kind,waiting,waiting_rank,waiting_coords,causing,causing_rank,"
+                          "causing_coords,seconds\n";
+        for (const rp::WaitEdge& e : report.wait_edges)
+            out += e.kind + "," + std::to_string(e.waiting) + "," +
+                   std::to_string(report.locations[e.waiting].rank) + "," + coords(e.waiting) +
+                   "," + std::to_string(e.causing) + "," +
+                   std::to_string(report.locations[e.causing].rank) + "," + coords(e.causing) +
+                   "," + json::shortest_number(e.seconds) + "\n";
+        return out;
+    }
+    json::Writer w;
+    w.begin_object();
+    w.key("report").value(o.report);
+    w.key("topology").value(topology ? topology->name : std::string());
+    w.key("edges").begin_array();
+    for (const rp::WaitEdge& e : report.wait_edges) {
+        w.begin_inline_object();
+        w.key("kind").value(e.kind);
+        w.key("waiting").value(e.waiting);
+        w.key("causing").value(e.causing);
+        for (const auto& [key, l] :
+             {std::pair{"waiting_coords", e.waiting}, std::pair{"causing_coords", e.causing}}) {
+            w.key(key);
+            if (const auto* c = coords_of(topology, static_cast<std::size_t>(l)))
+                packed(w, *c);
+            else
+                w.null();
+        }
+        w.key("seconds").value(e.seconds).end_object();
+    }
+    w.end_array();
+    w.end_object();
+    return w.text() + "\n";
+}
+
 } // namespace
 
 void values_usage(std::ostream& out) {
     out << "usage: topolens values REPORT|TRACE --metric NAME [--callpath PATH]\n"
-           "                       [--format csv|json] [--topology NAME]\n\n"
+           "                       [--format csv|json] [--topology NAME]\n"
+           "       topolens values REPORT|TRACE --edges [--format csv|json] [--topology NAME]\n\n"
            "TRACE, a trace directory (or its .otf2 anchor), stands for its report.cubex, which\n"
            "is written first (as topolens analyze does, saying so on stderr) when it is\n"
            "missing or older than the trace.\n\n"
@@ -332,7 +377,12 @@ void values_usage(std::ostream& out) {
            "vs_interior = mean / the interior mean or null, vs_rest = mean / the mean of the\n"
            "processes that are not corners when there is no interior, else null), locations\n"
            "(each with coords, role and boundary: per dimension -1 low, 1 high, 0 neither) and\n"
-           "total.\n";
+           "total.\n\n"
+           "--edges prints who made whom wait instead (the root-cause analysis): per kind of\n"
+           "wait (latesender, latereceiver, barrier, n2n, 12n, n21), waiting and causing\n"
+           "location, the seconds the one waited for the other directly. CSV columns:\n"
+           "kind,waiting,waiting_rank,waiting_coords,causing,causing_rank,causing_coords,seconds;\n"
+           "JSON: an object with report, topology and edges.\n";
 }
 
 int values_main(const std::vector<std::string>& args) {
@@ -351,11 +401,14 @@ int values_main(const std::vector<std::string>& args) {
                               .option({"--topology"}, set(o.topology), value)
                               .option({"--format"}, set(o.format), value)
                               .option({"--callpath"}, set_callpath, value)
+                              .flag({"--edges"}, [&] { o.edges = true; })
                               .positional(OptionParser::single(o.report, "report", false))
                               .run(args, "values: ", values_usage, [&] {
-                                  if (o.report.empty() || o.metric.empty())
+                                  if (o.report.empty() || (o.metric.empty() && !o.edges))
                                       throw UsageError{o.report.empty() ? "no report given"
                                                                         : "--metric is required"};
+                                  if (o.edges && (!o.metric.empty() || o.has_callpath))
+                                      throw UsageError{"--edges takes no --metric or --callpath"};
                               }))
         return *exit;
     if (o.format != "csv" && o.format != "json") {
@@ -364,6 +417,10 @@ int values_main(const std::vector<std::string>& args) {
     }
     try {
         const rp::Report report = open_report_input(o.report);
+        if (o.edges) {
+            std::cout << edges_text(report, o, resolve_topology(report, o.topology));
+            return kExitOk;
+        }
         const int metric = resolve_metric(report, o.metric);
         const std::vector<int> callpaths =
             o.has_callpath ? resolve_callpath(report, o.callpath) : std::vector<int>{-1};

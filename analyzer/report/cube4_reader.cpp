@@ -756,7 +756,16 @@ Report read_cube4(const std::string& path) {
         const std::string version = cube.attribute("version").value();
         if (version.rfind("4", 0) != 0)
             throw Bad("anchor.xml: CUBE version '" + version + "' is not supported (4.x is)");
-        return AnchorReader(cube, *archive).read();
+        Report report = AnchorReader(cube, *archive).read();
+        if (const tar::Entry* edges = archive->find(kWaitEdgesMember)) {
+            try {
+                report.wait_edges =
+                    parse_wait_edges_csv(archive->read(*edges), report.locations.size());
+            } catch (const std::runtime_error& e) {
+                throw Bad(e.what());
+            }
+        }
+        return report;
     } catch (const Bad& e) {
         throw ReportError(path + ": " + e.what());
     } catch (const tar::TarError& e) {

@@ -433,6 +433,8 @@ void write_cube4(const Report& report, const std::string& path) {
             archive.add(std::to_string(m) + ".index", index);
             archive.add(std::to_string(m) + ".data", data);
         }
+        if (!report.wait_edges.empty())
+            archive.add(kWaitEdgesMember, wait_edges_csv(report.wait_edges));
         archive.finish();
     } catch (const tar::TarError& e) {
         throw ReportError("cannot write " + path + ": " + e.what());

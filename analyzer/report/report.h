@@ -18,6 +18,8 @@
 // recognises them and takes their values as they are.
 #pragma once
 
+#include "analyzer/report/wait_edges.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -102,6 +104,8 @@ class Report {
     // Base URLs of the metric descriptions, tried in order for a url's "@mirror@" (CUBE's
     // <doc><mirrors><murl>).
     std::vector<std::string> mirrors;
+    // Who made whom wait (analyzer/report/wait_edges.h); empty without root-cause analysis.
+    std::vector<WaitEdge> wait_edges;
 
     // ---- building
     int add_metric(Metric metric);            // links parent/children; returns id
