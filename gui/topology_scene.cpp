@@ -99,6 +99,20 @@ label_actor(const std::string& text, const std::array<double, 3>& at, int size, 
 
 } // namespace
 
+std::array<double, 4> label_box(vtkBillboardTextActor3D* label, const std::array<double, 2>& at,
+                                double margin) {
+    vtkTextProperty* text = label->GetTextProperty();
+    const double size = text->GetFontSize();
+    const char* input = label->GetInput();
+    const double width = 0.62 * size * (input ? std::strlen(input) : 0) + margin;
+    const double height = 1.2 * size + margin;
+    const int justification = text->GetJustification();
+    const double left = justification == VTK_TEXT_RIGHT      ? at[0] - width
+                        : justification == VTK_TEXT_CENTERED ? at[0] - width / 2
+                                                             : at[0];
+    return {left, at[1] - height / 2, left + width, at[1] + height / 2};
+}
+
 std::optional<Orientation> parse_orientation(const std::string& name) {
     if (name == "top") return Orientation::Top;
     if (name == "front") return Orientation::Front;
@@ -164,6 +178,10 @@ TopologyScene::TopologyScene() {
     set_text_style(notes_->GetTextProperty(), 12, false);
     notes_->SetInput("empty cell = 0    dark grey cell = near 0 (below 0.5 % of the scale's top)");
     overlay_->AddActor2D(notes_);
+    caption_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    caption_->SetPosition(0.015, 0.045);
+    set_text_style(caption_->GetTextProperty(), 13, false);
+    overlay_->AddActor2D(caption_);
 
     vtkNew<vtkCubeSource> cube;
     filled_mapper_->SetInputData(filled_points_);
@@ -246,6 +264,34 @@ vtkLookupTable* TopologyScene::lookup_table() const {
 vtkScalarBarActor* TopologyScene::legend() const {
     return legend_.Get();
 }
+std::string TopologyScene::caption_text() const {
+    std::string text = folding_.description();
+    const GridSlice& slice = controls_.slice;
+    if (slice.dimension >= 0 && ndims_ > 0) {
+        if (!text.empty()) text += "    ";
+        text += "slice: dimension " + std::to_string(slice.dimension) + " = " +
+                std::to_string(slice.from) +
+                (slice.to != slice.from ? ".." + std::to_string(slice.to) : "") +
+                " (other processes not drawn)";
+    }
+    return text;
+}
+
+long long TopologyScene::drawn_cells() const {
+    return filled_points_->GetNumberOfPoints() + empty_points_->GetNumberOfPoints();
+}
+
+long long TopologyScene::interactive_cells() const {
+    return lod_points_->GetNumberOfPoints();
+}
+
+std::vector<vtkBillboardTextActor3D*> TopologyScene::labels() const {
+    std::vector<vtkBillboardTextActor3D*> labels;
+    for (const auto& prop : axis_props_)
+        if (auto* label = vtkBillboardTextActor3D::SafeDownCast(prop)) labels.push_back(label);
+    return labels;
+}
+
 std::string TopologyScene::title_text() const {
     const char* text = title_->GetInput();
     return text ? text : "";
@@ -256,33 +302,49 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     controls_.cell_size = std::clamp(controls_.cell_size, 0.1, 1.0);
     controls_.plane_distance = std::clamp(controls_.plane_distance, 1.0, 10.0);
 
-    std::array<int, 3> dims{1, 1, 1};
-    int ndims = 0;
-    if (picture.topology) {
-        ndims = static_cast<int>(std::min<size_t>(3, picture.topology->sizes.size()));
-        for (int d = 0; d < ndims; ++d)
-            dims[d] = static_cast<int>(std::max<uint32_t>(1, picture.topology->sizes[d]));
-    }
+    folding_ = picture.topology ? fold_grid(picture.topology->sizes) : GridFolding{};
+    const int ndims = picture.topology ? folding_.view_dims : 0;
+    const std::array<int, 3> dims = ndims > 0 ? folding_.extent : std::array<int, 3>{1, 1, 1};
     const bool shape_changed = dims != dims_ || ndims != ndims_;
     dims_ = dims;
     ndims_ = ndims;
 
     // Cell centres: axis 0 east, axis 1 north, axis 2 up; planes along axis 2 spread apart.
+    // Processes outside the slice get none: they are neither drawn nor picked.
     centers_.assign(picture.values.size(), std::nullopt);
+    std::vector<std::array<int, 3>> positions(picture.values.size());
+    std::vector<unsigned char> occupied; // by view cell: a drawn process sits there
+    const auto cell_index = [&dims](const std::array<int, 3>& p) {
+        return (static_cast<size_t>(p[2]) * dims[1] + p[1]) * dims[0] + p[0];
+    };
     double grid_min = std::numeric_limits<double>::infinity(), grid_max = -grid_min;
     if (picture.topology) {
+        occupied.assign(static_cast<size_t>(dims[0]) * dims[1] * dims[2], 0);
         const auto& coords = picture.topology->coords;
         for (size_t l = 0; l < picture.values.size() && l < coords.size(); ++l) {
             if (coords[l].empty()) continue;
-            std::array<double, 3> c{0.0, 0.0, 0.0};
-            for (int d = 0; d < ndims && d < static_cast<int>(coords[l].size()); ++d)
-                c[d] = static_cast<double>(coords[l][d]);
-            c[2] *= controls_.plane_distance;
-            centers_[l] = c;
             grid_min = std::min(grid_min, picture.values[l]);
             grid_max = std::max(grid_max, picture.values[l]);
+            if (!controls_.slice.contains(coords[l])) continue;
+            const std::array<int, 3> p = folding_.position(coords[l]);
+            if (p[0] >= dims[0] || p[1] >= dims[1] || p[2] >= dims[2]) continue;
+            positions[l] = p;
+            occupied[cell_index(p)] = 1;
+            centers_[l] =
+                std::array<double, 3>{static_cast<double>(p[0]), static_cast<double>(p[1]),
+                                      p[2] * controls_.plane_distance};
         }
     }
+    // A cell is on the shell when one of its six sides has no drawn neighbour.
+    const auto on_shell = [&](const std::array<int, 3>& p) {
+        for (int a = 0; a < 3; ++a)
+            for (int step : {-1, 1}) {
+                std::array<int, 3> q = p;
+                q[a] += step;
+                if (q[a] < 0 || q[a] >= dims[a] || !occupied[cell_index(q)]) return true;
+            }
+        return false;
+    };
     if (!(grid_min <= grid_max)) grid_min = grid_max = 0.0;
 
     if (picture.high_resolution) {
@@ -321,7 +383,8 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
         const Rgb c = cls == ValueClass::NearZero
                           ? kNearZero
                           : scale_color(scale_fraction(v, range_low_, range_high_));
-        filled_cells_.push_back({*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}});
+        filled_cells_.push_back(
+            {*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}, on_shell(positions[l])});
     }
     sorted_octant_ = -1; // sort_cells() orders them for the camera before the next frame
     sort_cells();
@@ -349,6 +412,7 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     if (!picture.subtitle.empty()) title += "    " + picture.subtitle;
     title_->SetInput(title.c_str());
     scale_->SetInput(scale_text_.c_str());
+    caption_->SetInput(caption_text().c_str());
 
     build_axes();
     update_highlight();
@@ -387,14 +451,27 @@ void TopologyScene::sort_cells() {
     filled_points_->SetPoints(points);
     filled_points_->GetPointData()->AddArray(colors);
     filled_points_->Modified();
+    // While rotating only the shell: inner cells of a dense grid are hidden behind it (at
+    // 64x64x64 the shell is a tenth of the cells).
+    vtkNew<vtkPoints> shell;
+    vtkNew<vtkUnsignedCharArray> shell_colors;
+    shell_colors->SetName("colors");
+    shell_colors->SetNumberOfComponents(3);
+    for (const auto& [depth, i] : order) {
+        const Cell& cell = filled_cells_[i];
+        if (!cell.on_shell) continue;
+        shell->InsertNextPoint(cell.center.data());
+        shell_colors->InsertNextTypedTuple(cell.rgb.data());
+    }
+    const vtkIdType count = shell->GetNumberOfPoints();
     vtkNew<vtkCellArray> vertices;
-    vertices->AllocateExact(1, static_cast<vtkIdType>(order.size()));
-    vertices->InsertNextCell(static_cast<vtkIdType>(order.size()));
-    for (size_t k = 0; k < order.size(); ++k) vertices->InsertCellPoint(static_cast<vtkIdType>(k));
+    vertices->AllocateExact(1, count);
+    vertices->InsertNextCell(count);
+    for (vtkIdType k = 0; k < count; ++k) vertices->InsertCellPoint(k);
     lod_points_->Initialize();
-    lod_points_->SetPoints(points);
+    lod_points_->SetPoints(shell);
     lod_points_->SetVerts(vertices);
-    lod_points_->GetPointData()->AddArray(colors);
+    lod_points_->GetPointData()->AddArray(shell_colors);
     lod_points_->Modified();
 }
 
@@ -436,18 +513,9 @@ void TopologyScene::place_sliding_labels() {
     // justified, separated from the hull by one of their edges' normals (convex shapes).
     auto clear_of_grid = [&](const SlidingLabel& label, const std::array<double, 2>& p) {
         if (hull.size() < 3) return true;
-        vtkTextProperty* text = label.actor->GetTextProperty();
-        const double size = text->GetFontSize();
-        const double width = 0.62 * size * std::strlen(label.actor->GetInput()) + margin;
-        const double height = 1.2 * size + margin;
-        const int justification = text->GetJustification();
-        const double left = justification == VTK_TEXT_RIGHT      ? p[0] - width
-                            : justification == VTK_TEXT_CENTERED ? p[0] - width / 2
-                                                                 : p[0];
-        const std::array<std::array<double, 2>, 4> box{{{left - margin, p[1] - height / 2},
-                                                        {left + width, p[1] - height / 2},
-                                                        {left + width, p[1] + height / 2},
-                                                        {left - margin, p[1] + height / 2}}};
+        const auto [left, bottom, right, top] = label_box(label.actor, p, margin);
+        const std::array<std::array<double, 2>, 4> box{
+            {{left - margin, bottom}, {right, bottom}, {right, top}, {left - margin, top}}};
         double hx0 = hull[0][0], hx1 = hx0, hy0 = hull[0][1], hy1 = hy0;
         for (const auto& h : hull) {
             hx0 = std::min(hx0, h[0]), hx1 = std::max(hx1, h[0]);
@@ -480,9 +548,11 @@ void TopologyScene::before_frame() {
     // screen: its names would pile up on the origin, so they are left out.
     double dop[3];
     grid_->GetActiveCamera()->GetDirectionOfProjection(dop);
+    for (vtkBillboardTextActor3D* label : labels()) label->VisibilityOn();
     for (int a = 0; a < 3; ++a)
         for (auto& label : axis_labels_[a]) label->SetVisibility(std::abs(dop[a]) < 0.9);
     place_sliding_labels();
+    hide_labels_outside_view();
     filled_actor_->SetVisibility(!interactive_);
     lod_actor_->SetVisibility(interactive_);
     if (!interactive_) return;
@@ -497,6 +567,26 @@ void TopologyScene::before_frame() {
                                      std::tan(camera->GetViewAngle() * std::acos(-1.0) / 360.0));
     lod_actor_->GetProperty()->SetPointSize(
         static_cast<float>(std::max(1.0, controls_.cell_size * pixels_per_unit)));
+}
+
+void TopologyScene::hide_labels_outside_view() {
+    // Zoomed in, a label near the grid's edge would be cut by the viewport's border: a label
+    // is drawn whole or not at all (its estimated box, label_box(), inside the viewport).
+    const int* origin = grid_->GetOrigin();
+    const int* size = grid_->GetSize();
+    for (vtkBillboardTextActor3D* label : labels()) {
+        if (!label->GetVisibility()) continue;
+        const double* at = label->GetPosition();
+        grid_->SetWorldPoint(at[0], at[1], at[2], 1.0);
+        grid_->WorldToDisplay();
+        double d[3];
+        grid_->GetDisplayPoint(d);
+        const auto [left, bottom, right, top] = label_box(label, {d[0], d[1]}, 0.0);
+        const bool inside = d[2] >= 0.0 && d[2] <= 1.0 && left >= origin[0] &&
+                            bottom >= origin[1] && right <= origin[0] + size[0] &&
+                            top <= origin[1] + size[1];
+        label->SetVisibility(inside);
+    }
 }
 
 double TopologyScene::decoration_unit() const {
@@ -553,8 +643,9 @@ void TopologyScene::build_axes() {
     add(label_actor("W", {origin[0] - 0.6 * u, origin[1], origin[2]}, compass_size, true));
     // Below axis 0 both seen from the top (south of it) and from the front (under it).
     const double drop = ndims_ >= 3 ? 0.55 * u : 0.0;
-    add(justify(label_actor("axis 0: W -> E", {east_end[0], origin[1] - 0.55 * u, origin[2] - drop},
-                            label_size, false),
+    add(justify(label_actor("axis " + folding_.axis_dimensions(0) + ": W -> E",
+                            {east_end[0], origin[1] - 0.55 * u, origin[2] - drop}, label_size,
+                            false),
                 -1));
     if (ndims_ >= 2) {
         axis = 1;
@@ -568,8 +659,8 @@ void TopologyScene::build_axes() {
             {north, {origin[0], north_end[1] + 0.6 * u, origin[2]}, {0, 1, 0}});
         add(label_actor("S", {origin[0], origin[1] - 0.6 * u, origin[2]}, compass_size, true));
         auto title1 =
-            justify(label_actor("axis 1: S -> N", {origin[0] - 0.35 * u, north_end[1], origin[2]},
-                                label_size, false),
+            justify(label_actor("axis " + folding_.axis_dimensions(1) + ": S -> N",
+                                {origin[0] - 0.35 * u, north_end[1], origin[2]}, label_size, false),
                     -1);
         add(title1);
         sliding_labels_.push_back(
@@ -585,7 +676,7 @@ void TopologyScene::build_axes() {
         // Further below than W and S are beside: in oblique views S falls below the origin too.
         add(label_actor("bottom", {origin[0], origin[1], origin[2] - 1.1 * u}, compass_size - 4,
                         true));
-        add(justify(label_actor("axis 2: bottom -> top",
+        add(justify(label_actor("axis " + folding_.axis_dimensions(2) + ": bottom -> top",
                                 {origin[0] - 0.35 * u, origin[1], top_end[2]}, label_size, false),
                     -1));
     }
