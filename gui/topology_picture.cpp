@@ -48,6 +48,7 @@ TopologyPicture metric_picture(const report::Report& report, int topology,
         picture.topology = &report.topologies[topology];
     picture.values = location_values(report, metric, calls);
     picture.location_names = location_names(report);
+    picture.ranks = report.location_ranks();
     picture.high_resolution = high_resolution;
     picture.low_resolution_max = whole_program_location_max(report, metric);
     if (metric.metric >= 0) {
@@ -68,6 +69,7 @@ TopologyPicture codelet_picture(const report::Report& report, int topology,
         picture.topology = &report.topologies[topology];
     picture.values.assign(report.locations.size(), 0.0);
     picture.location_names = location_names(report);
+    picture.ranks = report.location_ranks();
     for (size_t l = 0; l < codelet.per_process_mean.size() && l < picture.values.size(); ++l)
         picture.values[l] = codelet.per_process_mean[l].value_or(0.0);
     for (const CodeletAudit& other : operation.codelets)
