@@ -61,6 +61,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     splitter->setStretchFactor(1, 3);
     setCentralWidget(splitter);
     resize(1200, 900);
+    // The panes' share by default: left to their size hints they got a quarter of the
+    // height, too little for a 16-process system tree; the views keep more than half.
+    splitter->setSizes({360, 540});
 
     connect(panes_, &BrowserPanes::selectionChanged, this, [this] {
         codelet_shown_.reset();

@@ -693,9 +693,11 @@ void TopologyScene::build_axes() {
     marker->SetMapper(sphere_mapper);
     marker->GetProperty()->SetColor(kText.r, kText.g, kText.b);
     add(marker);
-    const std::string origin_label = ndims_ == 1   ? "origin (0)"
-                                     : ndims_ == 2 ? "origin (0,0)"
-                                                   : "origin (0,0,0)";
+    // Coordinate 0 in every dimension of the grid, folded ones too.
+    std::string origin_label = "origin (";
+    for (size_t d = 0; d < std::max<size_t>(1, folding_.view_axis.size()); ++d)
+        origin_label += d ? ",0" : "0";
+    origin_label += ")";
     // Below-left of the origin, away from the compass names W (left) and S (below); in 3D
     // also lowered, so that it stays below-left when seen from the front.
     add(justify(label_actor(origin_label,

@@ -34,6 +34,7 @@
 #include <QMessageBox>
 #include <QProcess>
 #include <QScatterSeries>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -1388,6 +1389,28 @@ class GuiTest : public QObject {
 
     // --- Issue 23: slicing, folding, label clipping, CSV export, 64^3 (helper gui23) ---
 
+    void default_layout_gives_the_panes_room() {
+        // The window at its default size with a report open, as a user first sees it.
+        window_ = std::make_unique<MainWindow>();
+        window_->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+        QVERIFY(window_->open_file(env("TOPOLENS_GUI_TEST_REPORT")));
+        QApplication::processEvents();
+        window_->grab().save(work_dir() + "/main-window.png");
+        qInfo("window %dx%d, panes %d px high, views %d px high, topology GL %d px",
+              window_->width(), window_->height(), window_->panes()->height(),
+              window_->views()->height(), window_->topology_view()->gl_widget()->height());
+        // The system pane shows all 16 processes of the report without scrolling, the
+        // call tree every call path, and the topology keeps a picture of useful size.
+        for (ValueTree* tree : {window_->panes()->system_tree(), window_->panes()->call_tree()}) {
+            tree->expandAll();
+            QApplication::processEvents();
+            QVERIFY2(!tree->verticalScrollBar()->isVisible(),
+                     qPrintable(QString("%1 px high pane scrolls").arg(tree->height())));
+        }
+        QVERIFY(window_->topology_view()->gl_widget()->height() >= 380);
+    }
+
     void slicing_shows_the_chosen_planes_only() {
         QCOMPARE(parse_slice("z=3")->dimension, 2);
         QCOMPARE(parse_slice("z=3")->from, 3u);
@@ -1457,6 +1480,7 @@ class GuiTest : public QObject {
                 const QColor c = image.pixelColor(x, y);
                 red += c.red() > 150 && c.green() < 40 && c.blue() < 40;
             }
+        image.save(work_dir() + "/slice-z1.png");
         // The legend's top is red: only its pixels, none from cells.
         view.set_slice(GridSlice{});
         const QImage whole = view.grab_picture();
@@ -1520,6 +1544,16 @@ class GuiTest : public QObject {
         sliced.slice = GridSlice{3, 1, 1};
         scene.show(grid.picture, sliced);
         QCOMPARE(scene.drawn_cells(), 16LL);
+        // On the screen (the picture kept for a look: gui-tests/folded-5d.png): the caption
+        // is drawn.
+        TopologyView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.set_picture(grid.picture);
+        const QImage image = view.grab_picture();
+        image.save(work_dir() + "/folded-5d.png");
+        QVERIFY(view.scene().caption_text().find("5D grid folded") == 0);
     }
 
     void axis_labels_stay_inside_the_view_when_zooming() {
