@@ -1411,6 +1411,55 @@ class GuiTest : public QObject {
         QVERIFY(window_->topology_view()->gl_widget()->height() >= 380);
     }
 
+    void render_slice_draws_the_chosen_row_only() {
+        const QString program = env("TOPOLENS_GUI");
+        const QString png = work_dir() + "/render-slice.png";
+        QFile::remove(png);
+        QProcess process;
+        process.start(program,
+                      {"--render", env("TOPOLENS_GUI_TEST_REPORT"), "--png", png, "--metric",
+                       "Wavefront from SW", "--size", "900x700", "--slice", "y=3"});
+        QVERIFY(process.waitForFinished(30000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const QImage image(png);
+        QCOMPARE(image.size(), QSize(900, 700));
+        // Where the cells are: the same scene (whole grid: the slice moves no cell).
+        const report::Report report =
+            report::read_cube4(env("TOPOLENS_GUI_TEST_REPORT").toStdString());
+        const report::CartTopology& g = report.topologies.front();
+        TopologyPicture picture;
+        picture.topology = &g;
+        picture.values = report.inclusive_by_location(*report.find_metric("Wavefront from SW"), -1);
+        picture.low_resolution_max =
+            *std::max_element(picture.values.begin(), picture.values.end());
+        TopologyScene scene;
+        scene.show(picture, SceneControls{});
+        vtkNew<vtkRenderWindow> offscreen;
+        offscreen->SetOffScreenRendering(1);
+        offscreen->SetSize(900, 700);
+        scene.attach(offscreen);
+        offscreen->Render();
+        // Row y = 3 drawn (NE is the hottest, red); row y = 0 left out although its east
+        // cell has a value (it would be coloured).
+        const int se = location_at(g, {3, 0});
+        QVERIFY(picture.values[se] > 0.0);
+        const QColor ne = pixel_at(image, *scene.display_position(location_at(g, {3, 3})));
+        const QColor se_pixel = pixel_at(image, *scene.display_position(se));
+        QVERIFY2(ne.red() >= 235 && ne.green() <= 25 && ne.blue() <= 25, qPrintable(describe(ne)));
+        QVERIFY2(close_to(se_pixel, 255, 255, 255, 3), qPrintable(describe(se_pixel)));
+
+        // A slice outside the 2D grid, and a malformed one.
+        process.start(
+            program, {"--render", env("TOPOLENS_GUI_TEST_REPORT"), "--png", png, "--slice", "z=0"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(process.readAllStandardError().contains("outside the 2D grid"));
+        process.start(program, {"--render", env("TOPOLENS_GUI_TEST_REPORT"), "--png", png,
+                                "--slice", "y=3:1"});
+        QVERIFY(process.waitForFinished(30000));
+        QCOMPARE(process.exitCode(), 2);
+    }
+
     void slicing_shows_the_chosen_planes_only() {
         QCOMPARE(parse_slice("z=3")->dimension, 2);
         QCOMPARE(parse_slice("z=3")->from, 3u);
