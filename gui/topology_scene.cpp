@@ -113,6 +113,16 @@ std::array<double, 4> label_box(vtkBillboardTextActor3D* label, const std::array
     return {left, at[1] - height / 2, left + width, at[1] + height / 2};
 }
 
+std::array<int, 3> shell_depth(const SceneControls& controls, int view_dims) {
+    // Through the gaps between cells (1 - cell size across axes 0 and 1, plane distance -
+    // cell size across axis 2) an oblique camera sees about two gap widths deep.
+    const double gap_xy = 1.0 - controls.cell_size;
+    const double gap_z = view_dims >= 3 ? controls.plane_distance - controls.cell_size : gap_xy;
+    const auto deep = [](double gap) { return std::clamp(1 + int(std::ceil(2.0 * gap)), 1, 16); };
+    const int across = deep(std::max(gap_xy, gap_z));
+    return {across, across, deep(gap_xy)};
+}
+
 std::optional<Orientation> parse_orientation(const std::string& name) {
     if (name == "top") return Orientation::Top;
     if (name == "front") return Orientation::Front;
@@ -335,14 +345,17 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
                                       p[2] * controls_.plane_distance};
         }
     }
-    // A cell is on the shell when one of its six sides has no drawn neighbour.
+    // The shell drawn while rotating: the cells within shell_depth() steps of an empty
+    // place or the grid's border along some axis; deeper ones are hidden behind them.
+    const std::array<int, 3> depth = shell_depth(controls_, ndims);
     const auto on_shell = [&](const std::array<int, 3>& p) {
         for (int a = 0; a < 3; ++a)
-            for (int step : {-1, 1}) {
-                std::array<int, 3> q = p;
-                q[a] += step;
-                if (q[a] < 0 || q[a] >= dims[a] || !occupied[cell_index(q)]) return true;
-            }
+            for (int step : {-1, 1})
+                for (int k = 1; k <= depth[a]; ++k) {
+                    std::array<int, 3> q = p;
+                    q[a] += step * k;
+                    if (q[a] < 0 || q[a] >= dims[a] || !occupied[cell_index(q)]) return true;
+                }
         return false;
     };
     if (!(grid_min <= grid_max)) grid_min = grid_max = 0.0;

@@ -82,6 +82,13 @@ struct SceneControls {
 std::array<double, 4> label_box(vtkBillboardTextActor3D* label, const std::array<double, 2>& at,
                                 double margin);
 
+// While the camera is dragged only the cells near the surface of what is drawn are drawn
+// (a flat square each): those within depth[a] steps of an empty place or the grid's border
+// along view axis a. The depth grows with the gaps between cells, through which an oblique
+// camera sees inner cells (cell size 0.8, plane distance 2: 4 along axes 0 and 1, 2 along
+// axis 2).
+std::array<int, 3> shell_depth(const SceneControls& controls, int view_dims);
+
 class TopologyScene {
   public:
     TopologyScene();
@@ -181,7 +188,7 @@ class TopologyScene {
     struct Cell {
         std::array<double, 3> center;
         std::array<unsigned char, 3> rgb;
-        bool on_shell; // a side not covered by a drawn neighbour: drawn while rotating
+        bool on_shell; // near an empty place or the border: drawn while rotating
     };
     std::vector<Cell> filled_cells_; // cells with a value, in location order
     int sorted_octant_ = -1;         // the octant of the view direction they are sorted for

@@ -1714,9 +1714,13 @@ class GuiTest : public QObject {
         view.set_picture(grid.picture);
         view.grab_picture();
         const qint64 open_ms = open.elapsed();
-        // While rotating only the shell is drawn: 64^3 - 62^3 cells.
+        // While rotating only the shell is drawn: with the default cell size and plane
+        // distance, the cells less than 4 steps from the border along x and y or less than
+        // 2 along z.
+        const auto depth = shell_depth(SceneControls{}, 3);
+        QCOMPARE(depth, (std::array<int, 3>{4, 4, 2}));
         QCOMPARE(view.scene().drawn_cells(), 64LL * 64 * 64);
-        QCOMPARE(view.scene().interactive_cells(), 64LL * 64 * 64 - 62LL * 62 * 62);
+        QCOMPARE(view.scene().interactive_cells(), 64LL * 64 * 64 - 56LL * 56 * 60);
         VtkGlWidget* gl = view.gl_widget();
         const QPoint centre(gl->width() / 2, gl->height() / 2);
         QTest::mousePress(gl, Qt::LeftButton, Qt::NoModifier, centre);
