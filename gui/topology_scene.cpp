@@ -399,8 +399,7 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
         filled_cells_.push_back(
             {*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}, on_shell(positions[l])});
     }
-    sorted_octant_ = -1; // sort_cells() orders them for the camera before the next frame
-    sort_cells();
+    sorted_octant_ = -1; // sort_cells() below orders them for the camera
     empty_points_->Initialize();
     empty_points_->SetPoints(empty);
     empty_points_->Modified();
@@ -431,6 +430,7 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     update_highlight();
     if (shape_changed || !camera_set_)
         set_orientation(ndims >= 3 ? Orientation::Iso : Orientation::Top);
+    sort_cells(); // after the camera is set: sorted once, not again for the first frame
 }
 
 void TopologyScene::sort_cells() {
