@@ -348,15 +348,21 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     // The shell drawn while rotating: the cells within shell_depth() steps of an empty
     // place or the grid's border along some axis; deeper ones are hidden behind them.
     const std::array<int, 3> depth = shell_depth(controls_, ndims);
-    const auto on_shell = [&](const std::array<int, 3>& p) {
+    // Bit 2a (2a + 1): an empty place or the border lies within depth[a] steps towards
+    // -a (+a).
+    const auto near_surface = [&](const std::array<int, 3>& p) {
+        unsigned char sides = 0;
         for (int a = 0; a < 3; ++a)
-            for (int step : {-1, 1})
+            for (int side = 0; side < 2; ++side)
                 for (int k = 1; k <= depth[a]; ++k) {
                     std::array<int, 3> q = p;
-                    q[a] += step * k;
-                    if (q[a] < 0 || q[a] >= dims[a] || !occupied[cell_index(q)]) return true;
+                    q[a] += side ? k : -k;
+                    if (q[a] < 0 || q[a] >= dims[a] || !occupied[cell_index(q)]) {
+                        sides |= static_cast<unsigned char>(1u << (2 * a + side));
+                        break;
+                    }
                 }
-        return false;
+        return sides;
     };
     if (!(grid_min <= grid_max)) grid_min = grid_max = 0.0;
 
@@ -397,9 +403,9 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
                           ? kNearZero
                           : scale_color(scale_fraction(v, range_low_, range_high_));
         filled_cells_.push_back(
-            {*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}, on_shell(positions[l])});
+            {*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}, near_surface(positions[l])});
     }
-    sorted_octant_ = -1; // sort_cells() below orders them for the camera
+    sorted_octant_ = filled_octant_ = lod_key_ = -1; // sort_cells() below orders them
     empty_points_->Initialize();
     empty_points_->SetPoints(empty);
     empty_points_->Modified();
@@ -438,53 +444,76 @@ void TopologyScene::sort_cells() {
     // depth test rejects, so nearer cubes drawn first save most of a dense grid's
     // fragments. Re-sorted only when the viewing direction changes octant, so rotating
     // does not rebuild the instances every frame.
+    vtkCamera* camera = grid_->GetActiveCamera();
     double dop[3];
-    grid_->GetActiveCamera()->GetDirectionOfProjection(dop);
+    camera->GetDirectionOfProjection(dop);
     const int octant = (dop[0] < 0 ? 1 : 0) | (dop[1] < 0 ? 2 : 0) | (dop[2] < 0 ? 4 : 0);
-    if (octant == sorted_octant_) return;
-    sorted_octant_ = octant;
-    std::vector<std::pair<double, int>> order(filled_cells_.size());
-    for (size_t i = 0; i < filled_cells_.size(); ++i) {
-        const auto& c = filled_cells_[i].center;
-        order[i] = {c[0] * dop[0] + c[1] * dop[1] + c[2] * dop[2], static_cast<int>(i)};
+    if (octant != sorted_octant_) {
+        sorted_octant_ = octant;
+        std::vector<std::pair<double, int>> order(filled_cells_.size());
+        for (size_t i = 0; i < filled_cells_.size(); ++i) {
+            const auto& c = filled_cells_[i].center;
+            order[i] = {c[0] * dop[0] + c[1] * dop[1] + c[2] * dop[2], static_cast<int>(i)};
+        }
+        std::sort(order.begin(), order.end());
+        order_.resize(order.size());
+        for (size_t k = 0; k < order.size(); ++k) order_[k] = order[k].second;
     }
-    std::sort(order.begin(), order.end());
-    vtkNew<vtkPoints> points;
-    points->SetNumberOfPoints(static_cast<vtkIdType>(order.size()));
-    vtkNew<vtkUnsignedCharArray> colors;
-    colors->SetName("colors");
-    colors->SetNumberOfComponents(3);
-    colors->SetNumberOfTuples(static_cast<vtkIdType>(order.size()));
-    for (size_t k = 0; k < order.size(); ++k) {
-        const Cell& cell = filled_cells_[order[k].second];
-        points->SetPoint(static_cast<vtkIdType>(k), cell.center.data());
-        colors->SetTypedTuple(static_cast<vtkIdType>(k), cell.rgb.data());
+    const auto cell_arrays = [](vtkIdType count) {
+        std::pair<vtkNew<vtkPoints>, vtkNew<vtkUnsignedCharArray>> arrays;
+        arrays.first->SetNumberOfPoints(count);
+        arrays.second->SetName("colors");
+        arrays.second->SetNumberOfComponents(3);
+        arrays.second->SetNumberOfTuples(count);
+        return arrays;
+    };
+    // The cubes: not while the camera is dragged (not drawn then), once it is released.
+    if (!interactive_ && filled_octant_ != octant) {
+        filled_octant_ = octant;
+        auto [points, colors] = cell_arrays(static_cast<vtkIdType>(order_.size()));
+        for (size_t k = 0; k < order_.size(); ++k) {
+            const Cell& cell = filled_cells_[order_[k]];
+            points->SetPoint(static_cast<vtkIdType>(k), cell.center.data());
+            colors->SetTypedTuple(static_cast<vtkIdType>(k), cell.rgb.data());
+        }
+        filled_points_->Initialize();
+        filled_points_->SetPoints(points);
+        filled_points_->GetPointData()->AddArray(colors);
+        filled_points_->Modified();
     }
-    filled_points_->Initialize();
-    filled_points_->SetPoints(points);
-    filled_points_->GetPointData()->AddArray(colors);
-    filled_points_->Modified();
-    // While rotating only the shell: inner cells of a dense grid are hidden behind it (at
-    // 64x64x64 the shell is a tenth of the cells).
-    vtkNew<vtkPoints> shell;
-    vtkNew<vtkUnsignedCharArray> shell_colors;
-    shell_colors->SetName("colors");
-    shell_colors->SetNumberOfComponents(3);
-    for (const auto& [depth, i] : order) {
-        const Cell& cell = filled_cells_[i];
-        if (!cell.on_shell) continue;
-        shell->InsertNextPoint(cell.center.data());
-        shell_colors->InsertNextTypedTuple(cell.rgb.data());
+    // The squares drawn while rotating: the cells near the sides of the grid the camera is
+    // outside of (eye beyond the grid's bounds along that axis); inner cells and the far
+    // sides are hidden behind them. Near every side when the eye is inside the grid.
+    double eye[3];
+    camera->GetPosition(eye);
+    const auto b = grid_bounds();
+    int sides = 0;
+    for (int a = 0; a < 3; ++a) {
+        if (eye[a] < b[2 * a]) sides |= 1 << (2 * a);
+        if (eye[a] > b[2 * a + 1]) sides |= 1 << (2 * a + 1);
     }
-    const vtkIdType count = shell->GetNumberOfPoints();
+    if (sides == 0) sides = 0x3f;
+    const int key = octant << 6 | sides;
+    if (key == lod_key_) return;
+    lod_key_ = key;
+    vtkIdType count = 0;
+    for (int i : order_) count += (filled_cells_[i].near_surface & sides) != 0;
+    auto [points, colors] = cell_arrays(count);
     vtkNew<vtkCellArray> vertices;
     vertices->AllocateExact(1, count);
     vertices->InsertNextCell(count);
-    for (vtkIdType k = 0; k < count; ++k) vertices->InsertCellPoint(k);
+    vtkIdType k = 0;
+    for (int i : order_) {
+        const Cell& cell = filled_cells_[i];
+        if ((cell.near_surface & sides) == 0) continue;
+        points->SetPoint(k, cell.center.data());
+        colors->SetTypedTuple(k, cell.rgb.data());
+        vertices->InsertCellPoint(k++);
+    }
     lod_points_->Initialize();
-    lod_points_->SetPoints(shell);
+    lod_points_->SetPoints(points);
     lod_points_->SetVerts(vertices);
-    lod_points_->GetPointData()->AddArray(shell_colors);
+    lod_points_->GetPointData()->AddArray(colors);
     lod_points_->Modified();
 }
 
@@ -750,6 +779,7 @@ void TopologyScene::set_orientation(Orientation orientation) {
 
 void TopologyScene::set_interactive(bool interactive) {
     interactive_ = interactive;
+    if (!interactive_) sort_cells(); // the cubes' order, if it was left while dragging
     filled_actor_->SetVisibility(!interactive_);
     lod_actor_->SetVisibility(interactive_);
 }

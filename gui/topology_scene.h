@@ -84,9 +84,9 @@ std::array<double, 4> label_box(vtkBillboardTextActor3D* label, const std::array
 
 // While the camera is dragged only the cells near the surface of what is drawn are drawn
 // (a flat square each): those within depth[a] steps of an empty place or the grid's border
-// along view axis a. The depth grows with the gaps between cells, through which an oblique
-// camera sees inner cells (cell size 0.8, plane distance 2: 4 along axes 0 and 1, 2 along
-// axis 2).
+// along view axis a, on the sides of the grid the camera is outside of. The depth grows with the
+// gaps between cells, through which an oblique camera sees inner cells (cell size 0.8, plane
+// distance 2: 4 along axes 0 and 1, 2 along axis 2).
 std::array<int, 3> shell_depth(const SceneControls& controls, int view_dims);
 
 class TopologyScene {
@@ -188,10 +188,15 @@ class TopologyScene {
     struct Cell {
         std::array<double, 3> center;
         std::array<unsigned char, 3> rgb;
-        bool on_shell; // near an empty place or the border: drawn while rotating
+        // Bit 2a (2a + 1): within shell_depth() steps of an empty place or the border
+        // towards -a (+a) along view axis a: drawn while rotating when that side is seen.
+        unsigned char near_surface;
     };
     std::vector<Cell> filled_cells_; // cells with a value, in location order
-    int sorted_octant_ = -1;         // the octant of the view direction they are sorted for
+    std::vector<int> order_;         // filled_cells_ indices, front to back
+    int sorted_octant_ = -1;         // the octant of the view direction order_ is for
+    int filled_octant_ = -1;         // ... the cubes' arrays are for
+    int lod_key_ = -1;               // ... and sides seen the rotating squares are for
 };
 
 } // namespace topolens::gui

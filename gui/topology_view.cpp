@@ -93,8 +93,8 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(info_);
 
     connect(gl_, &VtkGlWidget::clicked, this, [this](double x, double y) { pick_at(x, y); });
-    // Dragging draws each cell as a flat square (fast at 32x32x32 on a software renderer);
-    // releasing draws the cubes again.
+    // Dragging draws the cells near the surface as flat squares (fast at 64x64x64 on a
+    // software renderer, shell_depth()); releasing draws the cubes again.
     connect(gl_, &VtkGlWidget::interactionStarted, this, [this] { scene_.set_interactive(true); });
     connect(gl_, &VtkGlWidget::interactionFinished, this, [this] {
         scene_.set_interactive(false);
