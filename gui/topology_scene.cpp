@@ -288,7 +288,11 @@ std::string TopologyScene::caption_text() const {
 }
 
 long long TopologyScene::drawn_cells() const {
-    return filled_points_->GetNumberOfPoints() + empty_points_->GetNumberOfPoints();
+    return static_cast<long long>(filled_cells_.size()) + empty_points_->GetNumberOfPoints();
+}
+
+long long TopologyScene::drawn_cubes() const {
+    return filled_points_->GetNumberOfPoints();
 }
 
 long long TopologyScene::interactive_cells() const {
@@ -347,10 +351,12 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     }
     // The shell drawn while rotating: the cells within shell_depth() steps of an empty
     // place or the grid's border along some axis; deeper ones are hidden behind them.
+    // Still frames of large grids: twice as deep.
     const std::array<int, 3> depth = shell_depth(controls_, ndims);
+    const std::array<int, 3> still_depth{2 * depth[0], 2 * depth[1], 2 * depth[2]};
     // Bit 2a (2a + 1): an empty place or the border lies within depth[a] steps towards
     // -a (+a).
-    const auto near_surface = [&](const std::array<int, 3>& p) {
+    const auto near_surface = [&](const std::array<int, 3>& p, const std::array<int, 3>& depth) {
         unsigned char sides = 0;
         for (int a = 0; a < 3; ++a)
             for (int side = 0; side < 2; ++side)
@@ -402,10 +408,12 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
         const Rgb c = cls == ValueClass::NearZero
                           ? kNearZero
                           : scale_color(scale_fraction(v, range_low_, range_high_));
-        filled_cells_.push_back(
-            {*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}, near_surface(positions[l])});
+        filled_cells_.push_back({*centers_[l],
+                                 {to_byte(c.r), to_byte(c.g), to_byte(c.b)},
+                                 near_surface(positions[l], depth),
+                                 near_surface(positions[l], still_depth)});
     }
-    sorted_octant_ = filled_octant_ = lod_key_ = -1; // sort_cells() below orders them
+    sorted_octant_ = filled_key_ = lod_key_ = -1; // sort_cells() below orders them
     empty_points_->Initialize();
     empty_points_->SetPoints(empty);
     empty_points_->Modified();
@@ -467,23 +475,9 @@ void TopologyScene::sort_cells() {
         arrays.second->SetNumberOfTuples(count);
         return arrays;
     };
-    // The cubes: not while the camera is dragged (not drawn then), once it is released.
-    if (!interactive_ && filled_octant_ != octant) {
-        filled_octant_ = octant;
-        auto [points, colors] = cell_arrays(static_cast<vtkIdType>(order_.size()));
-        for (size_t k = 0; k < order_.size(); ++k) {
-            const Cell& cell = filled_cells_[order_[k]];
-            points->SetPoint(static_cast<vtkIdType>(k), cell.center.data());
-            colors->SetTypedTuple(static_cast<vtkIdType>(k), cell.rgb.data());
-        }
-        filled_points_->Initialize();
-        filled_points_->SetPoints(points);
-        filled_points_->GetPointData()->AddArray(colors);
-        filled_points_->Modified();
-    }
-    // The squares drawn while rotating: the cells near the sides of the grid the camera is
-    // outside of (eye beyond the grid's bounds along that axis); inner cells and the far
-    // sides are hidden behind them. Near every side when the eye is inside the grid.
+    // The sides of the grid the camera is outside of (eye beyond the grid's bounds along
+    // that axis): inner cells and the far sides are hidden behind the cells near them.
+    // Every side when the eye is inside the grid.
     double eye[3];
     camera->GetPosition(eye);
     const auto b = grid_bounds();
@@ -492,7 +486,37 @@ void TopologyScene::sort_cells() {
         if (eye[a] < b[2 * a]) sides |= 1 << (2 * a);
         if (eye[a] > b[2 * a + 1]) sides |= 1 << (2 * a + 1);
     }
-    if (sides == 0) sides = 0x3f;
+    if (sides == 0) sides = 0x3f; // (then not outside every axis)
+    // The cubes: not while the camera is dragged (not drawn then), once it is released. In
+    // a large grid only those near the sides seen (twice the rotating squares' depth).
+    // Only when the camera is outside the grid along every axis and not looking along one:
+    // from above the grid (or in front of it) the gaps between the cells are tunnels that
+    // show cells deep inside near the middle of the picture.
+    bool outside_every_axis = true;
+    for (int a = 0; a < 3; ++a)
+        outside_every_axis = outside_every_axis && (sides >> (2 * a) & 3) != 0 &&
+                             std::abs(dop[a]) < 0.996; // 5 degrees off the axis
+    const bool cull = controls_.hide_inner_cubes && outside_every_axis &&
+                      filled_cells_.size() > static_cast<size_t>(kCullCubesAbove);
+    const int filled_key = octant << 6 | (cull ? sides : 0);
+    if (!interactive_ && filled_key_ != filled_key) {
+        filled_key_ = filled_key;
+        vtkIdType count = 0;
+        for (int i : order_) count += !cull || (filled_cells_[i].near_surface_still & sides);
+        auto [points, colors] = cell_arrays(count);
+        vtkIdType k = 0;
+        for (int i : order_) {
+            const Cell& cell = filled_cells_[i];
+            if (cull && !(cell.near_surface_still & sides)) continue;
+            points->SetPoint(k, cell.center.data());
+            colors->SetTypedTuple(k++, cell.rgb.data());
+        }
+        filled_points_->Initialize();
+        filled_points_->SetPoints(points);
+        filled_points_->GetPointData()->AddArray(colors);
+        filled_points_->Modified();
+    }
+    // The squares drawn while rotating: the cells near the sides seen.
     const int key = octant << 6 | sides;
     if (key == lod_key_) return;
     lod_key_ = key;

@@ -74,7 +74,12 @@ struct SceneControls {
     double cell_size = 0.8;      // share of the grid pitch a cell fills, 0.1..1
     double plane_distance = 2.0; // pitch between planes along axis 2, in cell pitches, 1..10
     GridSlice slice;
+    // Grids of more than kCullCubesAbove cells with a value, seen obliquely from outside:
+    // cubes hidden behind the others (more than twice shell_depth() from every side of the
+    // grid the camera sees) are not drawn. Off: every cube (the reference picture).
+    bool hide_inner_cubes = true;
 };
+constexpr int kCullCubesAbove = 100000;
 
 // The box a label's text covers on the screen (display pixels: left, bottom, right, top),
 // estimated from its text, font size and justification when anchored at `at`, widened by
@@ -130,8 +135,11 @@ class TopologyScene {
     // caption above the notes); empty when neither applies.
     std::string caption_text() const;
     const GridFolding& folding() const { return folding_; }
-    // Cells drawn (with and without a value): the instanced glyphs' point counts.
+    // Cells drawn (with and without a value; those outside the slice are not).
     long long drawn_cells() const;
+    // Cubes drawn in the last still frame (the cells with a value; large grids: those not
+    // hidden, SceneControls::hide_inner_cubes).
+    long long drawn_cubes() const;
     // Cells drawn while rotating (the outer shell of the drawn cells with a value).
     long long interactive_cells() const;
     // The axis and compass labels (drawn over the grid; hidden when outside the view).
@@ -191,11 +199,12 @@ class TopologyScene {
         // Bit 2a (2a + 1): within shell_depth() steps of an empty place or the border
         // towards -a (+a) along view axis a: drawn while rotating when that side is seen.
         unsigned char near_surface;
+        unsigned char near_surface_still; // the same, twice as deep: cubes of large grids
     };
     std::vector<Cell> filled_cells_; // cells with a value, in location order
     std::vector<int> order_;         // filled_cells_ indices, front to back
     int sorted_octant_ = -1;         // the octant of the view direction order_ is for
-    int filled_octant_ = -1;         // ... the cubes' arrays are for
+    int filled_key_ = -1;            // ... (and sides seen) the cubes' arrays are for
     int lod_key_ = -1;               // ... and sides seen the rotating squares are for
 };
 

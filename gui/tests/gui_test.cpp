@@ -1701,6 +1701,69 @@ class GuiTest : public QObject {
         QVERIFY(!window.export_values_csv(work_dir() + "/no-such-dir/values.csv"));
     }
 
+    void large_grid_hidden_cubes_change_no_picture() {
+        // A still frame of a 64x64x64 grid draws only the cubes near the sides the camera
+        // sees; the picture must be the one with every cube, from any side.
+        SyntheticGrid grid({64, 64, 64});
+        const auto render = [&](bool hide, Orientation orientation, double azimuth,
+                                double elevation, long long* cubes) {
+            TopologyScene scene;
+            SceneControls controls;
+            controls.hide_inner_cubes = hide;
+            scene.show(grid.picture, controls);
+            vtkNew<vtkRenderWindow> window;
+            window->SetOffScreenRendering(1);
+            window->SetMultiSamples(0);
+            window->SetSize(900, 700);
+            scene.attach(window);
+            scene.set_orientation(orientation);
+            vtkCamera* camera = scene.grid_renderer()->GetActiveCamera();
+            camera->Azimuth(azimuth);
+            camera->Elevation(elevation);
+            camera->OrthogonalizeViewUp();
+            window->Render();
+            *cubes = scene.drawn_cubes();
+            unsigned char* data = window->GetPixelData(0, 0, 899, 699, 0);
+            std::vector<unsigned char> pixels(data, data + 900 * 700 * 3);
+            delete[] data;
+            return pixels;
+        };
+        // Oblique views from outside: the hidden cubes are left out; from above or in front
+        // (the camera inside the grid's bounds along an axis) every cube is drawn.
+        struct View {
+            Orientation orientation;
+            double azimuth, elevation;
+            bool hides;
+        };
+        for (const View& v :
+             {View{Orientation::Iso, 0, 0, true}, View{Orientation::Top, 0, 0, false},
+              View{Orientation::Front, 0, 0, false}, View{Orientation::Iso, 140, -50, true},
+              View{Orientation::Iso, 200, 10, true}, View{Orientation::Top, 30, -20, true}}) {
+            long long all_cubes = 0, culled_cubes = 0;
+            const auto all = render(false, v.orientation, v.azimuth, v.elevation, &all_cubes);
+            const auto culled = render(true, v.orientation, v.azimuth, v.elevation, &culled_cubes);
+            int differing = 0, grid_pixels = 0;
+            for (size_t p = 0; p < all.size(); p += 3) {
+                int diff = 0;
+                for (int c = 0; c < 3; ++c)
+                    diff = std::max(diff, std::abs(all[p + c] - culled[p + c]));
+                differing += diff > 40;
+                grid_pixels += !(all[p] == 255 && all[p + 1] == 255 && all[p + 2] == 255);
+            }
+            qInfo("%s azimuth %.0f elevation %.0f: %lld of %lld cubes drawn, %d of %d "
+                  "non-white pixels differ",
+                  orientation_name(v.orientation).c_str(), v.azimuth, v.elevation, culled_cubes,
+                  all_cubes, differing, grid_pixels);
+            QCOMPARE(all_cubes, 64LL * 64 * 64);
+            if (v.hides)
+                QVERIFY(culled_cubes < all_cubes / 2);
+            else
+                QCOMPARE(culled_cubes, all_cubes);
+            QVERIFY2(differing <= grid_pixels / 1000,
+                     qPrintable(QString("%1 pixels differ").arg(differing)));
+        }
+    }
+
     void large_grid_64x64x64_opens_and_rotates() {
         // 262,144 processes, Scalasca's scale: the open time (scene built from the values
         // and the first picture) and the frames while the mouse drags.
