@@ -57,7 +57,8 @@ TopologyPicture metric_picture(const report::Report& report, int topology,
             m.display_name + (metric.inclusive || m.children.empty() ? "" : " (own part)");
         picture.unit = display_unit(m);
     }
-    picture.subtitle = "call path: " + callpath_label(report, calls);
+    picture.callpath = callpath_label(report, calls);
+    picture.subtitle = "call path: " + picture.callpath;
     return picture;
 }
 
@@ -79,6 +80,7 @@ TopologyPicture codelet_picture(const report::Report& report, int topology,
     picture.high_resolution = high_resolution;
     picture.title = "Codelet mean time " + operation.name + " / " + codelet.name;
     picture.subtitle = "search phase, per process";
+    picture.callpath = "search phase of " + operation.name + " (codelet " + codelet.name + ")";
     picture.unit = "s";
     return picture;
 }

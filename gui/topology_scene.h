@@ -53,6 +53,7 @@ struct TopologyPicture {
                                          "whole program";
     std::string title;                       // e.g. "Wavefront from SW"
     std::string subtitle;                    // e.g. "call path: program (inclusive)"
+    std::string callpath;                    // what the values are of, e.g. "whole program"
     std::string unit;                        // e.g. "s"
     std::vector<std::string> location_names; // by location, e.g. "rank 3" (picking info)
     std::vector<uint32_t> ranks;             // by location: its MPI rank (CSV export)

@@ -16,11 +16,8 @@ std::string one_line(std::string text) {
 } // namespace
 
 void write_shown_values_csv(const TopologyPicture& picture, std::ostream& out) {
-    const std::string callpath = picture.subtitle.rfind("call path: ", 0) == 0
-                                     ? picture.subtitle.substr(11)
-                                     : picture.subtitle;
     out << "# metric: " << one_line(picture.title) << "\n";
-    out << "# call path: " << one_line(callpath) << "\n";
+    out << "# call path: " << one_line(picture.callpath) << "\n";
     out << "# unit: " << one_line(picture.unit) << "\n";
     out << "location,rank";
     const size_t ndims = picture.topology ? picture.topology->sizes.size() : 0;

@@ -7,8 +7,8 @@
 
 namespace topolens::gui {
 
-// Writes the picture's values as CSV: three comment lines naming the metric, the call path
-// (with inclusive or exclusive, as the title and subtitle say) and the unit, then a header
+// Writes the picture's values as CSV: three comment lines naming the metric (its title), the
+// call path (picture.callpath, with inclusive or exclusive) and the unit, then a header
 // `location,rank,d0,d1,...,value` and one row per process on the grid, in location order,
 // with the value printed exactly (17 significant digits). The whole grid, also when the
 // view draws only a slice of it.
