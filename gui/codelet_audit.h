@@ -1,7 +1,7 @@
-// The codelet audit as the GUI reads it: the JSON document the analysis stores in the
-// report's attribute "topolens.audit" (schema: patterns/audit/AUDIT_FORMAT.md), read into the
-// audit's own structs (patterns/audit/codelet_audit.h). Only what the codelet view and the
-// topology show is read; every other field keeps its default.
+// The codelet audit as the GUI shows it: the JSON document the analysis stores in the
+// report's attribute "topolens.audit" (schema: patterns/audit/AUDIT_FORMAT.md), read by the
+// audit's own reader (patterns/audit/codelet_audit_json.h, verification_json.h) into the
+// audit's structs, and the verdict, search cost and verification runs in words.
 #pragma once
 
 #include "analyzer/report/report.h"
@@ -19,9 +19,10 @@ using patterns::OperationAudit;
 using AuditCodelet = patterns::CodeletAudit; // the name gui_test uses
 
 // nullopt when the report has no audit. Throws std::runtime_error for a document that is
-// not JSON or does not follow the schema (naming what is wrong). search_seconds,
-// search_share, search_cost_seconds and search_cost_share that the document leaves out (or
-// gives as null, as json::number writes NaN) read as NaN.
+// not JSON or does not follow the schema (the reader's message: where and what is wrong, after
+// "codelet audit (report attribute topolens.audit): "). search_seconds, search_share,
+// search_cost_seconds and search_cost_share that the document leaves out (or gives as null,
+// as json::number writes NaN) read as NaN.
 std::optional<Audit> read_audit(const report::Report& report);
 Audit parse_audit(const std::string& json);
 

@@ -1,72 +1,25 @@
 #include "gui/codelet_view.h"
 
-#include <QAreaSeries>
-#include <QBarCategoryAxis>
+#include "gui/codelet_series_chart.h"
+#include "gui/codelet_summary.h"
+
 #include <QBoxPlotSeries>
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCursor>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
-#include <algorithm>
 #include <cmath>
-#include <initializer_list>
-#include <set>
 
 namespace topolens::gui {
-
-namespace {
-
-const QColor kTunerColor(255, 190, 40);      // gold: the tuner's choice
-const QColor kAuditColor(60, 170, 90);       // green: the audit's winner
-const QColor kOtherColor(150, 180, 225);     // light blue: every other codelet
-const QColor kOutlierColor(220, 30, 30);     // red: outliers the audit's filters found
-const QColor kUnflaggedColor(120, 120, 120); // grey: outliers of the box plot only
-const QColor kGlobalColor(230, 140, 0);      // orange: slow on most processes at once
-const QColor kWorstColor(200, 0, 0);         // red dashed outline: the worst set
-const QColor kVerifiedColor(110, 40, 160);   // purple: verification runs' range and mean
-const QColor kChosenColor(200, 0, 200);      // magenta: the chosen codelet (as the topology's)
-
-// Line colours of the measurement series, by position (repeating after twelve).
-const QColor kSeriesColors[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
-                                QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
-                                QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
-                                QColor(23, 190, 207),  QColor(0, 0, 128),     QColor(128, 128, 0)};
-QColor series_color(std::size_t position) {
-    return kSeriesColors[position % (sizeof kSeriesColors / sizeof kSeriesColors[0])];
-}
-
-// Where a verified codelet's range stands: right of its box (boxes are 0.5 wide).
-constexpr double kVerifiedOffset = 0.36;
-
-void hide_legend_marker(QChart* chart, QAbstractSeries* series) {
-    for (QLegendMarker* marker : chart->legend()->markers(series)) marker->setVisible(false);
-}
-
-QString html_escaped(const std::string& text) {
-    return QString::fromStdString(text).toHtmlEscaped();
-}
-
-// "tuner", "audit" or both, for the category label and the names key.
-QString winner_marks(const OperationAudit& op, const CodeletAudit& c) {
-    const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
-    const bool audit = op.best && *op.best == c.index;
-    return tuner && audit ? QStringLiteral("tuner<br>audit")
-           : tuner        ? QStringLiteral("tuner")
-           : audit        ? QStringLiteral("audit")
-                          : QString();
-}
-
-} // namespace
 
 CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -79,6 +32,11 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     choosers->addSpacing(20);
     choosers->addWidget(new QLabel(tr("Colour the topology by codelet:")));
     choosers->addWidget(codelet_combo_, 1);
+    choosers->addSpacing(20);
+    // Times that span orders of magnitude (a slow codelet beside fast ones) on decades.
+    log_scale_ = new QCheckBox(tr("log scale"));
+    log_scale_->setObjectName("log scale");
+    choosers->addWidget(log_scale_);
     layout->addLayout(choosers);
     verdict_ = new QLabel;
     verdict_->setWordWrap(true);
@@ -119,32 +77,13 @@ CodeletView::CodeletView(QWidget* parent) : QWidget(parent) {
     key_ = new QLabel;
     key_->setWordWrap(true);
     key_->setTextFormat(Qt::RichText);
-    key_->setText(
-        tr("<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span> tuner's choice &nbsp; "
-           "<span style='background:%2'>&nbsp;&nbsp;&nbsp;&nbsp;</span> audit's winner &nbsp; "
-           "(both: green, labelled tuner and audit). Outliers: "
-           "<span style='color:%3'>&#9679;</span> slow in a process itself &nbsp; "
-           "<span style='color:%3'>&#9675;</span> propagated (its processes were waiting for "
-           "others) &nbsp; <span style='color:%5'>&#9679;</span> slow on most processes at "
-           "once (the whole run) &nbsp; <span style='color:%4'>&#9679;</span> beyond the "
-           "whiskers, dropped by no filter. Each box: quartiles and median of the search-phase "
-           "times per "
-           "measurement (slowest process), whiskers 1.5 IQR. "
-           "<span style='color:%6'><b>- - -</b></span> red dashed outline: the worst set (the "
-           "slowest and every codelet whose range overlaps it; with verification runs, theirs). "
-           "<span style='color:%7'><b>|</b> &#9670;</span> verification runs' range and mean of "
-           "a verified codelet. Right: each codelet's time per measurement in search order "
-           "(slowest process); the chosen codelet's band reaches down to its fastest process. "
-           "Click a box or a line to choose a codelet (<span style='color:%8'>&#9650;</span>) "
-           "and colour the topology.")
-            .arg(kTunerColor.name(), kAuditColor.name(), kOutlierColor.name(),
-                 kUnflaggedColor.name(), kGlobalColor.name(), kWorstColor.name(),
-                 kVerifiedColor.name(), kChosenColor.name()));
+    key_->setText(chart_key());
     layout->addWidget(key_);
     connect(operation_combo_, &QComboBox::currentIndexChanged, this,
             [this](int index) { show_operation(index); });
     connect(codelet_combo_, &QComboBox::activated, this,
             [this](int index) { codelet_combo_changed(index); });
+    connect(log_scale_, &QCheckBox::toggled, this, [this] { redraw_keeping_choice(); });
     set_report(nullptr);
 }
 
@@ -185,16 +124,9 @@ void CodeletView::set_report(const report::Report* report) {
         names_->hide();
         codelet_combo_->clear();
         chart_->removeAllSeries();
-        boxes_ = nullptr;
-        chosen_marker_ = nullptr;
-        verification_means_ = nullptr;
-        verification_ranges_.clear();
-        for (auto*& series : outliers_) series = nullptr;
-        categories_.clear();
+        box_chart_ = BoxChart{};
         series_chart_->removeAllSeries();
-        max_lines_.clear();
-        band_ = nullptr;
-        series_outliers_ = nullptr;
+        series_ = SeriesChart{};
         return;
     }
     message_->clear();
@@ -207,6 +139,10 @@ void CodeletView::set_report(const report::Report* report) {
 
 void CodeletView::set_verification(std::optional<patterns::Verification> verification) {
     verification_ = std::move(verification);
+    redraw_keeping_choice();
+}
+
+void CodeletView::redraw_keeping_choice() {
     if (!has_audit()) return;
     const int chosen = codelet_;
     show_operation(operation_ < 0 ? 0 : operation_);
@@ -216,6 +152,13 @@ void CodeletView::set_verification(std::optional<patterns::Verification> verific
         codelet_combo_->setCurrentIndex(chosen);
         show_chosen();
     }
+}
+
+bool CodeletView::log_scale() const {
+    return log_scale_->isChecked();
+}
+void CodeletView::set_log_scale(bool on) {
+    log_scale_->setChecked(on);
 }
 
 const patterns::OperationVerification* CodeletView::current_verification() const {
@@ -239,14 +182,14 @@ bool CodeletView::in_worst_set(int position) const {
 }
 
 QLineSeries* CodeletView::verification_range(int position) const {
-    return position >= 0 && position < static_cast<int>(verification_ranges_.size())
-               ? verification_ranges_[position]
+    return position >= 0 && position < static_cast<int>(box_chart_.verification_ranges.size())
+               ? box_chart_.verification_ranges[position]
                : nullptr;
 }
 
 QLineSeries* CodeletView::max_line(int position) const {
-    return position >= 0 && position < static_cast<int>(max_lines_.size()) ? max_lines_[position]
-                                                                           : nullptr;
+    const std::vector<QLineSeries*>& lines = series_.lines;
+    return position >= 0 && position < static_cast<int>(lines.size()) ? lines[position] : nullptr;
 }
 
 const OperationAudit* CodeletView::current_operation() const {
@@ -261,15 +204,15 @@ const CodeletAudit* CodeletView::current_codelet() const {
 }
 
 int CodeletView::box_count() const {
-    return boxes_ ? boxes_->count() : 0;
+    return box_chart_.boxes ? box_chart_.boxes->count() : 0;
 }
 int CodeletView::outlier_point_count() const {
     int count = 0;
-    for (const auto* series : outliers_) count += series ? series->count() : 0;
+    for (const auto* series : box_chart_.outliers) count += series ? series->count() : 0;
     return count;
 }
 int CodeletView::outlier_point_count(CodeletAudit::OutlierCause cause) const {
-    const auto* series = outliers_[static_cast<int>(cause)];
+    const auto* series = box_chart_.outliers[static_cast<int>(cause)];
     return series ? series->count() : 0;
 }
 QString CodeletView::verdict_text() const {
@@ -279,7 +222,8 @@ QString CodeletView::search_text() const {
     return search_->text();
 }
 QString CodeletView::category_label(int position) const {
-    return position >= 0 && position < categories_.size() ? categories_[position] : QString();
+    const QStringList& labels = box_chart_.categories;
+    return position >= 0 && position < labels.size() ? labels[position] : QString();
 }
 QString CodeletView::names_text() const {
     return names_->text();
@@ -319,332 +263,71 @@ void CodeletView::show_operation(int index) {
         !runs.empty())
         verdict += " " + runs;
     verdict_->setText(QString::fromStdString(verdict));
-
-    chart_->removeAllSeries();
-    for (QAbstractAxis* axis : chart_->axes()) {
-        chart_->removeAxis(axis);
-        delete axis;
-    }
-    boxes_ = new QBoxPlotSeries;
-    using Cause = CodeletAudit::OutlierCause;
-    for (int k = 0; k < CodeletAudit::kOutlierCauses; ++k) {
-        auto* series = new QScatterSeries;
-        series->setMarkerSize(k == static_cast<int>(Cause::Unflagged) ? 7.0 : 9.0);
-        if (k == static_cast<int>(Cause::Propagated)) { // a ring: hollow
-            series->setColor(Qt::transparent);
-            series->setBorderColor(kOutlierColor);
-            QPen ring(kOutlierColor, 2.0);
-            series->setPen(ring);
-        } else {
-            const QColor fill = k == static_cast<int>(Cause::Caused)   ? kOutlierColor
-                                : k == static_cast<int>(Cause::Global) ? kGlobalColor
-                                                                       : kUnflaggedColor;
-            series->setColor(fill);
-            series->setBorderColor(fill.darker(180));
-        }
-        outliers_[k] = series;
-        connect(series, &QScatterSeries::hovered, this,
-                [this, k](const QPointF& point, bool state) {
-                    const int at = outliers_[k] ? outliers_[k]->points().indexOf(point) : -1;
-                    if (state && at >= 0 && at < outlier_tips_[k].size())
-                        QToolTip::showText(QCursor::pos(), outlier_tips_[k][at]);
-                    else
-                        QToolTip::hideText();
-                });
-    }
-    categories_.clear();
-    for (auto& tips : outlier_tips_) tips.clear();
-    QString names;
-    const int columns = op.codelets.size() > 8 ? 4 : 3;
-    double low = 0.0, high = 0.0;
-    bool first = true;
-    const QSignalBlocker block(codelet_combo_);
-    codelet_combo_->clear();
-    for (size_t i = 0; i < op.codelets.size(); ++i) {
-        const CodeletAudit& c = op.codelets[i];
-        const bool tuner = op.tuner_winner && *op.tuner_winner == c.index;
-        const bool audit = op.best && *op.best == c.index;
-        const QString marks = winner_marks(op, c);
-        const bool worst = in_worst_set(static_cast<int>(i));
-        // The axis names the codelet by its index (the key below names it in full).
-        const QString label = QString::number(c.index) + (marks.isEmpty() ? "" : "<br>" + marks);
-        categories_ << label;
-        if (i % columns == 0u) names += "<tr>";
-        names +=
-            QString("<td align='right'><b>%1</b></td><td>%2%3</td>")
-                .arg(c.index)
-                .arg(html_escaped(c.name))
-                .arg((marks.isEmpty() ? ""
-                                      : " <i>(" + QString(marks).replace("<br>", " + ") + ")</i>") +
-                     (worst
-                          ? QString(" <i style='color:%1'>(worst set)</i>").arg(kWorstColor.name())
-                          : QString()));
-        if (static_cast<int>(i % columns) == columns - 1 || i + 1 == op.codelets.size())
-            names += "</tr>";
-        codelet_combo_->addItem(QString("%1: %2").arg(c.index).arg(QString::fromStdString(c.name)));
-        auto* set = new QBoxSet(c.box.whisker_lo, c.box.q1, c.box.median, c.box.q3,
-                                c.box.whisker_hi, label);
-        set->setBrush(audit ? kAuditColor : tuner ? kTunerColor : kOtherColor);
-        // Flat boxes (a spread of a few per cent) show little fill: the outline carries the
-        // winner's colour too.
-        // The worst set's outline is red and dashed, whatever the fill says.
-        set->setPen(worst   ? QPen(kWorstColor, 2.5, Qt::DashLine)
-                    : audit ? QPen(kAuditColor.darker(130), 2.5)
-                    : tuner ? QPen(kTunerColor.darker(115), 2.5)
-                            : QPen(QColor(40, 40, 40), 1));
-        boxes_->append(set);
-        const std::vector<patterns::BoxOutlierCause> causes = patterns::box_outlier_causes(c);
-        for (size_t k = 0; k < c.box.outliers.size(); ++k) {
-            const Cause cause = causes[k].cause;
-            // Side by side, so that a ring and a dot at the same height stay apart.
-            const double shift = cause == Cause::Caused       ? -0.12
-                                 : cause == Cause::Propagated ? 0.12
-                                                              : 0.0;
-            const std::size_t m = c.box.outliers[k];
-            outliers_[static_cast<int>(cause)]->append(static_cast<double>(i) + shift,
-                                                       c.samples[m]);
-            QString tip = tr("codelet %1, measurement %2: %3 s")
-                              .arg(c.index)
-                              .arg(m)
-                              .arg(c.samples[m], 0, 'g', 4);
-            if (cause == Cause::Caused) {
-                std::set<uint32_t> ranks; // ascending
-                for (const uint32_t l : causes[k].locations)
-                    ranks.insert(l < ranks_.size() ? ranks_[l] : l);
-                QStringList rank_list;
-                for (const uint32_t r : ranks) rank_list << QString::number(r);
-                tip += tr("; slow by itself on rank %1").arg(rank_list.join(", "));
-            } else if (cause == Cause::Propagated) {
-                tip += tr("; propagated: the processes flagged there were waiting for others");
-            } else if (cause == Cause::Global) {
-                tip += tr("; slow on most processes at once: the whole run was disturbed");
-            } else {
-                tip += tr("; no filter of the audit dropped it");
-            }
-            outlier_tips_[static_cast<int>(cause)].push_back(tip);
-        }
-        for (double v : {c.box.min, c.box.max, c.box.whisker_lo, c.box.whisker_hi}) {
-            low = first ? v : std::min(low, v);
-            high = first ? v : std::max(high, v);
-            first = false;
-        }
-    }
-    // The verification runs' range and mean of each verified codelet, right of its box.
-    verification_ranges_.assign(op.codelets.size(), nullptr);
-    verification_means_ = nullptr;
-    if (verified) {
-        verification_means_ = new QScatterSeries;
-        verification_means_->setMarkerShape(QScatterSeries::MarkerShapeRotatedRectangle);
-        verification_means_->setMarkerSize(11.0);
-        verification_means_->setColor(kVerifiedColor);
-        verification_means_->setBorderColor(kVerifiedColor.darker(150));
-        for (size_t i = 0; i < op.codelets.size(); ++i) {
-            const patterns::VerifiedCodelet* v = verified->codelet(op.codelets[i].index);
-            if (!v) continue;
-            const double x = static_cast<double>(i) + kVerifiedOffset;
-            auto* range = new QLineSeries;
-            range->append(x, v->lo);
-            range->append(x, v->hi);
-            range->setPen(QPen(kVerifiedColor, 4.0, Qt::SolidLine, Qt::FlatCap));
-            verification_ranges_[i] = range;
-            verification_means_->append(x, v->mean);
-            for (double t : {v->lo, v->hi}) {
-                low = std::min(low, t);
-                high = std::max(high, t);
-            }
-        }
-    }
-    names_->setText("<table cellspacing='0' cellpadding='1' style='margin-left:20px'>"
-                    "<tr><td colspan='8'>Codelets by index:</td></tr>" +
-                    names + "</table>");
     const std::string search = search_sentence(op);
     search_->setText(QString::fromStdString(search));
     search_->setVisible(!search.empty());
-    codelet_combo_->setCurrentIndex(-1); // nothing chosen yet: the placeholder shows
-    chart_->setTitle(tr("%1: search-phase time per measurement, by codelet")
-                         .arg(QString::fromStdString(op.name)));
-    chart_->addSeries(boxes_);
-    for (auto* series : outliers_) chart_->addSeries(series);
-    for (auto* range : verification_ranges_)
-        if (range) chart_->addSeries(range);
-    if (verification_means_) chart_->addSeries(verification_means_);
-    chosen_marker_ = new QScatterSeries;
-    chosen_marker_->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
-    chosen_marker_->setMarkerSize(16.0);
-    chosen_marker_->setColor(kChosenColor);
-    chosen_marker_->setBorderColor(kChosenColor.darker(150));
-    chart_->addSeries(chosen_marker_);
-    auto* x = new QBarCategoryAxis;
-    x->append(categories_);
-    x->setTitleText(tr("codelet (index; names below)"));
-    auto* x_points = new QValueAxis; // the outliers' x: box i sits at i
-    x_points->setRange(-0.5, static_cast<double>(op.codelets.size()) - 0.5);
-    x_points->setVisible(false);
-    auto* y = new QValueAxis;
-    const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
-    // A strip below the lowest box for the chosen codelet's mark, which sits inside the plot
-    // so that the whole triangle shows.
-    const double bottom = std::max(0.0, low - pad - 0.06 * (high - low));
-    y->setRange(bottom, high + pad);
-    box_floor_ = bottom + 0.03 * (high + pad - bottom);
-    y->setTitleText(tr("time per execution [s] (slowest process)"));
-    y->setLabelFormat("%.3g");
-    chart_->addAxis(x, Qt::AlignBottom);
-    chart_->addAxis(x_points, Qt::AlignBottom);
-    chart_->addAxis(y, Qt::AlignLeft);
-    boxes_->attachAxis(x);
-    boxes_->attachAxis(y);
-    for (auto* series : outliers_) {
-        series->attachAxis(x_points);
-        series->attachAxis(y);
-    }
-    for (QXYSeries* series : std::initializer_list<QXYSeries*>{verification_means_, chosen_marker_})
-        if (series) {
-            series->attachAxis(x_points);
-            series->attachAxis(y);
-        }
-    for (auto* range : verification_ranges_)
-        if (range) {
-            range->attachAxis(x_points);
-            range->attachAxis(y);
-        }
-    connect(boxes_, &QBoxPlotSeries::clicked, this, [this](QBoxSet* set) {
-        const int position = boxes_->boxSets().indexOf(set);
+
+    BoxChartInput input;
+    input.op = &op;
+    input.verified = verified;
+    input.ranks = ranks_;
+    input.log_scale = log_scale();
+    for (std::size_t i = 0; i < op.codelets.size(); ++i)
+        input.worst.push_back(in_worst_set(static_cast<int>(i)));
+    box_chart_ = draw_box_chart(chart_, input);
+    for (int k = 0; k < CodeletAudit::kOutlierCauses; ++k)
+        connect(box_chart_.outliers[k], &QScatterSeries::hovered, this,
+                [this, k](const QPointF& point, bool state) {
+                    const QScatterSeries* series = box_chart_.outliers[k];
+                    const int at = series ? series->points().indexOf(point) : -1;
+                    if (state && at >= 0 && at < box_chart_.outlier_tips[k].size())
+                        QToolTip::showText(QCursor::pos(), box_chart_.outlier_tips[k][at]);
+                    else
+                        QToolTip::hideText();
+                });
+    connect(box_chart_.boxes, &QBoxPlotSeries::clicked, this, [this](QBoxSet* set) {
+        const int position = box_chart_.boxes->boxSets().indexOf(set);
         if (position >= 0) codelet_box_clicked(position);
     });
+    names_->setText(names_table(op, input.worst));
+
+    const QSignalBlocker block(codelet_combo_);
+    codelet_combo_->clear();
+    for (const CodeletAudit& c : op.codelets)
+        codelet_combo_->addItem(QString("%1: %2").arg(c.index).arg(QString::fromStdString(c.name)));
+    codelet_combo_->setCurrentIndex(-1); // nothing chosen yet: the placeholder shows
     draw_series(op);
 }
 
 void CodeletView::draw_series(const OperationAudit& op) {
-    series_chart_->removeAllSeries();
-    for (QAbstractAxis* axis : series_chart_->axes()) {
-        series_chart_->removeAxis(axis);
-        delete axis;
-    }
-    max_lines_.clear();
-    band_ = nullptr;
-    series_chart_->setTitle(
-        tr("%1: time per measurement, in search order").arg(QString::fromStdString(op.name)));
-    series_outliers_ = new QScatterSeries;
-    series_outliers_->setMarkerSize(8.0);
-    series_outliers_->setColor(kOutlierColor);
-    series_outliers_->setBorderColor(kOutlierColor.darker(180));
-    std::size_t measurements = 0;
-    double low = 0.0, high = 0.0;
-    bool first = true;
-    for (size_t i = 0; i < op.codelets.size(); ++i) {
-        const CodeletAudit& c = op.codelets[i];
-        auto* line = new QLineSeries;
-        line->setName(QString::number(c.index));
-        line->setColor(series_color(i));
-        for (size_t m = 0; m < c.samples.size(); ++m)
-            line->append(static_cast<double>(m), c.samples[m]);
-        // Coloured by cause as in the box plot (a propagated one, a ring there, pale red).
-        const std::vector<patterns::BoxOutlierCause> causes = patterns::box_outlier_causes(c);
-        for (size_t k = 0; k < c.box.outliers.size(); ++k) {
-            const std::size_t m = c.box.outliers[k];
-            if (m >= c.samples.size()) continue;
-            using Cause = CodeletAudit::OutlierCause;
-            const Cause cause = causes[k].cause;
-            const QColor colour = cause == Cause::Caused       ? kOutlierColor
-                                  : cause == Cause::Propagated ? kOutlierColor.lighter(160)
-                                  : cause == Cause::Global     ? kGlobalColor
-                                                               : kUnflaggedColor;
-            series_outliers_->append(static_cast<double>(m), c.samples[m]);
-            series_outliers_->setPointConfiguration(series_outliers_->count() - 1,
-                                                    QXYSeries::PointConfiguration::Color, colour);
-        }
-        measurements = std::max(measurements, c.samples.size());
-        for (const std::vector<double>* values : {&c.samples, &c.samples_min})
-            for (double v : *values) {
-                low = first ? v : std::min(low, v);
-                high = first ? v : std::max(high, v);
-                first = false;
-            }
+    series_ = draw_series_chart(series_chart_, op, log_scale());
+    for (size_t i = 0; i < series_.lines.size(); ++i) {
         const int position = static_cast<int>(i);
-        connect(line, &QLineSeries::clicked, this,
+        connect(series_.lines[i], &QLineSeries::clicked, this,
                 [this, position](const QPointF&) { codelet_combo_changed(position); });
-        connect(line, &QLineSeries::hovered, this,
+        connect(series_.lines[i], &QLineSeries::hovered, this,
                 [this, position](const QPointF& point, bool state) {
                     const OperationAudit* shown = current_operation();
                     if (!state || !shown || position >= static_cast<int>(shown->codelets.size())) {
                         QToolTip::hideText();
                         return;
                     }
-                    const CodeletAudit& c = shown->codelets[position];
                     const auto m = static_cast<std::size_t>(std::lround(point.x()));
-                    QString tip = tr("codelet %1 (%2)").arg(c.index).arg(html_escaped(c.name));
-                    if (m < c.samples.size()) {
-                        tip += tr(", measurement %1: %2 s").arg(m).arg(c.samples[m], 0, 'g', 4);
-                        if (m < c.samples_min.size())
-                            tip += tr(" (fastest process %1 s)").arg(c.samples_min[m], 0, 'g', 4);
-                    }
-                    QToolTip::showText(QCursor::pos(), tip);
+                    QToolTip::showText(QCursor::pos(),
+                                       measurement_tip(shown->codelets[position], m));
                 });
-        max_lines_.push_back(line);
-        series_chart_->addSeries(line);
     }
-    series_chart_->addSeries(series_outliers_);
-    auto* x = new QValueAxis;
-    // Padded so that a spike at the first or last measurement shows whole.
-    const double last = measurements > 1 ? static_cast<double>(measurements - 1) : 1.0;
-    x->setRange(-0.03 * last - 0.1, last * 1.03 + 0.1);
-    x->setLabelFormat("%.0f");
-    x->setTickType(QValueAxis::TicksDynamic);
-    x->setTickAnchor(0.0);
-    x->setTickInterval(std::max(1.0, std::ceil(static_cast<double>(measurements) / 20.0)));
-    x->setTitleText(tr("measurement m (search order)"));
-    auto* y = new QValueAxis;
-    const double pad = (high - low) * 0.05 + (high == low ? std::max(1e-9, high * 0.05) : 0.0);
-    y->setRange(std::max(0.0, low - pad), high + pad);
-    y->setTitleText(tr("time per execution [s]"));
-    y->setLabelFormat("%.3g");
-    series_chart_->addAxis(x, Qt::AlignBottom);
-    series_chart_->addAxis(y, Qt::AlignLeft);
-    for (QAbstractSeries* series : series_chart_->series()) {
-        series->attachAxis(x);
-        series->attachAxis(y);
-    }
-    hide_legend_marker(series_chart_, series_outliers_);
     show_chosen();
 }
 
 void CodeletView::show_chosen() {
     const OperationAudit* op = current_operation();
     if (!op) return;
-    if (chosen_marker_) {
-        chosen_marker_->clear();
-        if (codelet_ >= 0) chosen_marker_->append(static_cast<double>(codelet_), box_floor_);
+    if (QScatterSeries* marker = box_chart_.chosen_marker) {
+        marker->clear();
+        if (codelet_ >= 0) marker->append(static_cast<double>(codelet_), box_chart_.floor);
     }
-    for (size_t i = 0; i < max_lines_.size(); ++i) {
-        QColor color = series_color(i);
-        const bool chosen = static_cast<int>(i) == codelet_;
-        if (codelet_ >= 0 && !chosen) color.setAlpha(70); // the others step back
-        max_lines_[i]->setPen(QPen(color, chosen ? 3.0 : 1.5));
-    }
-    if (band_) {
-        series_chart_->removeSeries(band_);
-        delete band_; // with its two lines
-        band_ = nullptr;
-    }
-    const CodeletAudit* c = current_codelet();
-    if (!c || c->samples_min.size() != c->samples.size() || c->samples.empty()) return;
-    band_ = new QAreaSeries;
-    auto* upper = new QLineSeries(band_);
-    auto* lower = new QLineSeries(band_);
-    for (size_t m = 0; m < c->samples.size(); ++m) {
-        upper->append(static_cast<double>(m), c->samples[m]);
-        lower->append(static_cast<double>(m), c->samples_min[m]);
-    }
-    band_->setUpperSeries(upper);
-    band_->setLowerSeries(lower);
-    QColor fill = series_color(static_cast<std::size_t>(codelet_));
-    fill.setAlpha(60);
-    band_->setBrush(fill);
-    band_->setPen(QPen(fill.darker(120), 1.0, Qt::DotLine));
-    series_chart_->addSeries(band_);
-    for (QAbstractAxis* axis : series_chart_->axes()) band_->attachAxis(axis);
-    hide_legend_marker(series_chart_, band_);
+    show_chosen_series(series_chart_, series_, *op, codelet_);
 }
 
 void CodeletView::codelet_box_clicked(int position) {

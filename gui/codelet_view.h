@@ -5,12 +5,16 @@
 // for the chosen codelet the band down to the fastest process). With verification runs, each
 // verified codelet's range and mean beside its box. Choosing a codelet (the combo box, its
 // box, or its line) selects it in both charts and asks the topology to show that codelet's
-// mean time per process. Reads only the report attribute "topolens.audit" and the
-// verification runs it is given.
+// mean time per process. Reads only the report attribute "topolens.audit" (through the audit's
+// reader) and the verification runs it is given. The charts are built by
+// gui/codelet_box_chart.h and gui/codelet_series_chart.h, the HTML by gui/codelet_summary.h;
+// this widget holds the choosers, the choice and the signals.
 #pragma once
 
 #include "analyzer/report/report.h"
 #include "gui/codelet_audit.h"
+#include "gui/codelet_box_chart.h"
+#include "gui/codelet_series_chart.h"
 
 #include <QWidget>
 
@@ -18,10 +22,12 @@
 #include <string>
 #include <vector>
 
+class QAbstractAxis;
 class QAreaSeries;
 class QBoxPlotSeries;
 class QChart;
 class QChartView;
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineSeries;
@@ -59,11 +65,16 @@ class CodeletView : public QWidget {
     QString message_text() const;
     QChart* chart() const { return chart_; }
     QChartView* chart_view() const { return chart_view_; }
-    QBoxPlotSeries* box_series() const { return boxes_; }
+    QBoxPlotSeries* box_series() const { return box_chart_.boxes; }
+    // The box chart's time axis: a QValueAxis with round ticks, or with the "log scale" box
+    // ticked a QLogValueAxis by decades (gui/time_axis.h). nullptr without an audit.
+    QAbstractAxis* time_axis() const { return box_chart_.time_axis; }
+    bool log_scale() const;
+    void set_log_scale(bool on); // as the check box does: redraws, keeping the choice
     // The codelet chosen, by position in the operation's codelets; -1: none.
     int chosen_position() const { return codelet_; }
     // The box chart's mark under the chosen codelet's box (empty without a choice).
-    QScatterSeries* chosen_marker() const { return chosen_marker_; }
+    QScatterSeries* chosen_marker() const { return box_chart_.chosen_marker; }
     // In the worst set: the verification's when runs verified the operation, else the audit's.
     bool in_worst_set(int position) const;
 
@@ -72,7 +83,7 @@ class CodeletView : public QWidget {
     // The verified codelet's range beside box `position` (two points: x, lo and x, hi);
     // nullptr when it was not verified. The means of all verified codelets: one point each.
     QLineSeries* verification_range(int position) const;
-    QScatterSeries* verification_means() const { return verification_means_; }
+    QScatterSeries* verification_means() const { return box_chart_.verification_means; }
 
     // The measurement series: per codelet (position) its samples by measurement m, the chosen
     // codelet's band (upper: samples, lower: samples_min; nullptr without a choice or without
@@ -80,8 +91,8 @@ class CodeletView : public QWidget {
     QChart* series_chart() const { return series_chart_; }
     QChartView* series_chart_view() const { return series_view_; }
     QLineSeries* max_line(int position) const;
-    QAreaSeries* band() const { return band_; }
-    QScatterSeries* series_outliers() const { return series_outliers_; }
+    QAreaSeries* band() const { return series_.band; }
+    QScatterSeries* series_outliers() const { return series_.outliers; }
 
   signals:
     // The user chose a codelet of an operation: colour the topology by it.
@@ -90,6 +101,7 @@ class CodeletView : public QWidget {
 
   private:
     void show_operation(int index);
+    void redraw_keeping_choice(); // the operation shown again, the codelet still chosen
     void codelet_box_clicked(int position);
     void codelet_combo_changed(int position);
     void show_chosen(); // the choice in both charts
@@ -102,6 +114,7 @@ class CodeletView : public QWidget {
     int codelet_ = -1; // position in the operation's codelets
     QComboBox* operation_combo_;
     QComboBox* codelet_combo_;
+    QCheckBox* log_scale_;
     QLabel* verdict_;
     QLabel* search_;
     QLabel* names_;
@@ -112,17 +125,8 @@ class CodeletView : public QWidget {
     QChart* chart_;
     QChartView* series_view_;
     QChart* series_chart_;
-    QBoxPlotSeries* boxes_ = nullptr;
-    QScatterSeries* chosen_marker_ = nullptr;
-    double box_floor_ = 0; // the box chart's lowest time: where the chosen marker sits
-    std::vector<QLineSeries*> verification_ranges_; // by position, nullptr: not verified
-    QScatterSeries* verification_means_ = nullptr;
-    std::vector<QLineSeries*> max_lines_; // by position
-    QAreaSeries* band_ = nullptr;
-    QScatterSeries* series_outliers_ = nullptr;
-    QScatterSeries* outliers_[CodeletAudit::kOutlierCauses] = {}; // by OutlierCause
-    QStringList categories_;
-    QStringList outlier_tips_[CodeletAudit::kOutlierCauses]; // hover text per point, by series
+    BoxChart box_chart_; // the box chart's series, labels and axis
+    SeriesChart series_; // the measurement series' lines, outliers and band
 };
 
 } // namespace topolens::gui

@@ -12,10 +12,18 @@
 
 namespace topolens::patterns {
 
-enum class PatternKind : uint8_t { Time, PointToPoint, Collective, Wavefront, Codelets, Messages };
+enum class PatternKind : uint8_t {
+    Time,
+    PointToPoint,
+    Collective,
+    Wavefront,
+    Codelets,
+    Messages,
+    Delay,
+};
 
-// "time", "point-to-point", "collective", "wavefront", "codelets", "messages": the pattern's
-// name().
+// "time", "point-to-point", "collective", "wavefront", "codelets", "messages", "delay": the
+// pattern's name().
 std::string_view pattern_kind_name(PatternKind kind);
 
 class CataloguedPattern : public analysis::Pattern {

@@ -1,20 +1,17 @@
-// Collective wait states (DESIGN "Metrics and patterns"; e = enter, l = leave of the call):
-//   Wait at Barrier / Wait at NxN   max_q e_q - e_p        (all-to-all operations)
+// Collective wait states (the waits: patterns/collective_waits.h; e = enter, l = leave):
 //   Barrier / NxN Completion        l_p - min_q l_q        (the rest of the call after
 //                                                           the first process could leave)
-//   Late Broadcast                  e_root - e_p           (1-to-N, non-root p)
-//   Early Reduce                    max_{q!=root} e_q - e_root  (N-to-1, root)
-// every wait clamped to the waiting call; completion at most what the wait left of it.
+// completion at most what the wait left of it.
 // Clock-condition violations: a process left a collective before a process it must wait for
 // (by the data the operation moves) entered it — all members for Barrier and all-to-all
 // operations, the root for 1-to-N, every member for the root of N-to-1 — and, for MPI_Init
 // and MPI_Finalize (which topolens' measurement ends with a barrier, and Scalasca treats as
 // synchronizing), any process left before the last entered.
+#include "patterns/collective_waits.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"
-#include "patterns/waits.h"
 
 #include <algorithm>
 #include <memory>
@@ -31,34 +28,6 @@ using analysis::CollectiveInstance;
 using analysis::Context;
 using analysis::Time;
 using trace::CollectiveOp;
-
-enum class Shape { AllToAll, Barrier, OneToAll, AllToOne, Other };
-
-Shape shape_of(CollectiveOp op) {
-    switch (op) {
-    case CollectiveOp::Barrier:
-        return Shape::Barrier;
-    case CollectiveOp::Allreduce:
-    case CollectiveOp::Alltoall:
-    case CollectiveOp::Alltoallv:
-    case CollectiveOp::Alltoallw:
-    case CollectiveOp::Allgather:
-    case CollectiveOp::Allgatherv:
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::ReduceScatterBlock:
-        return Shape::AllToAll;
-    case CollectiveOp::Bcast:
-    case CollectiveOp::Scatter:
-    case CollectiveOp::Scatterv:
-        return Shape::OneToAll;
-    case CollectiveOp::Reduce:
-    case CollectiveOp::Gather:
-    case CollectiveOp::Gatherv:
-        return Shape::AllToOne;
-    default:
-        return Shape::Other;
-    }
-}
 
 class CollectivePatterns : public CataloguedPattern {
   public:
@@ -100,37 +69,15 @@ class CollectivePatterns : public CataloguedPattern {
         Time latest_init = 0, latest_finalize = 0; // the last process's enter
     };
 
-    static bool is_finalize(const trace::Trace& t, uint32_t region) {
-        return std::string_view(t.defs.regions[region].name).find("Finalize") !=
-               std::string_view::npos;
-    }
-
-    // MPI_Init is the first MPI_Init* call a location enters, MPI_Finalize its last
-    // MPI_Finalize: found from the ends of its events.
     void find_init_and_finalize(Context& c, uint32_t loc) {
         InitAndFinalize& ends = *ends_;
         std::call_once(ends.sized, [&] {
             ends.init.resize(c.trace().locations.size());
             ends.finalize.resize(c.trace().locations.size());
         });
-        const trace::Trace& t = c.trace();
-        const auto& events = t.locations[loc].events;
-        auto init_finalize = [&](const trace::Event& e) {
-            return (e.kind == trace::EventKind::Enter || e.kind == trace::EventKind::Leave) &&
-                   c.mpi_kinds().of(e.region()) == analysis::MpiCallKind::InitFinalize;
-        };
-        for (uint32_t i = 0; i < events.size(); ++i)
-            if (events[i].kind == trace::EventKind::Enter && init_finalize(events[i])) {
-                if (!is_finalize(t, events[i].region()))
-                    ends.init[loc] = trace::call_around(t, c.matching(), loc, i);
-                break;
-            }
-        for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
-            if (init_finalize(events[i])) {
-                if (is_finalize(t, events[i].region()))
-                    ends.finalize[loc] = trace::call_around(t, c.matching(), loc, i);
-                break;
-            }
+        const InitAndFinalizeCalls calls = init_and_finalize_calls(c, loc);
+        ends.init[loc] = calls.init;
+        ends.finalize[loc] = calls.finalize;
     }
 
     void check_init_and_finalize(Context& c, uint32_t loc) {
@@ -159,28 +106,20 @@ class CollectivePatterns : public CataloguedPattern {
         const CallInfo& me = instance.members[member];
         if (me.leave < must_follow(instance, member))
             collective_violation(c, me.location, me.callpath);
-        switch (shape_of(instance.op)) {
-        case Shape::Barrier:
-            all_to_all(c, instance, me, barrier_wait_, barrier_completion_);
+        switch (collective_shape(instance.op)) {
+        case CollectiveShape::Barrier:
+            all_to_all(c, instance, member, barrier_wait_, barrier_completion_);
             break;
-        case Shape::AllToAll:
-            all_to_all(c, instance, me, wait_nxn_, nxn_completion_);
+        case CollectiveShape::AllToAll:
+            all_to_all(c, instance, member, wait_nxn_, nxn_completion_);
             break;
-        case Shape::OneToAll:
-            if (instance.root >= 0 && static_cast<size_t>(instance.root) != member) {
-                record_wait(c, late_broadcast_, me,
-                            wait_in_call(instance.members[instance.root].enter, me));
-            }
+        case CollectiveShape::OneToAll:
+            record_wait(c, late_broadcast_, me, collective_wait(instance, member));
             break;
-        case Shape::AllToOne:
-            if (instance.root >= 0 && static_cast<size_t>(instance.root) == member) {
-                Time latest = 0;
-                for (size_t q = 0; q < instance.members.size(); ++q)
-                    if (q != member) latest = std::max(latest, instance.members[q].enter);
-                record_wait(c, early_reduce_, me, wait_in_call(latest, me));
-            }
+        case CollectiveShape::AllToOne:
+            record_wait(c, early_reduce_, me, collective_wait(instance, member));
             break;
-        case Shape::Other:
+        case CollectiveShape::Other:
             break;
         }
     }
@@ -188,25 +127,26 @@ class CollectivePatterns : public CataloguedPattern {
     // The latest enter that `member` cannot leave before, by the data the operation moves.
     static Time must_follow(const CollectiveInstance& instance, size_t member) {
         const bool root = instance.root >= 0 && static_cast<size_t>(instance.root) == member;
-        switch (shape_of(instance.op)) {
-        case Shape::Barrier:
-        case Shape::AllToAll:
+        switch (collective_shape(instance.op)) {
+        case CollectiveShape::Barrier:
+        case CollectiveShape::AllToAll:
             return instance.latest_enter;
-        case Shape::OneToAll:
+        case CollectiveShape::OneToAll:
             return instance.root >= 0 && !root ? instance.members[instance.root].enter : 0;
-        case Shape::AllToOne:
+        case CollectiveShape::AllToOne:
             return root ? instance.latest_enter : 0;
-        case Shape::Other:
+        case CollectiveShape::Other:
             break;
         }
         return 0;
     }
 
-    void all_to_all(Context& c, const CollectiveInstance& instance, const CallInfo& me,
-                    int wait_metric, int completion_metric) {
-        const Time last_enter = instance.latest_enter, first_leave = instance.earliest_leave;
+    void all_to_all(Context& c, const CollectiveInstance& instance, size_t member, int wait_metric,
+                    int completion_metric) {
+        const CallInfo& me = instance.members[member];
+        const Time first_leave = instance.earliest_leave;
         const Time duration = me.leave - me.enter;
-        const Time wait = wait_in_call(last_enter, me);
+        const Time wait = collective_wait(instance, member);
         const Time completion =
             me.leave > first_leave ? std::min(me.leave - first_leave, duration - wait) : 0;
         record_wait(c, wait_metric, me, wait);

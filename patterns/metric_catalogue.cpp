@@ -634,6 +634,271 @@ constexpr MetricEntry kCatalogue[] = {
         .presence = Presence::PerGridCorner,
         .part_of = metric::kLateSender,
     },
+    // delay costs (delay_costs.cpp): Scalasca's root-cause analysis, a tree beside Time
+    {
+        .unique_name = metric::kDelay,
+        .parent = "",
+        .display_name = "Delay costs",
+        .unit = "sec",
+        .description =
+            "Root causes of wait states (Scalasca's delay costs): excess time, per call path, of the processes that arrived late at a synchronisation point, scaled to the waiting time it caused directly (short-term) and through waits that propagated further (long-term). Its own value is always zero.",
+        .hint = "Processes and call paths with high delay costs are where time must be saved or moved: balance the work there, not where the waits show.",
+        .documentation =
+            R"(root of the delay costs (see [Root causes](root-causes.md)): where the time that others waited for was spent; a tree of its own beside Time; its own value is zero)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayMpi,
+        .parent = metric::kDelay,
+        .display_name = "MPI delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused wait states in MPI operations.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing MPI wait states; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayP2P,
+        .parent = metric::kDelayMpi,
+        .display_name = "MPI point-to-point delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused wait states in point-to-point communication.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing point-to-point wait states; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateSenderAggregate,
+        .parent = metric::kDelayP2P,
+        .display_name = "Late Sender delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused Late Sender wait states, directly and through propagation.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing Late Sender; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateSender,
+        .parent = metric::kDelayLateSenderAggregate,
+        .display_name = "Short-term Late Sender delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, in the interval before the synchronisation point, scaled to the Late Sender time it caused directly.",
+        .hint = "Reduce or move the work on these call paths: it made others wait (Late Sender).",
+        .documentation =
+            R"(excess time of the late process since its previous synchronisation with the waiting one, scaled to the Late Sender time it caused there)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateSenderLongTerm,
+        .parent = metric::kDelayLateSenderAggregate,
+        .display_name = "Long-term Late Sender delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, scaled to the Late Sender time it caused further on: waits of processes that waited for processes that waited for it.",
+        .hint = "The delay spread along the communication chain: fix it at its origin, or decouple the chain (nonblocking communication).",
+        .documentation =
+            R"(the same delay scaled to the Late Sender time its effect caused further on, through waits that propagated)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateReceiverAggregate,
+        .parent = metric::kDelayP2P,
+        .display_name = "Late Receiver delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused Late Receiver wait states, directly and through propagation.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing Late Receiver; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateReceiver,
+        .parent = metric::kDelayLateReceiverAggregate,
+        .display_name = "Short-term Late Receiver delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, in the interval before the synchronisation point, scaled to the Late Receiver time it caused directly.",
+        .hint = "Reduce or move the work on these call paths: it made others wait (Late Receiver).",
+        .documentation =
+            R"(excess time of the late process since its previous synchronisation with the waiting one, scaled to the Late Receiver time it caused there)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateReceiverLongTerm,
+        .parent = metric::kDelayLateReceiverAggregate,
+        .display_name = "Long-term Late Receiver delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, scaled to the Late Receiver time it caused further on: waits of processes that waited for processes that waited for it.",
+        .hint = "The delay spread along the communication chain: fix it at its origin, or decouple the chain (nonblocking communication).",
+        .documentation =
+            R"(the same delay scaled to the Late Receiver time its effect caused further on, through waits that propagated)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayCollective,
+        .parent = metric::kDelayMpi,
+        .display_name = "MPI collective delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused wait states in collective operations.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing collective wait states; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayBarrierAggregate,
+        .parent = metric::kDelayCollective,
+        .display_name = "Wait at Barrier delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused Wait at Barrier wait states, directly and through propagation.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing Wait at Barrier; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayBarrier,
+        .parent = metric::kDelayBarrierAggregate,
+        .display_name = "Short-term Wait at Barrier delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, in the interval before the synchronisation point, scaled to the Wait at Barrier time it caused directly.",
+        .hint = "Reduce or move the work on these call paths: it made others wait (Wait at Barrier).",
+        .documentation =
+            R"(excess time of the late process since its previous synchronisation with the waiting one, scaled to the Wait at Barrier time it caused there)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayBarrierLongTerm,
+        .parent = metric::kDelayBarrierAggregate,
+        .display_name = "Long-term Wait at Barrier delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, scaled to the Wait at Barrier time it caused further on: waits of processes that waited for processes that waited for it.",
+        .hint = "The delay spread along the communication chain: fix it at its origin, or decouple the chain (nonblocking communication).",
+        .documentation =
+            R"(the same delay scaled to the Wait at Barrier time its effect caused further on, through waits that propagated)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayNxNAggregate,
+        .parent = metric::kDelayCollective,
+        .display_name = "Wait at NxN delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused Wait at NxN wait states, directly and through propagation.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing Wait at NxN; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayNxN,
+        .parent = metric::kDelayNxNAggregate,
+        .display_name = "Short-term Wait at NxN delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, in the interval before the synchronisation point, scaled to the Wait at NxN time it caused directly.",
+        .hint = "Reduce or move the work on these call paths: it made others wait (Wait at NxN).",
+        .documentation =
+            R"(excess time of the late process since its previous synchronisation with the waiting one, scaled to the Wait at NxN time it caused there)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayNxNLongTerm,
+        .parent = metric::kDelayNxNAggregate,
+        .display_name = "Long-term Wait at NxN delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, scaled to the Wait at NxN time it caused further on: waits of processes that waited for processes that waited for it.",
+        .hint = "The delay spread along the communication chain: fix it at its origin, or decouple the chain (nonblocking communication).",
+        .documentation =
+            R"(the same delay scaled to the Wait at NxN time its effect caused further on, through waits that propagated)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateBroadcastAggregate,
+        .parent = metric::kDelayCollective,
+        .display_name = "Late Broadcast delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused Late Broadcast wait states, directly and through propagation.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing Late Broadcast; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateBroadcast,
+        .parent = metric::kDelayLateBroadcastAggregate,
+        .display_name = "Short-term Late Broadcast delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, in the interval before the synchronisation point, scaled to the Late Broadcast time it caused directly.",
+        .hint = "Reduce or move the work on these call paths: it made others wait (Late Broadcast).",
+        .documentation =
+            R"(excess time of the late process since its previous synchronisation with the waiting one, scaled to the Late Broadcast time it caused there)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayLateBroadcastLongTerm,
+        .parent = metric::kDelayLateBroadcastAggregate,
+        .display_name = "Long-term Late Broadcast delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, scaled to the Late Broadcast time it caused further on: waits of processes that waited for processes that waited for it.",
+        .hint = "The delay spread along the communication chain: fix it at its origin, or decouple the chain (nonblocking communication).",
+        .documentation =
+            R"(the same delay scaled to the Late Broadcast time its effect caused further on, through waits that propagated)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayEarlyReduceAggregate,
+        .parent = metric::kDelayCollective,
+        .display_name = "Early Reduce delay costs",
+        .unit = "sec",
+        .description =
+            "Delays that caused Early Reduce wait states, directly and through propagation.",
+        .hint = "See Delay costs.",
+        .documentation =
+            R"(delays causing Early Reduce; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayEarlyReduce,
+        .parent = metric::kDelayEarlyReduceAggregate,
+        .display_name = "Short-term Early Reduce delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, in the interval before the synchronisation point, scaled to the Early Reduce time it caused directly.",
+        .hint = "Reduce or move the work on these call paths: it made others wait (Early Reduce).",
+        .documentation =
+            R"(excess time of the late process since its previous synchronisation with the waiting one, scaled to the Early Reduce time it caused there)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kDelayEarlyReduceLongTerm,
+        .parent = metric::kDelayEarlyReduceAggregate,
+        .display_name = "Long-term Early Reduce delay costs",
+        .unit = "sec",
+        .description =
+            "Excess time on the process that was late, scaled to the Early Reduce time it caused further on: waits of processes that waited for processes that waited for it.",
+        .hint = "The delay spread along the communication chain: fix it at its origin, or decouple the chain (nonblocking communication).",
+        .documentation =
+            R"(the same delay scaled to the Early Reduce time its effect caused further on, through waits that propagated)",
+        .pattern = PatternKind::Delay,
+    },
     // codelets (codelet_patterns.cpp)
     {
         .unique_name = metric::kCodeletTime,
@@ -803,6 +1068,8 @@ std::string_view pattern_kind_name(PatternKind kind) {
         return "codelets";
     case PatternKind::Messages:
         return "messages";
+    case PatternKind::Delay:
+        return "delay";
     }
     return "unknown";
 }

@@ -59,4 +59,28 @@ inline constexpr const char* kBytesColl = "bytes_coll";
 inline constexpr const char* kBytesOut = "bytes_cout";
 inline constexpr const char* kBytesIn = "bytes_cin";
 
+// Delay costs (Scalasca's root-cause analysis), a tree of its own beside Time.
+inline constexpr const char* kDelay = "delay";
+inline constexpr const char* kDelayMpi = "delay_mpi";
+inline constexpr const char* kDelayP2P = "delay_p2p";
+inline constexpr const char* kDelayCollective = "delay_collective";
+inline constexpr const char* kDelayLateSenderAggregate = "delay_latesender_aggregate";
+inline constexpr const char* kDelayLateSender = "delay_latesender";
+inline constexpr const char* kDelayLateSenderLongTerm = "delay_latesender_longterm";
+inline constexpr const char* kDelayLateReceiverAggregate = "delay_latereceiver_aggregate";
+inline constexpr const char* kDelayLateReceiver = "delay_latereceiver";
+inline constexpr const char* kDelayLateReceiverLongTerm = "delay_latereceiver_longterm";
+inline constexpr const char* kDelayBarrierAggregate = "delay_barrier_aggregate";
+inline constexpr const char* kDelayBarrier = "delay_barrier";
+inline constexpr const char* kDelayBarrierLongTerm = "delay_barrier_longterm";
+inline constexpr const char* kDelayNxNAggregate = "delay_n2n_aggregate";
+inline constexpr const char* kDelayNxN = "delay_n2n";
+inline constexpr const char* kDelayNxNLongTerm = "delay_n2n_longterm";
+inline constexpr const char* kDelayLateBroadcastAggregate = "delay_12n_aggregate";
+inline constexpr const char* kDelayLateBroadcast = "delay_12n";
+inline constexpr const char* kDelayLateBroadcastLongTerm = "delay_12n_longterm";
+inline constexpr const char* kDelayEarlyReduceAggregate = "delay_n21_aggregate";
+inline constexpr const char* kDelayEarlyReduce = "delay_n21";
+inline constexpr const char* kDelayEarlyReduceLongTerm = "delay_n21_longterm";
+
 } // namespace topolens::patterns::metric

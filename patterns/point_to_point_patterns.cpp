@@ -1,6 +1,7 @@
 // Point-to-point wait states as Scalasca 2.6 defines them: Late Sender with its Wrong Order
 // part (from the same source, from different sources), Late Receiver, and clock-condition
 // violations (a receive that completes before its send began).
+#include "patterns/late_receiver.h"
 #include "patterns/late_sender.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
@@ -51,20 +52,10 @@ class PointToPointPatterns : public CataloguedPattern {
   private:
     void begin(Context& c, uint32_t loc) {
         late_senders_.find(c, loc);
+        late_receivers_.find(c, loc, late_senders_);
         next_receive_ = 0;
+        next_send_ = 0;
         pending_sends_.clear();
-        waited_for_senders_.clear();
-        next_waited_ = 0;
-        // Calls completing several requests that already waited as Late Sender are not
-        // counted again as Late Receiver (Scalasca's rule).
-        const auto& receives = c.matching().receives_of[loc];
-        for (size_t k = 0; k < receives.size(); ++k) {
-            if (late_senders_.verdicts()[k].wait == 0) continue;
-            const trace::CallSummary& call =
-                c.matching().message_calls[receives[k].second].recv_call;
-            if (c.mpi_kinds().of(call.region) == MpiCallKind::WaitMany)
-                waited_for_senders_.push_back(call.enter);
-        }
     }
 
     void receive(Context& c, const MessageInstance& m) {
@@ -87,33 +78,24 @@ class PointToPointPatterns : public CataloguedPattern {
     }
 
     void send(Context& c, const MessageInstance& m) {
+        const auto& sends = c.matching().sends_of[m.send_call.location];
+        while (sends[next_send_].second != m.id) ++next_send_; // unmatched sends have no call
+        const Time wait = late_receivers_.waits()[next_send_++];
+        if (wait == 0) return;
         const CallInfo& done = m.send_complete;
-        const MpiCallKind kind = c.mpi_kinds().of(done.region);
-        if (kind != MpiCallKind::BlockingSend && kind != MpiCallKind::Wait &&
-            kind != MpiCallKind::WaitMany)
-            return; // buffered, ready or combined sends, Test*, never completed
-        // A send that left before the receive was posted was buffered: it did not wait.
-        const Time wait = done.leave > m.recv_post ? wait_in_call(m.recv_post, done) : 0;
-        if (kind != MpiCallKind::WaitMany) {
+        if (c.mpi_kinds().of(done.region) != MpiCallKind::WaitMany) {
             late_receiver(c, done, wait);
             return;
         }
-        // MPI_Waitall: the longest wait of the sends it completed, once, when it ends.
-        auto [it, added] = pending_sends_.try_emplace(done.enter, PendingSends{done, wait});
-        if (!added) it->second.wait = std::max(it->second.wait, wait);
+        // MPI_Waitall: counted once, when it ends.
+        pending_sends_.try_emplace(done.enter, PendingSends{done, wait});
     }
 
     void region(Context& c, const CallInfo& call) {
         if (pending_sends_.empty()) return;
         auto found = pending_sends_.find(call.enter);
         if (found == pending_sends_.end() || found->second.call.callpath != call.callpath) return;
-        // Calls are left in the order they were entered (a Waitall nests no other Waitall).
-        while (next_waited_ < waited_for_senders_.size() &&
-               waited_for_senders_[next_waited_] < call.enter)
-            ++next_waited_;
-        const bool waited_as_receiver = next_waited_ < waited_for_senders_.size() &&
-                                        waited_for_senders_[next_waited_] == call.enter;
-        if (!waited_as_receiver) late_receiver(c, found->second.call, found->second.wait);
+        late_receiver(c, found->second.call, found->second.wait);
         pending_sends_.erase(found);
     }
 
@@ -132,11 +114,11 @@ class PointToPointPatterns : public CataloguedPattern {
     int late_sender_ = -1, wrong_order_ = -1, wrong_order_same_ = -1, wrong_order_different_ = -1,
         late_receiver_ = -1, violations_ = -1, p2p_violations_ = -1;
     LateSenderFinder late_senders_;
-    size_t next_receive_ = 0;
-    // This location's MPI_Waitall calls (by enter time) with sends waiting to be judged.
+    LateReceiverFinder late_receivers_;
+    size_t next_receive_ = 0, next_send_ = 0;
+    // This location's MPI_Waitall calls (by enter time) with a Late Receiver, counted when
+    // the call ends.
     std::unordered_map<Time, PendingSends> pending_sends_;
-    std::vector<Time> waited_for_senders_; // enter times of Waitalls with a Late Sender, ascending
-    size_t next_waited_ = 0;
 };
 
 } // namespace

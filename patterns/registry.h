@@ -19,5 +19,6 @@ std::unique_ptr<analysis::Pattern> collective_patterns();
 std::unique_ptr<analysis::Pattern> wavefront_patterns();
 std::unique_ptr<analysis::Pattern> codelet_patterns();
 std::unique_ptr<analysis::Pattern> message_statistics();
+std::unique_ptr<analysis::Pattern> delay_costs();
 
 } // namespace topolens::patterns

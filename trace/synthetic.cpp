@@ -14,6 +14,8 @@ constexpr uint32_t kWavefrontTagBase = 100;
 constexpr uint32_t kPairTag = 1;
 constexpr uint32_t kHaloTagBase = 200; // + 2 * axis + (1 when the message travels down)
 constexpr uint32_t kPairwiseTag = 300;
+constexpr uint32_t kDelayHaloTag = 400;        // delay: the halo block's messages
+constexpr uint32_t kDelayChainTag = 401;       // delay: the chain's messages
 constexpr std::size_t kWrongOrderBuffer = 100; // Scalasca's: the last 100 LS instances
 constexpr uint64_t kFaceBytes = 512;           // 64 doubles, as samples/wavefront2d
 constexpr uint64_t kPairBytes = 1024;
@@ -62,6 +64,9 @@ bool has_pairs(SynthPattern p) {
 }
 bool has_collectives(SynthPattern p) {
     return p == SynthPattern::Collectives || p == SynthPattern::Mixed;
+}
+bool is_delay(SynthPattern p) {
+    return p == SynthPattern::Delay;
 }
 bool takes_periodic(SynthPattern p) {
     return p == SynthPattern::Halo || p == SynthPattern::Pairwise;
@@ -347,6 +352,8 @@ long double duration_bound(const SynthOptions& o) {
         const long double blocks = static_cast<long double>(o.k_blocks) * o.angle_blocks;
         phase += 2.0L * octants * (blocks + hops + 1) * block + 8 * L;
     }
+    // delay: T + D, then the chain's P hops of L and the barrier's L.
+    if (is_delay(o.pattern)) phase += T + D + (static_cast<long double>(o.grid[0]) + 1) * L + 1;
     return 2.0L * kSynthInitTicks + static_cast<long double>(o.iterations) * phase;
 }
 
@@ -372,8 +379,9 @@ class Generator {
         for (uint32_t r = 0; r < n_; ++r) b_.cart_coords(topo, r, coords_of(r, o.grid));
 
         const bool sweep = o.pattern == SynthPattern::Sweep;
+        const bool delay = is_delay(o.pattern);
         if (has_wavefront(o.pattern) || has_pairs(o.pattern) || o.pattern == SynthPattern::Ssor ||
-            sweep) {
+            sweep || delay) {
             send_ = b_.mpi_region("MPI_Send");
             recv_ = b_.mpi_region("MPI_Recv");
         }
@@ -393,6 +401,7 @@ class Generator {
         if (has_pairs(o.pattern)) x_.pairs = make_pairs(o);
         if (synth_pattern_exchanges(o.pattern)) setup_exchange();
         if (sweep) setup_sweep();
+        if (delay) setup_delay();
     }
 
     Synthetic run() {
@@ -414,12 +423,17 @@ class Generator {
                 start = ssor_sweep(1, start);
             }
             if (o_.pattern == SynthPattern::Sweep) start = sweep_iteration();
+            if (is_delay(o_.pattern)) start = delay_iteration(start);
         }
-        x_.end = start + kSynthInitTicks;
+        // delay: the chain's last rank enters MPI_Finalize 1 tick late, so it is the unique
+        // latest entrant and leaves last (where Scalasca's critical path begins).
+        const uint32_t late = is_delay(o_.pattern) ? delay_.chain(delay_.width - 1) : kNone;
         for (uint32_t p = 0; p < n_; ++p) {
-            b_.enter(p, start, finalize_);
-            b_.leave(p, x_.end, finalize_);
-            b_.leave(p, x_.end, main_);
+            const Time enter = start + (p == late ? 1 : 0);
+            b_.enter(p, enter, finalize_);
+            b_.leave(p, enter + kSynthInitTicks, finalize_);
+            b_.leave(p, enter + kSynthInitTicks, main_);
+            x_.end = std::max(x_.end, enter + kSynthInitTicks);
         }
         for (const LocationEvents& le : b_.trace().locations) {
             x_.events_by_location.push_back(le.events.size());
@@ -521,6 +535,17 @@ class Generator {
                 x_.wavefront.empty() ? -1 : (sign > 0 ? 0 : int(x_.wavefront.size()) - 1));
         }
         sent_.assign(n_, 0);
+    }
+
+    void setup_delay() {
+        delay_ = synth_delay_layout(o_.grid);
+        x_.slow_rank = delay_.centre;
+        work_ = b_.region("work");
+        irecv_ = b_.mpi_region("MPI_Irecv");
+        isend_ = b_.mpi_region("MPI_Isend");
+        waitall_ = b_.mpi_region("MPI_Waitall");
+        barrier_ = b_.mpi_region("MPI_Barrier");
+        requests_.assign(n_, 0);
     }
 
     void setup_sweep() {
@@ -839,6 +864,75 @@ class Generator {
         return leave;
     }
 
+    // One iteration of delay from `start` (every rank just left the barrier before it, or
+    // MPI_Init). The halo block and the chain row run side by side on their own ranks; each
+    // rank enters the closing MPI_Barrier as soon as it is done. Returns the barrier's leave.
+    Time delay_iteration(Time start) {
+        const Time T = o_.work_ticks, D = o_.delay_ticks, L = o_.latency_ticks;
+        const SynthDelayLayout& g = delay_;
+        std::vector<Time> ready(n_); // when each rank enters the barrier
+        // Halo block: work T (the centre T + D), MPI_Irecv from every block neighbour,
+        // MPI_Isend to every one (0 ticks each), MPI_Waitall until the last message arrived.
+        std::vector<Time> posted(g.halo_ranks);
+        for (uint32_t p = 0; p < g.halo_ranks; ++p) {
+            posted[p] = start + T + (p == g.centre ? D : 0);
+            work(p, start, posted[p]);
+        }
+        for (uint32_t p = 0; p < g.halo_ranks; ++p) {
+            const Time at = posted[p];
+            const std::vector<uint32_t>& nb = g.halo_neighbours[p];
+            std::vector<uint64_t> recvs, sends;
+            Time leave = at, latest_send = 0;
+            for (uint32_t q : nb) {
+                recvs.push_back(requests_[p]++);
+                b_.enter(p, at, irecv_);
+                b_.irecv_request(p, at, recvs.back());
+                b_.leave(p, at, irecv_);
+                leave = std::max(leave, posted[q] + L);
+                latest_send = std::max(latest_send, posted[q]);
+            }
+            for (uint32_t q : nb) {
+                sends.push_back(requests_[p]++);
+                b_.enter(p, at, isend_);
+                b_.isend(p, at, q, grid_comm_, kDelayHaloTag, kFaceBytes, sends.back());
+                b_.leave(p, at, isend_);
+                ++x_.messages;
+            }
+            ready[p] = leave;
+            if (nb.empty()) continue;
+            b_.enter(p, at, waitall_);
+            for (std::size_t i = 0; i < nb.size(); ++i)
+                b_.irecv(p, leave, nb[i], grid_comm_, kDelayHaloTag, kFaceBytes, recvs[i]);
+            for (uint64_t id : sends) b_.isend_complete(p, leave, id);
+            b_.leave(p, leave, waitall_);
+            // Late Sender of a Waitall: its largest wait (only the centre's message is late).
+            if (latest_send > at) tally(x_.late_sender, p, latest_send - at);
+        }
+        // Chain: rank 0 works T + D and sends east; rank k works T, receives from k-1 (a
+        // Late Sender of D + (k-1)L) and sends on at once; the last only receives.
+        Time sent = start + T + D;
+        work(g.chain(0), start, sent);
+        send(g.chain(0), sent, g.chain(1), grid_comm_, kDelayChainTag, kFaceBytes);
+        ready[g.chain(0)] = sent;
+        for (uint32_t k = 1; k < g.width; ++k) {
+            const uint32_t p = g.chain(k);
+            work(p, start, start + T);
+            tally(x_.late_sender, p, sent - (start + T));
+            const Time leave =
+                receive(p, start + T, sent, g.chain(k - 1), grid_comm_, kDelayChainTag, kFaceBytes);
+            if (k + 1 < g.width)
+                send(p, leave, g.chain(k + 1), grid_comm_, kDelayChainTag, kFaceBytes);
+            sent = leave;
+            ready[p] = leave;
+        }
+        return all_to_all(ready, barrier_, CollectiveOp::Barrier, b_.world(), x_.wait_barrier);
+    }
+
+    void work(uint32_t p, Time from, Time to) {
+        b_.enter(p, from, work_);
+        b_.leave(p, to, work_);
+    }
+
     void compute(uint32_t p, Time from, Time to) {
         b_.enter(p, from, compute_);
         b_.leave(p, to, compute_);
@@ -1015,7 +1109,8 @@ class Generator {
     std::vector<uint64_t> requests_;           // per rank: the next request id
     Random rng_;
     Ref grid_comm_ = kNone;
-    Ref main_ = kNone, compute_ = kNone, init_ = kNone, finalize_ = kNone;
+    SynthDelayLayout delay_;
+    Ref main_ = kNone, compute_ = kNone, init_ = kNone, finalize_ = kNone, work_ = kNone;
     Ref send_ = kNone, recv_ = kNone;
     Ref allreduce_ = kNone, barrier_ = kNone, bcast_ = kNone, reduce_ = kNone;
     Ref sendrecv_ = kNone, irecv_ = kNone, isend_ = kNone, waitall_ = kNone, exchange_ = kNone;
@@ -1041,14 +1136,17 @@ std::string_view synth_pattern_name(SynthPattern pattern) {
         return "ssor";
     case SynthPattern::Sweep:
         return "sweep";
+    case SynthPattern::Delay:
+        return "delay";
     }
     return "mixed";
 }
 
 std::optional<SynthPattern> parse_synth_pattern(std::string_view name) {
-    for (SynthPattern p : {SynthPattern::Wavefront, SynthPattern::LateSender,
-                           SynthPattern::Collectives, SynthPattern::Mixed, SynthPattern::Halo,
-                           SynthPattern::Pairwise, SynthPattern::Ssor, SynthPattern::Sweep})
+    for (SynthPattern p :
+         {SynthPattern::Wavefront, SynthPattern::LateSender, SynthPattern::Collectives,
+          SynthPattern::Mixed, SynthPattern::Halo, SynthPattern::Pairwise, SynthPattern::Ssor,
+          SynthPattern::Sweep, SynthPattern::Delay})
         if (synth_pattern_name(p) == name) return p;
     return std::nullopt;
 }
@@ -1176,6 +1274,16 @@ SynthOptions resolve_synth_options(SynthOptions o) {
         if (o.grid.size() == 1 && o.grid[0] < 3)
             bad("--pattern sweep: a 1D grid needs 3 ranks or more (origin, relay, end)");
     }
+    if (is_delay(o.pattern)) {
+        if (o.grid.size() != 2 || o.grid[0] < 3 || o.grid[1] < 2)
+            bad("--pattern delay needs a 2D grid of at least 3x2 (a halo block above a chain "
+                "of 3 or more ranks), not " +
+                grid_text(o.grid));
+        if (o.latency_ticks < 1)
+            bad("--pattern delay needs --latency-ticks of at least 1 (the part of each MPI "
+                "call that is not waiting)");
+        if (o.delay_ticks < 1) bad("--pattern delay needs --delay-ticks of at least 1");
+    }
     if (o.k_blocks < 1 || o.k_blocks > 1'000'000) bad("--k-blocks must be between 1 and 1000000");
     if (o.angle_blocks < 1 || o.angle_blocks > 1'000'000)
         bad("--angle-blocks must be between 1 and 1000000");
@@ -1256,6 +1364,18 @@ std::vector<uint64_t> synth_event_counts(const SynthOptions& options) {
                 per_iteration[p] += 2 + exchange_events(halo, p, SynthVariant::Sendrecv);
         }
     }
+    if (is_delay(o.pattern)) {
+        const SynthDelayLayout g = synth_delay_layout(o.grid);
+        for (uint32_t p = 0; p < g.halo_ranks; ++p) {
+            const uint64_t nb = g.halo_neighbours[p].size();
+            // work; MPI_Irecv and MPI_Isend: enter, request, leave; MPI_Waitall: enter, a
+            // record each, leave
+            per_iteration[p] += 2 + 6 * nb + (nb > 0 ? 2 + 2 * nb : 0);
+        }
+        for (uint32_t k = 0; k < g.width; ++k)
+            per_iteration[g.chain(k)] += 2 + (k > 0 ? 3 : 0) + (k + 1 < g.width ? 3 : 0);
+        for (uint64_t& c : per_iteration) c += 4; // MPI_Barrier
+    }
     std::vector<uint64_t> counts(o.ranks);
     for (uint32_t p = 0; p < o.ranks; ++p) counts[p] = 6 + o.iterations * per_iteration[p];
     return counts;
@@ -1282,8 +1402,34 @@ std::string synth_arguments(const SynthOptions& o) {
                 : "");
 }
 
+SynthDelayLayout synth_delay_layout(const std::vector<uint32_t>& grid) {
+    SynthDelayLayout g;
+    uint32_t ranks = 1;
+    for (uint32_t d : grid) ranks *= d;
+    if (grid.size() != 2 || grid[1] < 2) {
+        g.width = ranks;
+        return g;
+    }
+    const uint32_t P = grid[0], rows = grid[1] - 1;
+    g.width = P;
+    g.halo_ranks = P * rows;
+    g.centre = P / 2 + P * (rows / 2);
+    g.halo_neighbours.resize(g.halo_ranks);
+    for (uint32_t p = 0; p < g.halo_ranks; ++p) {
+        const uint32_t x = p % P, y = p / P;
+        std::vector<uint32_t>& nb = g.halo_neighbours[p];
+        if (x > 0) nb.push_back(p - 1);
+        if (x + 1 < P) nb.push_back(p + 1);
+        if (y > 0) nb.push_back(p - P);
+        if (y + 1 < rows) nb.push_back(p + P);
+    }
+    return g;
+}
+
 Synthetic synthesize(const SynthOptions& options) {
-    return Generator(resolve_synth_options(options)).run();
+    Synthetic s = Generator(resolve_synth_options(options)).run();
+    if (is_delay(s.options.pattern)) s.expected.root_causes = synth_delay_root_causes(s.options);
+    return s;
 }
 
 } // namespace topolens::trace

@@ -24,6 +24,7 @@
 #include "trace/model.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,7 @@ enum class SynthPattern : uint8_t {
     Pairwise, // each rank exchanges with rank XOR 1, one slow rank
     Ssor,     // lower sweep from the origin corner, halo exchange, upper sweep back
     Sweep,    // discrete-ordinates sweeps: octants in pairs per corner, no barrier between
+    Delay,    // root causes: a slow rank in a halo block, a chain along a row, a barrier
 };
 
 // sweep: how a block's upstream faces are received. MPI_Irecv from each, one MPI_Waitall;
@@ -66,6 +68,8 @@ std::optional<SynthBetween> parse_synth_between(std::string_view name);
 inline constexpr uint64_t kSynthResolution = 1'000'000'000; // ticks per second
 inline constexpr Time kSynthInitTicks = 1000;               // MPI_Init and MPI_Finalize
 inline constexpr uint64_t kSynthMaxRanks = 65536;
+// delay: the latency when none is given (its MPI calls need a part that is not waiting).
+inline constexpr uint64_t kSynthDelayLatencyTicks = 100;
 
 struct SynthOptions {
     uint32_t ranks = 0;         // 0: the grid's size, or 16 without a grid
@@ -75,7 +79,7 @@ struct SynthOptions {
     uint64_t blocks = 2;         // wavefront blocks per sweep
     uint64_t work_ticks = 10000; // T: compute per block / before each operation
     uint64_t delay_ticks = 5000; // D: lateness of late senders and late collective members
-    uint64_t latency_ticks = 0;  // L: message and collective latency
+    uint64_t latency_ticks = 0;  // L: message and collective latency (delay: at least 1)
     uint64_t seed = 1;
     // halo, pairwise, ssor:
     SynthVariant variant = SynthVariant::Sendrecv;
@@ -118,6 +122,40 @@ struct SynthCorner {
     SynthSeverity late_sender;
 };
 
+// One wait's direct cause in the delay pattern: `waiting` waited `ticks` in total (over all
+// iterations) for `causing` (Late Sender: the sender; Wait at Barrier: the latest entrant).
+struct SynthEdge {
+    uint32_t waiting = 0;
+    uint32_t causing = 0;
+    std::string kind; // "latesender" or "barrier"
+    uint64_t ticks = 0;
+    bool operator==(const SynthEdge&) const = default;
+};
+
+// Per location, call path ("main/work", as the report names it) -> ticks. Fractions of a
+// tick occur: delay costs are scaled shares of waits.
+using SynthCallpathTicks = std::map<std::string, double>;
+
+// The root causes of the delay pattern by Scalasca 2.6's definitions (Delay.MPI.pattern,
+// Waitstates.MPI.pattern, CriticalPath.pattern), derived in closed form from the generator's
+// own schedule (synthetic_delay.cpp), not by any analysis code.
+struct SynthRootCauses {
+    // Scalasca's unique metric name -> one map per location. Every metric listed here has
+    // exactly these values; a location or call path not listed is 0. Metrics of the delay
+    // and critical-path trees that are not listed are 0 everywhere (zero_metrics).
+    std::map<std::string, std::vector<SynthCallpathTicks>> metrics;
+    std::vector<std::string> zero_metrics;
+    std::vector<SynthEdge> edges; // by waiting location, then causing location, then kind
+    // The critical path's length: the sum of critical_path over all locations; its profile:
+    // per call path the sum over all locations.
+    uint64_t critical_path_ticks = 0;
+    SynthCallpathTicks critical_path_profile;
+    // Per wait kind ("latesender", "barrier"): the sum of the waits and the part of it no
+    // delay explains (short + long delay of that kind, summed = waits - unexplained).
+    std::map<std::string, uint64_t> waits;
+    std::map<std::string, double> unexplained;
+};
+
 // What the generated trace holds and what an analysis must find in it. Metrics not listed
 // are zero by construction: NxN Completion, Barrier Completion and clock-condition
 // violations; in wavefront, late-sender, collectives and mixed also Late Receiver and
@@ -127,7 +165,8 @@ struct SynthExpected {
     std::vector<uint64_t> events_by_location;
     uint64_t messages = 0;    // point-to-point messages (each matched exactly once)
     uint64_t collectives = 0; // collective instances (each with every rank of its comm)
-    Time end = 0;             // every location's last event; its first is at 0
+    Time end = 0; // every location's last event (delay: the chain's last rank's, the others'
+                  // is 1 tick earlier); the first is at 0
     SynthSeverity late_sender;
     SynthSeverity wait_nxn;
     SynthSeverity wait_barrier;
@@ -142,7 +181,8 @@ struct SynthExpected {
     // Every corner of the grid (bit i of the index: the i-th axis of size > 1 travels -);
     // the Late Sender time, Wrong Order included, of the first block of each new wave.
     std::vector<SynthCorner> wavefront;
-    uint32_t slow_rank = kNone;
+    uint32_t slow_rank = kNone;  // delay: the centre of the halo block
+    SynthRootCauses root_causes; // delay only
 };
 
 struct Synthetic {
@@ -150,6 +190,23 @@ struct Synthetic {
     SynthOptions options; // resolved
     SynthExpected expected;
 };
+
+// delay's layout on its 2D grid P x Q (P >= 3, Q >= 2): the halo block is the rows 0 to Q-2
+// (ranks 0 to P*(Q-1)-1), its slow centre at (P/2, (Q-1)/2); the chain is the row Q-1 from
+// west to east. (Another grid, as synth_event_counts may see before the checks: no halo
+// block, the chain all ranks.)
+struct SynthDelayLayout {
+    uint32_t width = 0;      // P: the chain's length
+    uint32_t halo_ranks = 0; // P*(Q-1)
+    uint32_t centre = kNone;
+    std::vector<std::vector<uint32_t>> halo_neighbours; // per halo rank: W, E, S, N in the block
+    uint32_t chain(uint32_t k) const { return halo_ranks + k; }
+};
+SynthDelayLayout synth_delay_layout(const std::vector<uint32_t>& grid);
+
+// delay's root causes for resolved options (synthetic_delay.cpp): closed forms on the
+// generator's schedule; synthesize() fills SynthExpected::root_causes with it.
+SynthRootCauses synth_delay_root_causes(const SynthOptions& resolved);
 
 // Builds the trace in memory (32 bytes per event). Throws std::invalid_argument for bad
 // options (see resolve_synth_options).

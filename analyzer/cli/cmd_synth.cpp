@@ -65,6 +65,42 @@ std::string seconds(uint64_t ticks) {
     return buf;
 }
 
+std::string ticks_text(double ticks) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f", ticks);
+    return buf;
+}
+
+// delay: the root causes per location (call paths summed) and the waits' direct causes.
+void print_root_causes(std::ostream& out, const tt::SynthRootCauses& rc) {
+    out << "expected root causes (Scalasca 2.6's definitions; ticks per location, over its call "
+           "paths; all other locations and delay metrics 0):\n";
+    Table t({"metric", "location", "ticks", "by call path"}, {false, true, true, false});
+    for (const auto& [unique, by_location] : rc.metrics)
+        for (std::size_t loc = 0; loc < by_location.size(); ++loc) {
+            double total = 0;
+            std::string parts;
+            for (const auto& [path, ticks] : by_location[loc]) {
+                total += ticks;
+                parts += (parts.empty() ? "" : ", ") + path + " " + ticks_text(ticks);
+            }
+            if (!by_location[loc].empty())
+                t.row({unique, std::to_string(loc), ticks_text(total), parts});
+        }
+    out << t.render();
+    out << "critical path: " << rc.critical_path_ticks << " ticks (MPI_Init's enter to the last "
+        << "MPI_Finalize enter)\n";
+    out << "waits and their direct causes (waiting <- causing):\n";
+    Table e({"kind", "waiting", "causing", "ticks"}, {false, true, true, true});
+    for (const tt::SynthEdge& edge : rc.edges)
+        e.row({edge.kind, std::to_string(edge.waiting), std::to_string(edge.causing),
+               std::to_string(edge.ticks)});
+    out << e.render();
+    for (const auto& [kind, waits] : rc.waits)
+        out << kind << ": " << waits << " ticks of waits, " << ticks_text(rc.unexplained.at(kind))
+            << " not explained by a delay\n";
+}
+
 void print_result(std::ostream& out, const std::string& dir, const std::string& anchor,
                   const tt::Synthetic& s) {
     const tt::SynthOptions& o = s.options;
@@ -73,8 +109,14 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
         << tt::synth_pattern_name(o.pattern) << ", " << o.iterations << " iterations\n";
     out << "trace: " << anchor << "\n";
     out << "reproduce: topolens synth -o " << dir << " " << tt::synth_arguments(o) << "\n";
+    const bool delay = o.pattern == tt::SynthPattern::Delay;
     out << "messages: " << x.messages << ", collective instances: " << x.collectives
-        << ", every location from 0 to " << x.end << " ticks (" << seconds(x.end) << " s)\n";
+        << (delay ? ", from 0 to " : ", every location from 0 to ") << x.end << " ticks ("
+        << seconds(x.end) << " s)\n";
+    if (delay)
+        out << "slow rank: " << x.slow_rank << " (the halo block's centre, " << o.delay_ticks
+            << " ticks longer); chain: ranks " << o.ranks - o.grid[0] << " to " << o.ranks - 1
+            << "\n";
     if (tt::synth_pattern_exchanges(o.pattern))
         out << "slow rank: " << x.slow_rank << " (" << o.delay_ticks
             << " ticks longer before each exchange), " << tt::synth_variant_name(o.variant) << "\n";
@@ -112,6 +154,7 @@ void print_result(std::ostream& out, const std::string& dir, const std::string& 
     row("Late Broadcast", "mpi_latebroadcast", x.late_broadcast);
     row("Early Reduce", "mpi_earlyreduce", x.early_reduce);
     out << t.render();
+    if (delay) print_root_causes(out, x.root_causes);
 }
 
 const char* const kSynopsis =
@@ -134,13 +177,13 @@ seed give the same trace.
   -o, --output DIR   where to write the archive (required)
   --ranks N          number of ranks [16, or the grid's size]
   --grid PxQ[xR]     process grid, 1 to 3 dimensions [the balanced 2D grid of N, P >= Q]
-  --pattern NAME     wavefront, late-sender, collectives, mixed, halo, pairwise, ssor or
-                     sweep [mixed]
+  --pattern NAME     wavefront, late-sender, collectives, mixed, halo, pairwise, ssor,
+                     sweep or delay [mixed]
   --iterations K     iterations of the pattern [10]
   --blocks B         wavefront blocks per sweep [2]
   --work-ticks T     compute per block and before each operation, >= 1 [10000]
   --delay-ticks D    lateness of late senders and late collective members [5000]
-  --latency-ticks L  message and collective latency [0]
+  --latency-ticks L  message and collective latency [0; delay: 100, at least 1]
   --seed S           chooses the pairs, late ranks and roots [1]
   --variant V        halo, pairwise, ssor: sendrecv (one MPI_Sendrecv per direction) or
                      nonblocking (MPI_Irecv all, MPI_Isend all, MPI_Waitall) [sendrecv]
@@ -268,6 +311,33 @@ after it and the second octant of a corner on a 1D or 2D grid find the pipeline 
   Each direction's origin corner has 0 and the corner it reaches last the most.
   With xy the corner a wave reaches last waits for its x face, sent after the y face
   its other neighbour sent earlier: that wait is Wrong Order (different sources).
+
+delay: the test input of the root-cause analysis (delay costs, wait propagation, critical
+path), on a 2D grid P x Q with P >= 3, Q >= 2 [4x4]; L >= 1 [100], D >= 1, so that every
+MPI call has a part that is not waiting. The rows 0 to Q-2 are a halo block, the row Q-1
+a chain from west (rank P*(Q-1)) to east (R = the last rank); the two run side by side on
+their own ranks (so their time maps do not mix), then all meet in a barrier. Per
+iteration, from a common start s:
+  halo block: every rank works T (user region "work"), its centre (P/2, (Q-1)/2) T+D; then
+  MPI_Irecv from each block neighbour, MPI_Isend to each (0 ticks), MPI_Waitall until the
+  last message arrived (tag 400): each neighbour of the centre waits D (Late Sender).
+  chain: rank 0 works T+D and sends east; rank k works T, MPI_Recv from k-1 (tag 401;
+  Late Sender D+(k-1)L, the wait propagates) and sends on at once; R only receives.
+  MPI_Barrier on MPI_COMM_WORLD, each rank entering when done: R enters last, at
+  s+T+D+(P-1)L, and all leave L later (Wait at Barrier on all other ranks).
+After the last iteration R enters MPI_Finalize 1 tick after the others (the unique latest
+entrant, and the last to leave), so the critical path's end is defined.
+Printed: the expected root causes by Scalasca 2.6's definitions, per location and call
+path, derived in closed form (trace/synthetic_delay.cpp, docs/testing.md):
+  delay_latesender: the centre D per neighbour and iteration at main/work (4D on 4x4);
+  chain rank 0 D (main/work), ranks 1 to P-2 L each (main/MPI_Recv, the call's part
+  that is not waiting). delay_latesender_longterm: rank 0 (P-2)D, rank j (P-2-j)L.
+  delay_barrier on R (main/MPI_Recv), delay_barrier_longterm back along the chain.
+  mpi_wait_propagating_ls: chain ranks 1 to P-2 their whole wait; indirect Late Sender:
+  ranks 2 to P-1 their sender's wait. critical_path: chain only, from MPI_Init's enter
+  (0) to R's MPI_Finalize enter; critical_path_activities, non_critical_path_activities,
+  critical_imbalance_impact from it. The waits' direct causes (waiting <- causing).
+  Every wait is explained: short + long delay of a kind = that kind's waits.
 )";
 }
 
@@ -275,6 +345,7 @@ int synth_main(const std::vector<std::string>& args) {
     tt::SynthOptions o;
     std::string dir;
     bool variant_given = false;
+    bool latency_given = false;
     std::string sweep_option; // the first option given that only --pattern sweep takes
     try {
         // A whole number of at least `min` into `target`.
@@ -315,7 +386,7 @@ int synth_main(const std::vector<std::string>& args) {
                         if (!p)
                             throw UsageError{"--pattern: unknown pattern '" + v +
                                              "' (wavefront, late-sender, collectives, mixed, "
-                                             "halo, pairwise, ssor, sweep)"};
+                                             "halo, pairwise, ssor, sweep, delay)"};
                         o.pattern = *p;
                     })
             .option({"--variant"},
@@ -340,7 +411,11 @@ int synth_main(const std::vector<std::string>& args) {
             .option({"--blocks"}, count("--blocks", 1, o.blocks))
             .option({"--work-ticks"}, count("--work-ticks", 1, o.work_ticks))
             .option({"--delay-ticks"}, count("--delay-ticks", 0, o.delay_ticks))
-            .option({"--latency-ticks"}, count("--latency-ticks", 0, o.latency_ticks))
+            .option({"--latency-ticks"},
+                    [&](const std::string& v) {
+                        o.latency_ticks = parse_number("--latency-ticks", v, 0);
+                        latency_given = true;
+                    })
             .option({"--seed"}, count("--seed", 0, o.seed))
             .option({"--k-blocks"}, sweep_count("--k-blocks", o.k_blocks))
             .option({"--angle-blocks"}, sweep_count("--angle-blocks", o.angle_blocks))
@@ -374,6 +449,8 @@ int synth_main(const std::vector<std::string>& args) {
             throw UsageError{"--variant applies to --pattern halo, pairwise and ssor"};
         if (!sweep_option.empty() && o.pattern != tt::SynthPattern::Sweep)
             throw UsageError{sweep_option + " applies to --pattern sweep"};
+        if (o.pattern == tt::SynthPattern::Delay && !latency_given)
+            o.latency_ticks = tt::kSynthDelayLatencyTicks;
         try {
             o = tt::resolve_synth_options(o);
         } catch (const std::invalid_argument& e) {

@@ -1,5 +1,6 @@
 #include "analyzer/engine/engine.h"
 
+#include "analyzer/engine/backward_replay.h"
 #include "analyzer/engine/metric_tree.h"
 #include "analyzer/engine/mpi_calls.h"
 #include "trace/threads.h"
@@ -389,7 +390,7 @@ class Replay {
     void collective(uint32_t loc, uint32_t id) {
         const trace::CollectiveMatch& c = m_.collectives[id];
         const std::shared_ptr<const PendingInstance> pending =
-            instances_.use(id, c.members.size(), [&] { return build_instance(c); });
+            instances_.use(id, c.members.size(), [&] { return build_instance(c, id); });
         if (pending->incomplete) {
             ctx_.warn("collectives with members missing were left out of the analysis");
             return;
@@ -417,10 +418,11 @@ class Replay {
         return call;
     }
 
-    PendingInstance build_instance(const trace::CollectiveMatch& c) const {
+    PendingInstance build_instance(const trace::CollectiveMatch& c, uint32_t id) const {
         PendingInstance pending;
         CollectiveInstance& instance = pending.instance;
         instance.op = c.op;
+        instance.id = id;
         instance.comm = c.comm;
         instance.members.reserve(c.members.size());
         for (const trace::EventRef& member : c.members) {
@@ -637,6 +639,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     for (size_t w = 1; w < workers.size(); ++w)
         for (size_t p = 0; p < patterns.size(); ++p)
             workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
+    // The backward replay, in one thread over the merged patterns (what it needs of the
+    // forward replay is kept per location, shared by a pattern's clones).
+    if (workers.front()->dispatcher.replays_backward())
+        BackwardReplay(trace, matching, workers.front()->dispatcher, context).run();
     // After every location: results that need them all.
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);

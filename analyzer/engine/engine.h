@@ -5,8 +5,9 @@
 // Late Sender instance, for the wavefront corners).
 //
 // Everything a pattern sees about another location travels with a matched message or
-// collective (the send call's enter time, the members' enter/leave times), so the same
-// pattern code can later run in an MPI-parallel replay, one analyzer rank per group of
+// collective (the send call's enter time, the members' enter/leave times), forward or, in
+// the backward replay that follows the forward one, against the message's direction, so the
+// same pattern code can later run in an MPI-parallel replay, one analyzer rank per group of
 // locations.
 #pragma once
 
@@ -35,7 +36,7 @@ using trace::Time;
 struct CallInfo {
     uint32_t location = 0;
     uint32_t callpath = 0; // report call path id
-    uint32_t region = 0; // trace (and report) region id
+    uint32_t region = 0;   // trace (and report) region id
     Time enter = 0;
     Time leave = 0;
     Time exclusive = 0; // leave - enter minus the time in directly nested region instances
@@ -62,6 +63,7 @@ struct MessageInstance {
 // One collective operation: every member's call, in communicator rank order.
 struct CollectiveInstance {
     trace::CollectiveOp op = trace::CollectiveOp::Other;
+    uint32_t id = trace::kNone; // index into Matching::collectives
     uint32_t comm = 0;
     int root = -1; // index into members, -1 for rootless operations
     std::vector<CallInfo> members;
@@ -141,6 +143,30 @@ class Context {
 
 class Dispatcher;
 class Pattern;
+
+// One step of the backward replay: one end of a matched message, or one member's part of a
+// matched collective instance. Each location visits its steps in reverse event order; at
+// each step a pattern first posts what the other end(s) need (on_backward_post), then, once
+// the other end(s) posted, reads what they posted (on_backward_take), as a backward replay
+// across processes exchanges it:
+//  - against the message: the receive (Receive, at the record that completed it) posts, the
+//    send (Send, at the send record) reads;
+//  - from the call that completed a send to the call that posted its receive, for a send
+//    whose completing call left after the receive was posted (where the sender can have
+//    waited for the receiver): SendCompletion posts, ReceiveRequest reads;
+//  - among a collective's members: each reads every member's post.
+// The steps of one call (MPI_Sendrecv, MPI_Waitall) post together before any of them reads.
+struct BackwardStep {
+    enum class Kind : uint8_t { Send, Receive, Collective, SendCompletion, ReceiveRequest };
+    Kind kind = Kind::Send;
+    uint32_t location = 0;
+    uint32_t id = 0;     // message id (Matching::messages) or collective id
+    uint32_t member = 0; // Collective: the location's index among the instance's members
+    // on_backward_take: false when the other end(s) could not post first (a cycle of waits,
+    // as clock-condition violations make): the pattern reads nothing of them (the engine
+    // warns once).
+    bool partners_posted = true;
+};
 
 // A table of metrics in tree order (parents first), each row naming the pattern that adds to
 // it (patterns/metric_catalogue.h). Before the replay the engine defines, in the table's
@@ -222,6 +248,19 @@ class Dispatcher {
     // that need all locations (the codelet audit).
     void on_finish(Finish callback) { finish_.push_back(std::move(callback)); }
 
+    // The backward replay (after the forward replay and the workers' merge, before
+    // on_finish), run only if a pattern subscribes: see BackwardStep. Its severities go
+    // straight to the report (Context::add with any location).
+    using Backward = std::function<void(Context&, const BackwardStep&)>;
+    void on_backward_post(Backward callback) { backward_post_.push_back(std::move(callback)); }
+    void on_backward_take(Backward callback) { backward_take_.push_back(std::move(callback)); }
+    // Before a location's first backward step, after its last.
+    void on_backward_begin(LocationBegin callback) {
+        backward_begin_.push_back(std::move(callback));
+    }
+    void on_backward_done(LocationBegin callback) { backward_done_.push_back(std::move(callback)); }
+    bool replays_backward() const { return !backward_post_.empty() || !backward_take_.empty(); }
+
     // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
     template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
         auto& list = custom_[std::type_index(typeid(T))];
@@ -236,6 +275,9 @@ class Dispatcher {
 
   private:
     friend class Replay;
+    friend class BackwardReplay;
+    std::vector<Backward> backward_post_, backward_take_;
+    std::vector<LocationBegin> backward_begin_, backward_done_;
     std::vector<EnterLeave> regions_, flushes_;
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;

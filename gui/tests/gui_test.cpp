@@ -9,6 +9,7 @@
 #include "gui/color_scale.h"
 #include "gui/main_window.h"
 #include "gui/render_options.h"
+#include "gui/time_axis.h"
 #include "gui/topology_picture.h"
 #include "gui/topology_scene.h"
 #include "gui/topology_view.h"
@@ -23,6 +24,7 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -30,6 +32,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineSeries>
+#include <QLogValueAxis>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProcess>
@@ -38,6 +41,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
+#include <QValueAxis>
 #include <QtTest>
 
 #include <vtkBillboardTextActor3D.h>
@@ -1160,8 +1164,81 @@ class GuiTest : public QObject {
         alone.set_report(&broken);
         QVERIFY(!alone.has_audit());
         QVERIFY2(alone.message_text().contains(
-                     "codelet sendrecv-pairwise: samples_min has 3 values, samples 4"),
+                     "codelet sendrecv-pairwise: \"samples_min\" has 3 values, \"samples\" 4"),
                  qPrintable(alone.message_text()));
+    }
+
+    void codelet_box_plot_round_ticks_and_log_scale() {
+        // The ticks' rules on their own: 1-2-5 steps, the range widened to whole steps;
+        // decades around the times.
+        const RoundTicks t = round_ticks(3.2, 47.0);
+        QCOMPARE(t.min, 0.0);
+        QCOMPARE(t.max, 50.0);
+        QCOMPARE(t.step, 10.0);
+        QCOMPARE(t.count, 6);
+        const RoundTicks fine = round_ticks(0.0121, 0.0138, 8);
+        // Steps of 0.0001 and 0.0002 need more than 8 ticks: 0.012 ... 0.014 by 0.0005.
+        QVERIFY(qFuzzyCompare(fine.step, 0.0005));
+        QVERIFY(qFuzzyCompare(fine.min, 0.012));
+        QVERIFY(qFuzzyCompare(fine.max, 0.014));
+        QCOMPARE(fine.count, 5);
+        // Times a document gave as null (NaN) or out of range give a default axis, not a hang.
+        const RoundTicks nan = round_ticks(std::nan(""), 1.0);
+        QCOMPARE(nan.min, 0.0);
+        QCOMPARE(nan.max, 1.0);
+        QCOMPARE(round_ticks(-1e308, 1e308).max, 1.0);
+        QCOMPARE(decades(0.0, 1.0).max, 10.0);
+        const Decades d = decades(0.0009, 0.0094);
+        QVERIFY(qFuzzyCompare(d.min, 1e-4));
+        QVERIFY(qFuzzyCompare(d.max, 1e-2));
+
+        // The fixture's boxes span 0.0010 to 0.0090 s (with the strip for the mark below).
+        report::Report report = test::audited_report();
+        CodeletView view;
+        view.resize(1200, 700);
+        view.set_report(&report);
+        QVERIFY(view.has_audit());
+        QVERIFY(!view.log_scale());
+        auto* linear = qobject_cast<QValueAxis*>(view.time_axis());
+        QVERIFY(linear);
+        QCOMPARE(linear->min(), 0.0);
+        QVERIFY(qFuzzyCompare(linear->max(), 0.01));
+        QCOMPARE(linear->tickType(), QValueAxis::TicksFixed);
+        QCOMPARE(linear->tickCount(), 6); // 0, 0.002, ..., 0.01
+        for (int k = 0; k < linear->tickCount(); ++k) {
+            const double tick = linear->min() + k * (linear->max() - linear->min()) / 5;
+            QVERIFY2(std::abs(tick / 0.002 - std::round(tick / 0.002)) < 1e-9,
+                     qPrintable(QString::number(tick)));
+        }
+        QVERIFY(view.choose_codelet("put-fence"));
+        QCOMPARE(view.chosen_position(), 2);
+
+        // The check box: decades on a log axis, the choice kept, the mark still inside.
+        auto* box = view.findChild<QCheckBox*>("log scale");
+        QVERIFY(box);
+        box->setChecked(true);
+        QVERIFY(view.log_scale());
+        auto* log = qobject_cast<QLogValueAxis*>(view.time_axis());
+        QVERIFY(log);
+        QCOMPARE(log->base(), 10.0);
+        QVERIFY(qFuzzyCompare(log->min(), 1e-4));
+        QVERIFY(qFuzzyCompare(log->max(), 1e-2));
+        QCOMPARE(view.box_count(), 3);
+        QCOMPARE(view.outlier_point_count(), 1);
+        QCOMPARE(view.chosen_position(), 2);
+        QCOMPARE(view.chosen_marker()->count(), 1);
+        const double mark = view.chosen_marker()->at(0).y();
+        QVERIFY2(mark > log->min() && mark < 0.0010, qPrintable(QString::number(mark)));
+        // The measurement series beside it on the same scale.
+        QVERIFY(qobject_cast<QLogValueAxis*>(view.series_chart()->axes(Qt::Vertical).value(0)));
+        // And back: linear again, with the same round ticks.
+        view.set_log_scale(false);
+        QVERIFY(!box->isChecked());
+        linear = qobject_cast<QValueAxis*>(view.time_axis());
+        QVERIFY(linear);
+        QCOMPARE(linear->tickCount(), 6);
+        QVERIFY(qFuzzyCompare(linear->max(), 0.01));
+        QVERIFY(qobject_cast<QValueAxis*>(view.series_chart()->axes(Qt::Vertical).value(0)));
     }
 
     void verification_runs_from_files_and_render() {

@@ -1,6 +1,7 @@
 #include "patterns/audit/codelet_audit_json.h"
 
 #include "analyzer/report/json.h"
+#include "patterns/audit/audit_json_fields.h"
 
 namespace topolens::patterns {
 
@@ -20,8 +21,8 @@ void codelet_ref(json::Writer& w, const OperationAudit& op, const std::optional<
         return;
     }
     auto name = op.codelet_names.find(*index);
-    w.begin_object().key("index").value(*index);
-    w.key("name");
+    w.begin_object().key(field::index).value(*index);
+    w.key(field::name);
     if (name != op.codelet_names.end())
         w.value(name->second);
     else
@@ -33,19 +34,19 @@ void outliers(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t
     w.begin_object();
     for (Method m : kRobustMethods) {
         w.key(method_key(m)).begin_object();
-        w.key("count").value(c.outliers[m].size());
-        w.key("at").begin_array();
+        w.key(field::count).value(c.outliers[m].size());
+        w.key(field::at).begin_array();
         for (const OutlierAt& o : c.outliers[m]) {
             w.begin_inline_object();
-            w.key("location").value(o.location);
-            w.key("rank").value(o.location < ranks.size() ? ranks[o.location] : o.location);
-            w.key("measurement").value(o.number);
-            w.key("start").value(o.start);
-            w.key("time").value(o.time);
-            w.key("wait").value(o.wait);
-            w.key("propagated").value(o.propagated);
-            w.key("slow").value(o.slow);
-            w.key("global").value(o.global);
+            w.key(field::location).value(o.location);
+            w.key(field::rank).value(o.location < ranks.size() ? ranks[o.location] : o.location);
+            w.key(field::measurement).value(o.number);
+            w.key(field::start).value(o.start);
+            w.key(field::time).value(o.time);
+            w.key(field::wait).value(o.wait);
+            w.key(field::propagated).value(o.propagated);
+            w.key(field::slow).value(o.slow);
+            w.key(field::global).value(o.global);
             w.end_object();
         }
         w.end_array().end_object();
@@ -55,42 +56,47 @@ void outliers(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t
 
 void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>& ranks) {
     w.begin_object();
-    w.key("index").value(c.index);
-    w.key("name").value(c.name);
-    w.key("processes").value(c.processes);
-    w.key("measurements").value(c.measurements);
-    w.key("samples").numbers(c.samples);
-    w.key("samples_min").numbers(c.samples_min);
-    w.key("box").begin_object();
-    w.key("min").value(c.box.min).key("q1").value(c.box.q1).key("median").value(c.box.median);
-    w.key("q3").value(c.box.q3).key("max").value(c.box.max);
-    w.key("whisker_lo").value(c.box.whisker_lo).key("whisker_hi").value(c.box.whisker_hi);
+    w.key(field::index).value(c.index);
+    w.key(field::name).value(c.name);
+    w.key(field::processes).value(c.processes);
+    w.key(field::measurements).value(c.measurements);
+    w.key(field::samples).numbers(c.samples);
+    w.key(field::samples_min).numbers(c.samples_min);
+    w.key(field::box).begin_object();
+    w.key(field::min)
+        .value(c.box.min)
+        .key(field::q1)
+        .value(c.box.q1)
+        .key(field::median)
+        .value(c.box.median);
+    w.key(field::q3).value(c.box.q3).key(field::max).value(c.box.max);
+    w.key(field::whisker_lo).value(c.box.whisker_lo).key(field::whisker_hi).value(c.box.whisker_hi);
     w.end_object();
-    w.key("box_outliers").begin_array();
+    w.key(field::box_outliers).begin_array();
     for (std::size_t k : c.box.outliers) w.value(k);
     w.end_array();
-    by_method(w, "estimates", c.estimate);
-    w.key("consensus").value(c.consensus);
-    by_method(w, "ranks", c.rank);
-    w.key("outliers");
+    by_method(w, field::estimates, c.estimate);
+    w.key(field::consensus).value(c.consensus);
+    by_method(w, field::ranks, c.rank);
+    w.key(field::outliers);
     outliers(w, c, ranks);
-    w.key("range").numbers(std::vector<double>{c.range_lo, c.range_hi});
-    w.key("overlaps").begin_array();
+    w.key(field::range).numbers(std::vector<double>{c.range_lo, c.range_hi});
+    w.key(field::overlaps).begin_array();
     for (int64_t d : c.overlaps) w.value(d);
     w.end_array();
-    w.key("instability").value(c.instability);
-    w.key("stability").value(c.stability);
-    w.key("winner_set").value(c.winner_set);
-    w.key("worst_set").value(c.worst_set);
+    w.key(field::instability).value(c.instability);
+    w.key(field::stability).value(c.stability);
+    w.key(field::winner_set).value(c.winner_set);
+    w.key(field::worst_set).value(c.worst_set);
     // A NaN filtered avg (every measurement an outlier on a process) is written as null.
-    w.key("adcl").begin_inline_object();
-    w.key("unfiltered_avg").value(c.adcl.unfiltered);
-    w.key("filtered_avg").value(c.adcl.filtered);
-    w.key("outlier_percent").value(c.adcl.outlier_percent);
+    w.key(field::adcl).begin_inline_object();
+    w.key(field::unfiltered_avg).value(c.adcl.unfiltered);
+    w.key(field::filtered_avg).value(c.adcl.filtered);
+    w.key(field::outlier_percent).value(c.adcl.outlier_percent);
     w.end_object();
-    w.key("per_process_mean").numbers(c.per_process_mean);
-    w.key("per_process_own").numbers(c.per_process_own);
-    w.key("per_process_estimate").begin_object();
+    w.key(field::per_process_mean).numbers(c.per_process_mean);
+    w.key(field::per_process_own).numbers(c.per_process_own);
+    w.key(field::per_process_estimate).begin_object();
     for (Method m : kRobustMethods) w.key(method_key(m)).numbers(c.per_process_estimate[m]);
     w.end_object();
     w.end_object();
@@ -99,46 +105,46 @@ void codelet(json::Writer& w, const CodeletAudit& c, const std::vector<uint32_t>
 void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint32_t>& ranks,
                const std::function<void()>& more) {
     w.begin_object();
-    w.key("name").value(op.name);
-    w.key("timing_technique").value(timing_technique_key(op.timing));
-    w.key("verdict").value(verdict_name(op.verdict));
-    w.key("reason").value(op.reason);
-    w.key("tuner_winner");
+    w.key(field::name).value(op.name);
+    w.key(field::timing_technique).value(timing_technique_key(op.timing));
+    w.key(field::verdict).value(verdict_name(op.verdict));
+    w.key(field::reason).value(op.reason);
+    w.key(field::tuner_winner);
     codelet_ref(w, op, op.tuner_winner);
-    by_method(w, "method_winners", op.method_winner);
-    w.key("agreeing_methods").value(op.agreeing_methods);
-    w.key("best").value(op.best); // an index (AUDIT_FORMAT.md), null without measurements
-    w.key("penalty_percent").value(op.penalty_percent);
-    w.key("search_seconds").value(op.search_seconds);
-    w.key("search_cost_seconds").value(op.search_cost_seconds);
-    w.key("search_share").value(op.search_share);
-    w.key("search_cost_share").value(op.search_cost_share);
-    w.key("production");
+    by_method(w, field::method_winners, op.method_winner);
+    w.key(field::agreeing_methods).value(op.agreeing_methods);
+    w.key(field::best).value(op.best); // an index (AUDIT_FORMAT.md), null without measurements
+    w.key(field::penalty_percent).value(op.penalty_percent);
+    w.key(field::search_seconds).value(op.search_seconds);
+    w.key(field::search_cost_seconds).value(op.search_cost_seconds);
+    w.key(field::search_share).value(op.search_share);
+    w.key(field::search_cost_share).value(op.search_cost_share);
+    w.key(field::production);
     if (op.production) {
         const ProductionCheck& p = *op.production;
         w.begin_object();
-        w.key("executions").value(p.executions);
-        w.key("mean").value(p.mean);
-        w.key("search_estimate").value(p.search_estimate);
-        w.key("ratio").value(p.ratio);
-        w.key("flagged").value(p.flagged);
+        w.key(field::executions).value(p.executions);
+        w.key(field::mean).value(p.mean);
+        w.key(field::search_estimate).value(p.search_estimate);
+        w.key(field::ratio).value(p.ratio);
+        w.key(field::flagged).value(p.flagged);
         w.end_object();
     } else {
         w.null();
     }
-    w.key("adcl").begin_object();
-    w.key("winner");
+    w.key(field::adcl).begin_object();
+    w.key(field::winner);
     codelet_ref(w, op, op.adcl.winner);
-    w.key("basis").value(adcl_basis_key(op.adcl.basis));
-    w.key("filtered_candidate").value(op.adcl.filtered_min);
-    w.key("unfiltered_candidate").value(op.adcl.unfiltered_min);
-    w.key("matches_tuner").value(op.adcl.matches_tuner);
+    w.key(field::basis).value(adcl_basis_key(op.adcl.basis));
+    w.key(field::filtered_candidate).value(op.adcl.filtered_min);
+    w.key(field::unfiltered_candidate).value(op.adcl.unfiltered_min);
+    w.key(field::matches_tuner).value(op.adcl.matches_tuner);
     w.end_object();
-    w.key("available_measurements").value(op.available_measurements);
-    w.key("diagnostics").begin_array();
+    w.key(field::available_measurements).value(op.available_measurements);
+    w.key(field::diagnostics).begin_array();
     for (const std::string& d : op.diagnostics) w.value(d);
     w.end_array();
-    w.key("codelets").begin_array();
+    w.key(field::codelets).begin_array();
     for (const CodeletAudit& c : op.codelets) codelet(w, c, ranks);
     w.end_array();
     if (more) more();
@@ -147,14 +153,14 @@ void operation(json::Writer& w, const OperationAudit& op, const std::vector<uint
 
 // The parameters after b, nomax and nu: measurements (null: all), aggregate, ADCL's.
 void parameters_tail(json::Writer& w, const AuditParameters& p) {
-    w.key("measurements");
+    w.key(field::measurements);
     if (p.measurements)
         w.value(p.measurements);
     else
         w.null();
-    w.key("aggregate").value(aggregate_key(p.aggregate));
-    w.key("outlier_factor").value(p.adcl.outlier_factor);
-    w.key("outlier_fraction").value(p.adcl.outlier_fraction);
+    w.key(field::aggregate).value(aggregate_key(p.aggregate));
+    w.key(field::outlier_factor).value(p.adcl.outlier_factor);
+    w.key(field::outlier_fraction).value(p.adcl.outlier_fraction);
 }
 
 } // namespace
@@ -167,16 +173,16 @@ std::string to_json(const Audit& audit, const std::vector<uint32_t>& ranks,
                     const OperationMembers& more) {
     json::Writer w;
     w.begin_object();
-    w.key("format").value("topolens-audit");
-    w.key("version").value(1);
-    w.key("parameters").begin_object();
-    w.key("b").value(audit.parameters.b);
-    w.key("nomax").value(audit.parameters.nomax);
-    w.key("nu").value(audit.parameters.nu);
+    w.key(field::format).value(field::kAuditFormat);
+    w.key(field::version).value(field::kVersion);
+    w.key(field::parameters).begin_object();
+    w.key(field::b).value(audit.parameters.b);
+    w.key(field::nomax).value(audit.parameters.nomax);
+    w.key(field::nu).value(audit.parameters.nu);
     parameters_tail(w, audit.parameters);
     w.end_object();
-    w.key("run_seconds").value(audit.run_seconds);
-    w.key("operations").begin_array();
+    w.key(field::run_seconds).value(audit.run_seconds);
+    w.key(field::operations).begin_array();
     for (std::size_t k = 0; k < audit.operations.size(); ++k)
         operation(w, audit.operations[k], ranks, [&] {
             if (more) more(w, k);
@@ -193,32 +199,32 @@ namespace topolens::patterns {
 std::string to_json(const std::vector<OperationSweep>& sweeps, const AuditParameters& parameters) {
     json::Writer w;
     w.begin_object();
-    w.key("format").value("topolens-audit-sweep");
-    w.key("version").value(1);
-    w.key("parameters").begin_object();
-    w.key("b").value(parameters.b);
-    w.key("nomax").value(parameters.nomax);
-    w.key("nu").value(parameters.nu);
+    w.key(field::format).value(field::kSweepFormat);
+    w.key(field::version).value(field::kVersion);
+    w.key(field::parameters).begin_object();
+    w.key(field::b).value(parameters.b);
+    w.key(field::nomax).value(parameters.nomax);
+    w.key(field::nu).value(parameters.nu);
     parameters_tail(w, parameters);
     w.end_object();
-    w.key("deciders").begin_array();
+    w.key(field::deciders).begin_array();
     for (std::size_t d = 0; d < kDeciders; ++d) w.value(decider_key(d));
     w.end_array();
-    w.key("operations").begin_array();
+    w.key(field::operations).begin_array();
     for (const OperationSweep& op : sweeps) {
         w.begin_object();
-        w.key("name").value(op.name);
-        w.key("tuner_winner").value(op.tuner_winner);
-        w.key("available_measurements").value(op.available);
-        w.key("stable_from").begin_inline_object();
+        w.key(field::name).value(op.name);
+        w.key(field::tuner_winner).value(op.tuner_winner);
+        w.key(field::available_measurements).value(op.available);
+        w.key(field::stable_from).begin_inline_object();
         for (std::size_t d = 0; d < kDeciders; ++d) w.key(decider_key(d)).value(op.stable_from[d]);
         w.end_object();
-        w.key("steps").begin_array();
+        w.key(field::steps).begin_array();
         for (const SweepStep& s : op.steps) {
             w.begin_inline_object();
-            w.key("measurements").value(s.measurements);
+            w.key(field::measurements).value(s.measurements);
             for (std::size_t d = 0; d < kDeciders; ++d) w.key(decider_key(d)).value(s.winner[d]);
-            w.key("adcl_basis").value(adcl_basis_key(s.adcl_basis));
+            w.key(field::adcl_basis).value(adcl_basis_key(s.adcl_basis));
             w.end_object();
         }
         w.end_array();

@@ -5,6 +5,7 @@
 #include "patterns/audit/verification.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,5 +19,12 @@ std::string to_json(const OperationVerification& v);
 // v.operations[i]. Throws std::invalid_argument when the operations do not match.
 std::string with_verification(const Audit& audit, const std::vector<uint32_t>& ranks,
                               const Verification& v);
+
+// The reader beside the writer (verification_json_read.cpp): the objects "verification" of a
+// document of with_verification, parallel to its operations (an operation without one gets an
+// empty OperationVerification of its name); Verification::runs are the operations' runs in
+// the order they first appear. nullopt when no operation has one. Throws AuditFormatError
+// (json_object_reader.h) like audit_from_json.
+std::optional<Verification> verification_from_json(const std::string& text);
 
 } // namespace topolens::patterns

@@ -9,6 +9,7 @@ add_executable(topolens_analysis_tests
   tuned_phases_test.cpp
   audit_command_test.cpp
   parallel_analysis_test.cpp
+  backward_replay_test.cpp
   scalasca_rules_test.cpp
   scalasca_oracle_test.cpp
   message_statistics_test.cpp

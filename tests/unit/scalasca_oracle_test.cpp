@@ -145,6 +145,66 @@ TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation
     }
 }
 
+// Delay costs (Scalasca's root-cause analysis), short and long term, of the wait states
+// both analyses share, per location. Not equal yet (issue 23, in progress; docs/root-causes.md):
+// the point-to-point costs on the two traces with Late Receiver waits, and two single values,
+// all under investigation.
+struct NotYetEqual {
+    const char* trace;
+    const char* metric; // nullptr: every delay metric
+    const char* why;
+};
+const NotYetEqual kNotYetEqual[] = {
+    {"wavefront2d", metric::kDelayLateSender, "Late Sender costs 10% above Scalasca's"},
+    {"wavefront2d", metric::kDelayLateSenderLongTerm, "follows from the short-term difference"},
+    {"wavefront2d", metric::kDelayLateReceiver, "Late Receiver costs differ by 0.5-10%"},
+    {"wavefront2d", metric::kDelayLateReceiverLongTerm, "Late Receiver costs differ"},
+    {"wavefront2d", metric::kDelayNxNLongTerm, "long-term costs through the chains above"},
+    {"autotune_halo", metric::kDelayLateSender, "2 locations, 60 us"},
+    {"autotune_halo", metric::kDelayLateSenderLongTerm, "follows from the short-term difference"},
+    {"autotune_halo", metric::kDelayLateReceiver, "Late Receiver costs differ"},
+    {"autotune_halo", metric::kDelayLateReceiverLongTerm, "Late Receiver costs differ"},
+    {"collectives", metric::kDelayEarlyReduce, "the Reduce whose latest sender is rank 1"},
+    {"cg3d", metric::kDelayNxNLongTerm, "location 4: 0.1213 s, Scalasca 0.1265 s"},
+};
+
+bool not_yet_equal(const std::string& trace, const std::string& name) {
+    for (const NotYetEqual& n : kNotYetEqual)
+        if (trace == n.trace && (!n.metric || name == n.metric)) return true;
+    return false;
+}
+
+TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
+    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
+    const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
+    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
+    const report::Report report =
+        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const char* delays[] = {metric::kDelayLateSender,    metric::kDelayLateSenderLongTerm,
+                            metric::kDelayLateReceiver,  metric::kDelayLateReceiverLongTerm,
+                            metric::kDelayBarrier,       metric::kDelayBarrierLongTerm,
+                            metric::kDelayNxN,           metric::kDelayNxNLongTerm,
+                            metric::kDelayLateBroadcast, metric::kDelayLateBroadcastLongTerm,
+                            metric::kDelayEarlyReduce,   metric::kDelayEarlyReduceLongTerm};
+    size_t metrics_compared = 0;
+    for (const char* name : delays) {
+        const auto m = report.find_metric(name);
+        ASSERT_TRUE(m.has_value()) << name;
+        if (not_yet_equal(GetParam(), name)) continue;
+        ++metrics_compared;
+        size_t compared = 0;
+        for (const auto& [key, expected] : values) {
+            if (key.first != name) continue;
+            ++compared;
+            EXPECT_NEAR(report.total(*m, key.second), expected, kTolerance)
+                << name << " at location " << key.second;
+        }
+        EXPECT_EQ(compared, report.locations.size()) << name;
+    }
+    if (metrics_compared == 0) GTEST_SKIP() << "not equal yet: " << GetParam();
+}
+
 // Scalasca 2.6 reports N-1 collective clock-condition violations on each of the four MPI
 // runs (measured before the measurement ended MPI_Finalize with a barrier: every process but
 // the last left MPI_Finalize before the last one entered it), none on the synthetic trace

@@ -1154,8 +1154,14 @@ TEST(SynthCommand, BadOptionsAreUsageErrors) {
         {{"-o", out, "--grid", "2x2", "--ranks", "5"}, "--grid 2x2 has 4 ranks, --ranks says 5"},
         {{"-o", out, "--pattern", "wave"},
          "--pattern: unknown pattern 'wave' (wavefront, late-sender, collectives, mixed, halo, "
-         "pairwise, ssor, sweep)"},
+         "pairwise, ssor, sweep, delay)"},
         {{"-o", out, "--iterations", "0"}, "--iterations must be at least 1"},
+        {{"-o", out, "--pattern", "delay", "--grid", "2x3"},
+         "--pattern delay needs a 2D grid of at least 3x2 (a halo block above a chain of 3 or "
+         "more ranks), not 2x3"},
+        {{"-o", out, "--pattern", "delay", "--latency-ticks", "0"},
+         "--pattern delay needs --latency-ticks of at least 1 (the part of each MPI call that is "
+         "not waiting)"},
         {{"-o", out, "--blocks", "0"}, "--blocks must be at least 1"},
         {{"-o", out, "--work-ticks", "0"}, "--work-ticks must be at least 1"},
         {{"-o", out, "--delay-ticks", "1e3"},
@@ -1185,10 +1191,32 @@ TEST(SynthCommand, HelpDocumentsTheExchangePatterns) {
     const CommandResult r = topolens({"help", "synth"});
     EXPECT_EQ(r.exit_code, 0);
     for (const char* s : {"[--variant sendrecv|nonblocking] [--periodic AXES] [--slow-rank R]",
-                          "halo, pairwise, ssor or", "halo, pairwise, ssor: the exchange.",
+                          "halo, pairwise, ssor,", "halo, pairwise, ssor: the exchange.",
                           "ssor: per iteration", "Wavefront from <origin corner> = K*(h*H - L)",
                           "LS, Wrong Order:", "Late Receiver: MPI_Send takes 0 ticks"})
         EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+// delay: L = 100 unless given, the root causes and the waits' causes printed (the values:
+// docs/testing.md's example, derived in trace/synthetic_delay.cpp).
+TEST(SynthCommand, DelayPrintsTheRootCauses) {
+    ScratchDir dir;
+    const std::string out = (dir / "t").string();
+    const CommandResult r = topolens({"synth", "-o", out, "--pattern", "delay", "--iterations", "1",
+                                      "--work-ticks", "1000", "--delay-ticks", "400"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(line_starting(r.out, "reproduce: "),
+              "reproduce: topolens synth -o " + out +
+                  " --pattern delay --grid 4x4 --iterations 1 --blocks 2 --work-ticks 1000 "
+                  "--delay-ticks 400 --latency-ticks 100 --seed 1");
+    EXPECT_EQ(line_starting(r.out, "slow rank: "),
+              "slow rank: 6 (the halo block's centre, 400 ticks longer); chain: ranks 12 to 15");
+    for (const char* s : {"main/work 1600.000", "critical path: 2801 ticks",
+                          "latesender: 3100 ticks of waits, 0.000 not explained by a delay",
+                          "barrier: 5900 ticks of waits, 0.000 not explained by a delay"})
+        EXPECT_NE(r.out.find(s), std::string::npos) << s;
+    const Trace t = read_trace(out);
+    EXPECT_EQ(t.locations.size(), 16u);
 }
 
 TEST(SynthCommand, HaloPrintsEveryExpectedMetric) {

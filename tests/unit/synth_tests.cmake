@@ -12,9 +12,10 @@ gtest_discover_tests(topolens_synth_tests
   PROPERTIES LABELS unit
   DISCOVERY_TIMEOUT 60)
 
-# The analysis on synth's halo, pairwise, ssor and sweep traces, metric by metric against
-# the generator's expectations.
+# The analysis on synth's halo, pairwise, ssor, sweep and delay traces, metric by metric
+# against the generator's expectations.
 add_executable(topolens_synth_pattern_tests
+  synth_delay_test.cpp
   synth_patterns_test.cpp
   synth_sweep_test.cpp
 )

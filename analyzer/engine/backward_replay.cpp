@@ -1,0 +1,213 @@
+#include "analyzer/engine/backward_replay.h"
+
+#include <algorithm>
+
+namespace topolens::analysis {
+
+using trace::kNone;
+
+BackwardReplay::BackwardReplay(const trace::Trace& trace, const trace::Matching& matching,
+                               const Dispatcher& dispatch, Context& context)
+    : trace_(trace), m_(matching), d_(dispatch), ctx_(context) {}
+
+namespace {
+
+bool complete(const trace::CollectiveMatch& c) {
+    return std::all_of(c.members.begin(), c.members.end(),
+                       [](const trace::EventRef& m) { return m.location != kNone; });
+}
+
+} // namespace
+
+// The send's completing call left after its receive was posted: only then can the sender
+// have waited for the receiver, and the value from completion to request goes back in time.
+bool BackwardReplay::completed_after_posted(uint32_t id) const {
+    const trace::MessageMatch& mm = m_.messages[id];
+    if (mm.recv_posted == kNone) return false;
+    const auto& sends = m_.sends_of[mm.send.location];
+    const auto at =
+        std::lower_bound(sends.begin(), sends.end(), std::pair{mm.send.event, 0u},
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (at == sends.end() || at->first != mm.send.event) return false;
+    const uint32_t completion =
+        m_.send_completions[mm.send.location][static_cast<size_t>(at - sends.begin())];
+    if (completion == kNone) return false;
+    const trace::CallSummary call = trace::call_around(trace_, m_, mm.send.location, completion);
+    return call.region != kNone && call.leave > m_.message_calls[id].recv_post;
+}
+
+void BackwardReplay::build_steps() {
+    const auto nloc = static_cast<uint32_t>(trace_.locations.size());
+    steps_.assign(nloc, {});
+    for (uint32_t loc = 0; loc < nloc; ++loc) {
+        const trace::LocationFrames& frames = m_.frames[loc];
+        std::vector<std::pair<uint32_t, Step>> found; // (record, step)
+        auto add = [&](uint32_t record, BackwardStep::Kind kind, uint32_t id, uint32_t member) {
+            Step s;
+            s.call = frames[record].frame == kNone ? record : frames[record].frame;
+            s.step.kind = kind;
+            s.step.location = loc;
+            s.step.id = id;
+            s.step.member = member;
+            found.push_back({record, s});
+        };
+        for (const auto& [record, id] : m_.receives_of[loc]) {
+            add(record, BackwardStep::Kind::Receive, id, 0);
+            if (completed_after_posted(id))
+                add(m_.messages[id].recv_posted, BackwardStep::Kind::ReceiveRequest, id, 0);
+        }
+        const auto& sends = m_.sends_of[loc];
+        for (size_t k = 0; k < sends.size(); ++k) {
+            const auto [record, id] = sends[k];
+            if (id == kNone) continue;
+            add(record, BackwardStep::Kind::Send, id, 0);
+            if (completed_after_posted(id))
+                add(m_.send_completions[loc][k], BackwardStep::Kind::SendCompletion, id, 0);
+        }
+        for (const auto& [record, id] : m_.collectives_of[loc]) {
+            const trace::CollectiveMatch& c = m_.collectives[id];
+            if (!complete(c)) continue; // left out of the analysis (the forward replay warns)
+            for (uint32_t k = 0; k < c.members.size(); ++k)
+                if (c.members[k].location == loc && c.members[k].event == record)
+                    add(record, BackwardStep::Kind::Collective, id, k);
+        }
+        std::sort(found.begin(), found.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        steps_[loc].reserve(found.size());
+        for (auto& f : found) steps_[loc].push_back(f.second);
+    }
+}
+
+bool BackwardReplay::ready(const BackwardStep& step) const {
+    switch (step.kind) {
+    case BackwardStep::Kind::Send:
+        return receive_posted_[step.id] != 0;
+    case BackwardStep::Kind::Receive:
+    case BackwardStep::Kind::SendCompletion:
+        return true; // they only post
+    case BackwardStep::Kind::ReceiveRequest:
+        return completion_posted_[step.id] != 0;
+    case BackwardStep::Kind::Collective:
+        return collective_posted_[step.id] == m_.collectives[step.id].members.size();
+    }
+    return true;
+}
+
+void BackwardReplay::wake_partners(const BackwardStep& step) {
+    auto wake = [&](uint32_t loc) {
+        if (loc < state_.size() && state_[loc].parked) {
+            state_[loc].parked = false;
+            runnable_.push_back(loc);
+        }
+    };
+    switch (step.kind) {
+    case BackwardStep::Kind::Send:
+    case BackwardStep::Kind::ReceiveRequest:
+        break;
+    case BackwardStep::Kind::Receive:
+        wake(m_.messages[step.id].send.location);
+        break;
+    case BackwardStep::Kind::SendCompletion:
+        wake(m_.messages[step.id].recv.location);
+        break;
+    case BackwardStep::Kind::Collective:
+        if (collective_posted_[step.id] == m_.collectives[step.id].members.size())
+            for (const trace::EventRef& member : m_.collectives[step.id].members)
+                wake(member.location);
+        break;
+    }
+}
+
+void BackwardReplay::post(const BackwardStep& step) {
+    for (const auto& callback : d_.backward_post_) callback(ctx_, step);
+    switch (step.kind) {
+    case BackwardStep::Kind::Send:
+    case BackwardStep::Kind::ReceiveRequest:
+        break;
+    case BackwardStep::Kind::Receive:
+        receive_posted_[step.id] = 1;
+        break;
+    case BackwardStep::Kind::SendCompletion:
+        completion_posted_[step.id] = 1;
+        break;
+    case BackwardStep::Kind::Collective:
+        ++collective_posted_[step.id];
+        break;
+    }
+    wake_partners(step);
+}
+
+void BackwardReplay::take(BackwardStep step, bool forced) {
+    step.partners_posted = !forced;
+    for (const auto& callback : d_.backward_take_) callback(ctx_, step);
+}
+
+bool BackwardReplay::advance(uint32_t loc, bool force) {
+    LocationState& s = state_[loc];
+    const std::vector<Step>& steps = steps_[loc];
+    while (s.next > 0) {
+        if (!s.group_posted) {
+            // The steps of one call post together, the last first.
+            s.group_begin = s.next - 1;
+            while (s.group_begin > 0 && steps[s.group_begin - 1].call == steps[s.next - 1].call)
+                --s.group_begin;
+            for (size_t k = s.next; k-- > s.group_begin;) post(steps[k].step);
+            s.group_posted = true;
+        }
+        while (s.next > s.group_begin) {
+            const BackwardStep& step = steps[s.next - 1].step;
+            const bool forced = !ready(step);
+            if (forced && !force) return false;
+            force = false;
+            take(step, forced);
+            --s.next;
+        }
+        s.group_posted = false;
+    }
+    if (!s.done) {
+        s.done = true;
+        for (const auto& callback : d_.backward_done_) callback(ctx_, loc);
+    }
+    return true;
+}
+
+void BackwardReplay::run() {
+    build_steps();
+    const auto nloc = static_cast<uint32_t>(steps_.size());
+    state_.assign(nloc, {});
+    receive_posted_.assign(m_.messages.size(), 0);
+    completion_posted_.assign(m_.messages.size(), 0);
+    collective_posted_.assign(m_.collectives.size(), 0);
+    for (uint32_t loc = 0; loc < nloc; ++loc) {
+        state_[loc].next = steps_[loc].size();
+        for (const auto& callback : d_.backward_begin_) callback(ctx_, loc);
+    }
+    // Highest location first, so that the locations run in ascending order off the stack.
+    for (uint32_t loc = nloc; loc-- > 0;) runnable_.push_back(loc);
+    uint32_t finished = 0;
+    while (finished < nloc) {
+        while (!runnable_.empty()) {
+            const uint32_t loc = runnable_.back();
+            runnable_.pop_back();
+            if (state_[loc].done) continue;
+            if (advance(loc, false))
+                ++finished;
+            else
+                state_[loc].parked = true;
+        }
+        if (finished == nloc) break;
+        // Every location left waits for another: a cycle. The lowest goes on without.
+        uint32_t lowest = 0;
+        while (lowest < nloc && (state_[lowest].done || !state_[lowest].parked)) ++lowest;
+        if (lowest == nloc) break; // cannot happen: every unfinished location is parked
+        ctx_.warn("backward replay: a cycle of waits between processes (clock-condition "
+                  "violations?) was broken; values that would travel along it count as zero");
+        state_[lowest].parked = false;
+        if (advance(lowest, true))
+            ++finished;
+        else
+            state_[lowest].parked = true;
+    }
+}
+
+} // namespace topolens::analysis

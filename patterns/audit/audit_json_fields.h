@@ -1,0 +1,119 @@
+// The member names of the audit's JSON documents (AUDIT_FORMAT.md), in one place for the
+// writers (codelet_audit_json.cpp, verification_json.cpp) and the readers
+// (codelet_audit_json_read.cpp, verification_json_read.cpp). Method, timing technique, basis
+// and decider keys come from their enums' *_key functions.
+#pragma once
+
+namespace topolens::patterns::field {
+
+inline constexpr const char* kAuditFormat = "topolens-audit";       // value of "format"
+inline constexpr const char* kSweepFormat = "topolens-audit-sweep"; // value of "format"
+inline constexpr int kVersion = 1;                                  // value of "version"
+
+inline constexpr const char* adcl = "adcl";
+inline constexpr const char* adcl_basis = "adcl_basis";
+inline constexpr const char* aggregate = "aggregate";
+inline constexpr const char* agreeing_methods = "agreeing_methods";
+inline constexpr const char* at = "at";
+inline constexpr const char* available_measurements = "available_measurements";
+inline constexpr const char* b = "b";
+inline constexpr const char* basis = "basis";
+inline constexpr const char* best = "best";
+inline constexpr const char* box = "box";
+inline constexpr const char* box_outliers = "box_outliers";
+inline constexpr const char* codelets = "codelets";
+inline constexpr const char* consensus = "consensus";
+inline constexpr const char* count = "count";
+inline constexpr const char* deciders = "deciders";
+inline constexpr const char* diagnostics = "diagnostics";
+inline constexpr const char* e_avg = "e_avg";
+inline constexpr const char* e_max = "e_max";
+inline constexpr const char* e_min = "e_min";
+inline constexpr const char* estimate = "estimate";
+inline constexpr const char* estimates = "estimates";
+inline constexpr const char* executions = "executions";
+inline constexpr const char* false_orderings = "false_orderings";
+inline constexpr const char* faster = "faster";
+inline constexpr const char* filtered_avg = "filtered_avg";
+inline constexpr const char* filtered_candidate = "filtered_candidate";
+inline constexpr const char* flagged = "flagged";
+inline constexpr const char* flips = "flips";
+inline constexpr const char* format = "format";
+inline constexpr const char* global = "global";
+inline constexpr const char* index = "index";
+inline constexpr const char* instability = "instability";
+inline constexpr const char* location = "location";
+inline constexpr const char* matches_tuner = "matches_tuner";
+inline constexpr const char* max = "max";
+inline constexpr const char* max_avg_percent = "max_avg_percent";
+inline constexpr const char* max_max_percent = "max_max_percent";
+inline constexpr const char* max_min_percent = "max_min_percent";
+inline constexpr const char* mean = "mean";
+inline constexpr const char* measurement = "measurement";
+inline constexpr const char* measurements = "measurements";
+inline constexpr const char* median = "median";
+inline constexpr const char* method_winners = "method_winners";
+inline constexpr const char* min = "min";
+inline constexpr const char* name = "name";
+inline constexpr const char* nomax = "nomax";
+inline constexpr const char* nu = "nu";
+inline constexpr const char* operations = "operations";
+inline constexpr const char* outlier_factor = "outlier_factor";
+inline constexpr const char* outlier_fraction = "outlier_fraction";
+inline constexpr const char* outlier_percent = "outlier_percent";
+inline constexpr const char* outliers = "outliers";
+inline constexpr const char* overlaps = "overlaps";
+inline constexpr const char* parameters = "parameters";
+inline constexpr const char* penalty_percent = "penalty_percent";
+inline constexpr const char* per_process_estimate = "per_process_estimate";
+inline constexpr const char* per_process_mean = "per_process_mean";
+inline constexpr const char* per_process_own = "per_process_own";
+inline constexpr const char* processes = "processes";
+inline constexpr const char* production = "production";
+inline constexpr const char* propagated = "propagated";
+inline constexpr const char* q1 = "q1";
+inline constexpr const char* q3 = "q3";
+inline constexpr const char* range = "range";
+inline constexpr const char* rank = "rank";
+inline constexpr const char* ranking_error = "ranking_error";
+inline constexpr const char* ranks = "ranks";
+inline constexpr const char* ratio = "ratio";
+inline constexpr const char* reason = "reason";
+inline constexpr const char* run_seconds = "run_seconds";
+inline constexpr const char* runs = "runs";
+inline constexpr const char* samples = "samples";
+inline constexpr const char* samples_min = "samples_min";
+inline constexpr const char* search_cost_seconds = "search_cost_seconds";
+inline constexpr const char* search_cost_share = "search_cost_share";
+inline constexpr const char* search_estimate = "search_estimate";
+inline constexpr const char* search_seconds = "search_seconds";
+inline constexpr const char* search_share = "search_share";
+inline constexpr const char* slow = "slow";
+inline constexpr const char* slower = "slower";
+inline constexpr const char* stability = "stability";
+inline constexpr const char* stable_from = "stable_from";
+inline constexpr const char* start = "start";
+inline constexpr const char* steps = "steps";
+inline constexpr const char* sum_avg_percent = "sum_avg_percent";
+inline constexpr const char* technique = "technique";
+inline constexpr const char* time = "time";
+inline constexpr const char* times = "times";
+inline constexpr const char* timing_technique = "timing_technique";
+inline constexpr const char* tuner_choice = "tuner_choice";
+inline constexpr const char* tuner_penalty_percent = "tuner_penalty_percent";
+inline constexpr const char* tuner_winner = "tuner_winner";
+inline constexpr const char* unfiltered_avg = "unfiltered_avg";
+inline constexpr const char* unfiltered_candidate = "unfiltered_candidate";
+inline constexpr const char* unverified = "unverified";
+inline constexpr const char* verdict = "verdict";
+inline constexpr const char* verification = "verification";
+inline constexpr const char* version = "version";
+inline constexpr const char* wait = "wait";
+inline constexpr const char* whisker_hi = "whisker_hi";
+inline constexpr const char* whisker_lo = "whisker_lo";
+inline constexpr const char* winner = "winner";
+inline constexpr const char* winner_set = "winner_set";
+inline constexpr const char* worst = "worst";
+inline constexpr const char* worst_set = "worst_set";
+
+} // namespace topolens::patterns::field

@@ -1,0 +1,317 @@
+// Delay costs: Scalasca 2.6's root-cause analysis of wait states (Böhme et al.; its
+// Delay.MPI pattern). At every wait state, the waiting process and the one it waited for
+// compare their time per call path since they last synchronised (patterns/synchpoints.h):
+// what the late process spent more there ("delay"), scaled to the wait it caused, is its
+// short-term delay cost. Part of the late process's lateness may itself be waiting (it
+// waited for a third process in that interval): that part of the wait is not blamed on the
+// late process but passed on as a cost to the wait states inside its interval, and in the
+// backward replay reaches the process that caused those, as long-term delay cost. Each
+// long-term metric is the channel of the wait at the end of the chain (the wait that was
+// finally caused), whatever kind of wait the cost passed through on the way.
+//
+// Late Sender: scale = min(wait / (d + w), 1) for a delay d and the late process's own
+// waits w in the interval. Collectives (Scalasca's rule, no cap): the delaying member
+// (patterns/collective_waits.h) compares its interval with each waiting member's;
+// scale = wait / (d + w).
+#include "patterns/catalogued_pattern.h"
+#include "patterns/metric_catalogue.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+#include "patterns/synchpoints.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace topolens::patterns {
+
+namespace {
+
+using analysis::BackwardStep;
+using analysis::Context;
+using Costs = std::array<double, kWaitKinds>; // by WaitKind
+
+size_t channel(WaitKind kind) {
+    return static_cast<size_t>(kind);
+}
+
+// Per call path, the positive part of `late` minus `waiting` (Scalasca's delay map).
+TimeMapSum delay_map(const TimeMap& late, const TimeMap& waiting) {
+    TimeMapSum d;
+    for (const auto& [cp, t] : late) {
+        const auto w = waiting.find(cp);
+        const double x = t - (w == waiting.end() ? 0.0 : w->second);
+        if (x > 0) {
+            d.map[cp] = x;
+            d.sum += x;
+        }
+    }
+    return d;
+}
+
+// What a waiting process posts for the one it waited for.
+struct Posted {
+    bool synchronises = false;
+    double wait = 0;
+    TimeMap interval; // its pruned time since it last synchronised with the late process
+    Costs costs{};    // long-term costs that reached this wait, by channel
+};
+
+class DelayCosts : public CataloguedPattern {
+  public:
+    DelayCosts() : CataloguedPattern(PatternKind::Delay) {}
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<DelayCosts>(*this);
+    }
+    // Its state is per location, in the object the clones share: nothing to merge.
+    void merge(analysis::Pattern&) override {}
+
+    void define_metrics(report::Report& r) override {
+        using namespace metric;
+        const char* p2p[] = {kDelayP2P, kDelayMpi, kDelay};
+        const char* coll[] = {kDelayCollective, kDelayMpi, kDelay};
+        struct Leaf {
+            const char *aggregate, *short_term, *long_term;
+            const char* const* above;
+        };
+        const Leaf leaves[kWaitKinds] = {
+            {kDelayLateSenderAggregate, kDelayLateSender, kDelayLateSenderLongTerm, p2p},
+            {kDelayLateReceiverAggregate, kDelayLateReceiver, kDelayLateReceiverLongTerm, p2p},
+            {kDelayBarrierAggregate, kDelayBarrier, kDelayBarrierLongTerm, coll},
+            {kDelayNxNAggregate, kDelayNxN, kDelayNxNLongTerm, coll},
+            {kDelayLateBroadcastAggregate, kDelayLateBroadcast, kDelayLateBroadcastLongTerm, coll},
+            {kDelayEarlyReduceAggregate, kDelayEarlyReduce, kDelayEarlyReduceLongTerm, coll},
+        };
+        for (size_t k = 0; k < kWaitKinds; ++k) {
+            std::vector<int> above{metric_id(r, leaves[k].aggregate)};
+            for (int a = 0; a < 3; ++a) above.push_back(metric_id(r, leaves[k].above[a]));
+            short_term_[k] = above;
+            short_term_[k].insert(short_term_[k].begin(), metric_id(r, leaves[k].short_term));
+            long_term_[k] = above;
+            long_term_[k].insert(long_term_[k].begin(), metric_id(r, leaves[k].long_term));
+        }
+        shared_ = std::make_shared<Shared>();
+    }
+
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_prepare(0, [this](Context& c, uint32_t loc) { shared_->points.prepare(c, loc); });
+        d.on_location_begin([this](Context& c, uint32_t loc) { shared_->points.scan(c, loc); });
+        d.on_receive(
+            [this](Context&, const analysis::MessageInstance& m) { shared_->points.receive(m); });
+        d.on_send(
+            [this](Context&, const analysis::MessageInstance& m) { shared_->points.send(m); });
+        d.on_collective([this](Context&, const analysis::CollectiveInstance& i, size_t member) {
+            shared_->points.collective(i, member);
+        });
+        d.on_backward_begin([this](Context& c, uint32_t loc) {
+            Shared& s = *shared_;
+            if (s.costs.empty()) s.costs.resize(c.trace().locations.size());
+            s.costs[loc].assign(s.points.of(loc).points.size(), Costs{});
+        });
+        d.on_backward_post([this](Context& c, const BackwardStep& step) { post(c, step); });
+        d.on_backward_take([this](Context& c, const BackwardStep& step) {
+            if (!step.partners_posted) return;
+            if (step.kind == BackwardStep::Kind::Send) late_sender(c, step);
+            if (step.kind == BackwardStep::Kind::ReceiveRequest) late_receiver(c, step);
+            if (step.kind == BackwardStep::Kind::Collective) collective(c, step);
+        });
+    }
+
+  private:
+    struct Shared {
+        Synchpoints points;
+        std::unordered_map<uint32_t, Posted> to_sender;   // by message id: Late Sender
+        std::unordered_map<uint32_t, Posted> to_receiver; // by message id: Late Receiver
+        std::unordered_map<uint32_t, std::vector<Posted>> to_delayer; // by collective id
+        std::vector<std::vector<Costs>> costs;                        // by location, point
+    };
+
+    void post(Context& c, const BackwardStep& step) {
+        Shared& s = *shared_;
+        const uint32_t loc = step.location;
+        if (step.kind == BackwardStep::Kind::Receive) {
+            const size_t at = s.points.receive_point(step.id);
+            const Synchpoint& p = s.points.of(loc).points[at];
+            if (!p.synchronises || p.wait == 0) return;
+            s.to_sender[step.id] = {true, static_cast<double>(p.wait),
+                                    s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+        } else if (step.kind == BackwardStep::Kind::SendCompletion) {
+            const size_t at = s.points.completion_point(step.id);
+            if (at == Synchpoints::npos) return;
+            const Synchpoint& p = s.points.of(loc).points[at];
+            if (!p.synchronises || p.wait == 0) return;
+            s.to_receiver[step.id] = {true, static_cast<double>(p.wait),
+                                      s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+        } else if (step.kind == BackwardStep::Kind::Collective) {
+            const size_t at = s.points.collective_point(loc, step.id);
+            if (at == Synchpoints::npos) return;
+            const Synchpoint& p = s.points.of(loc).points[at];
+            if (!p.synchronises || p.partner == loc) return;
+            auto& posted = s.to_delayer[step.id];
+            posted.resize(c.matching().collectives[step.id].members.size());
+            posted[step.member] = {true, static_cast<double>(p.wait),
+                                   s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+        }
+    }
+
+    void add(Context& c, const std::vector<int>& metrics, const TimeMap& delays, double scale,
+             uint32_t loc) {
+        if (!(scale > 0)) return;
+        for (const auto& [cp, ticks] : delays)
+            for (int metric : metrics) c.add(metric, cp, loc, scale * ticks * c.seconds(1));
+    }
+
+    // Passes `scale` times each wait strictly between `from` and `to` on `loc` on as a cost.
+    void add_costs(uint32_t loc, size_t from, size_t to, size_t ch, double scale) {
+        if (!(scale > 0)) return;
+        Shared& s = *shared_;
+        const auto& points = s.points.of(loc).points;
+        for (size_t k = from == Synchpoints::npos ? 0 : from + 1; k < to; ++k)
+            if (points[k].synchronises && points[k].wait > 0)
+                s.costs[loc][k][ch] += scale * static_cast<double>(points[k].wait);
+    }
+
+    // At the send a receiver waited for.
+    void late_sender(Context& c, const BackwardStep& step) {
+        Shared& s = *shared_;
+        const auto found = s.to_sender.find(step.id);
+        if (found == s.to_sender.end()) return;
+        const Posted posted = std::move(found->second);
+        s.to_sender.erase(found);
+        point_to_point(c, step.location, s.points.send_point(step.id), posted,
+                       WaitKind::LateSender);
+    }
+
+    // At the receive request a sender waited for.
+    void late_receiver(Context& c, const BackwardStep& step) {
+        Shared& s = *shared_;
+        const auto found = s.to_receiver.find(step.id);
+        if (found == s.to_receiver.end()) return;
+        const Posted posted = std::move(found->second);
+        s.to_receiver.erase(found);
+        const size_t at = s.points.request_point(step.id);
+        if (at == Synchpoints::npos) return;
+        point_to_point(c, step.location, at, posted, WaitKind::LateReceiver);
+    }
+
+    // The late end `loc` of a message, at its point `at`, and what the waiting end posted.
+    void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind) {
+        Shared& s = *shared_;
+        const Synchpoint& p = s.points.of(loc).points[at];
+        if (!p.synchronises) return;
+        const size_t from = s.points.previous_with(loc, at, p.partner);
+        const TimeMapSum waits = s.points.waits_between(loc, from, at);
+        const TimeMapSum d =
+            delay_map(s.points.pruned(loc, from, at, waits.map).map, posted.interval);
+        const double denominator = d.sum + waits.sum;
+        if (!(denominator > 0)) return;
+        const size_t own = channel(kind);
+        const double scale = std::min(posted.wait / denominator, 1.0);
+        add(c, short_term_[own], d.map, scale, loc);
+        for (size_t ch = 0; ch < kWaitKinds; ++ch) {
+            const double carried = posted.costs[ch] / denominator;
+            add(c, long_term_[ch], d.map, carried, loc);
+            add_costs(loc, from, at, ch, carried + (ch == own ? scale : 0.0));
+        }
+    }
+
+    // At the delaying member of a collective operation.
+    void collective(Context& c, const BackwardStep& step) {
+        Shared& s = *shared_;
+        const uint32_t loc = step.location;
+        const size_t at = s.points.collective_point(loc, step.id);
+        if (at == Synchpoints::npos) return;
+        const Synchpoint& p = s.points.of(loc).points[at];
+        if (!p.synchronises || p.partner != loc) return;
+        const auto found = s.to_delayer.find(step.id);
+        if (found == s.to_delayer.end()) return;
+        const std::vector<Posted> posted = std::move(found->second);
+        s.to_delayer.erase(found);
+        const auto& members = c.matching().collectives[step.id].members;
+        const size_t kind = channel(p.wait_kind);
+        std::vector<std::pair<uint32_t, Costs>> scales; // (member location, scale by channel)
+        for (size_t m = 0; m < posted.size(); ++m) {
+            if (!posted[m].synchronises) continue;
+            const uint32_t member = members[m].location;
+            const size_t from = s.points.previous_with(loc, at, member);
+            const TimeMapSum waits = s.points.waits_between(loc, from, at);
+            const TimeMapSum d =
+                delay_map(s.points.pruned(loc, from, at, waits.map).map, posted[m].interval);
+            const double denominator = d.sum + waits.sum;
+            if (!(denominator > 0)) continue;
+            const double scale = posted[m].wait / denominator;
+            add(c, short_term_[kind], d.map, scale, loc);
+            Costs sigma{};
+            for (size_t ch = 0; ch < kWaitKinds; ++ch) {
+                const double carried = posted[m].costs[ch] / denominator;
+                add(c, long_term_[ch], d.map, carried, loc);
+                sigma[ch] = carried + (ch == kind ? scale : 0.0);
+            }
+            scales.push_back({member, sigma});
+        }
+        spread_collective_costs(loc, at, p, scales);
+    }
+
+    // Scalasca's rule for the delaying member's own waits in its interval: the interval
+    // since it last synchronised with every member, where members it synchronised with in
+    // between (intermediate points) add their scale from the next such point on.
+    void spread_collective_costs(uint32_t loc, size_t at, const Synchpoint& p,
+                                 const std::vector<std::pair<uint32_t, Costs>>& scales) {
+        if (scales.empty()) return;
+        Shared& s = *shared_;
+        const auto& points = s.points.of(loc).points;
+        std::vector<uint32_t> remaining(p.group.begin(), p.group.end());
+        std::erase(remaining, loc);
+        std::unordered_map<uint32_t, size_t> intermediate; // member location -> point
+        size_t group_from = Synchpoints::npos;
+        for (size_t k = at; k-- > 0 && !remaining.empty();) {
+            if (!points[k].synchronises) continue;
+            std::vector<uint32_t> left;
+            for (uint32_t q : remaining)
+                if (!s.points.synchronises_with(points[k], q)) left.push_back(q);
+            if (left.empty()) {
+                group_from = k;
+                remaining.clear();
+                break;
+            }
+            for (uint32_t q : remaining)
+                if (s.points.synchronises_with(points[k], q)) intermediate[q] = k;
+            remaining = std::move(left);
+        }
+        for (size_t ch = 0; ch < kWaitKinds; ++ch) {
+            double scale = 0;               // of the members without intermediate points
+            std::map<size_t, double> later; // intermediate point -> its members' scales
+            for (const auto& [member, sigma] : scales) {
+                const auto in = intermediate.find(member);
+                if (in == intermediate.end())
+                    scale += sigma[ch];
+                else
+                    later[in->second] += sigma[ch];
+            }
+            std::map<size_t, double> from_point; // the scale from each intermediate point on
+            double running = scale;
+            for (const auto& [k, sum] : later) {
+                from_point[k] = running;
+                running += sum;
+            }
+            for (size_t k = group_from == Synchpoints::npos ? 0 : group_from + 1; k < at; ++k) {
+                if (const auto f = from_point.find(k); f != from_point.end()) scale = f->second;
+                if (scale > 0 && points[k].synchronises && points[k].wait > 0)
+                    s.costs[loc][k][ch] += scale * static_cast<double>(points[k].wait);
+            }
+        }
+    }
+
+    std::shared_ptr<Shared> shared_;
+    std::array<std::vector<int>, kWaitKinds> short_term_, long_term_; // leaf, then above
+};
+
+} // namespace
+
+std::unique_ptr<analysis::Pattern> delay_costs() {
+    return std::make_unique<DelayCosts>();
+}
+
+} // namespace topolens::patterns

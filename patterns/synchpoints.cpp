@@ -1,0 +1,408 @@
+#include "patterns/synchpoints.h"
+
+#include "patterns/collective_waits.h"
+#include "patterns/late_receiver.h"
+#include "patterns/late_sender.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace topolens::patterns {
+
+using analysis::CallInfo;
+using analysis::CollectiveInstance;
+using analysis::Context;
+using analysis::MessageInstance;
+using analysis::Time;
+using trace::kNone;
+
+namespace {
+
+// After the synchronisation: the call's time since `synchronised`, within the call.
+Time completion_after(Time synchronised, Time enter, Time leave) {
+    const Time from = std::clamp(synchronised, enter, leave);
+    return leave - from;
+}
+
+} // namespace
+
+void Synchpoints::size_for(const Context& c) {
+    std::call_once(sized_, [&] {
+        const size_t nloc = c.trace().locations.size();
+        const size_t messages = c.matching().messages.size();
+        locations_.resize(nloc);
+        ends_.resize(nloc);
+        late_sender_wait_.assign(messages, 0);
+        receive_point_.assign(messages, kNone);
+        send_point_.assign(messages, kNone);
+        completion_point_.assign(messages, kNone);
+        request_point_.assign(messages, kNone);
+        request_leave_.assign(messages, 0);
+    });
+}
+
+void Synchpoints::prepare(const Context& c, uint32_t loc) {
+    size_for(c);
+    LateSenderFinder finder;
+    finder.find(c, loc);
+    const auto& receives = c.matching().receives_of[loc];
+    for (size_t k = 0; k < receives.size(); ++k)
+        late_sender_wait_[receives[k].second] = finder.verdicts()[k].wait;
+    LateReceiverFinder late_receivers;
+    late_receivers.find(c, loc, finder);
+    const auto& sends = c.matching().sends_of[loc];
+    for (size_t k = 0; k < sends.size(); ++k) {
+        const Time wait = late_receivers.waits()[k];
+        if (wait == 0) continue;
+        const trace::CallSummary done =
+            trace::call_around(c.trace(), c.matching(), loc, c.matching().send_completions[loc][k]);
+        const std::lock_guard<std::mutex> lock(late_receivers_lock_);
+        LateReceiverFacts& facts = late_receivers_[sends[k].second];
+        facts.wait = wait;
+        facts.completion_leave = done.leave;
+    }
+    // The receive requests' leaves, for the senders (only Late Receiver messages need them,
+    // but which those are is the senders' to say: kept for every receive posted early).
+    for (const auto& [record, id] : receives) {
+        const uint32_t posted = c.matching().messages[id].recv_posted;
+        if (posted == kNone) continue;
+        const trace::CallSummary request = trace::call_around(c.trace(), c.matching(), loc, posted);
+        request_leave_[id] = request.leave;
+    }
+    const InitAndFinalizeCalls calls = init_and_finalize_calls(c, loc);
+    ends_[loc].init = calls.init;
+    ends_[loc].finalize = calls.finalize;
+}
+
+void Synchpoints::set_init_and_finalize(const Context& c, uint32_t loc) {
+    // Every location's calls are known after the preparation round.
+    std::call_once(ends_known_, [&] {
+        earliest_init_leave_ = earliest_finalize_leave_ = std::numeric_limits<Time>::max();
+        for (const Ends& e : ends_) {
+            if (e.init.region != kNone) {
+                latest_init_enter_ = std::max(latest_init_enter_, e.init.enter);
+                earliest_init_leave_ = std::min(earliest_init_leave_, e.init.leave);
+            }
+            if (e.finalize.region != kNone) {
+                latest_finalize_enter_ = std::max(latest_finalize_enter_, e.finalize.enter);
+                earliest_finalize_leave_ = std::min(earliest_finalize_leave_, e.finalize.leave);
+            }
+        }
+    });
+    for (Synchpoint& p : locations_[loc].points) {
+        if (p.kind != Synchpoint::Kind::Init && p.kind != Synchpoint::Kind::Finalize) continue;
+        const bool init = p.kind == Synchpoint::Kind::Init;
+        const trace::CallSummary& call = init ? ends_[loc].init : ends_[loc].finalize;
+        p.synchronises = true;
+        p.with_everyone = true;
+        p.callpath = c.callpath_of(call.callpath);
+        // No wait at either (Scalasca: delay costs would stop at MPI_Init, never assigned),
+        // but the part after the earliest leave (not before the latest enter) completes it.
+        const Time latest = init ? latest_init_enter_ : latest_finalize_enter_;
+        const Time earliest = init ? earliest_init_leave_ : earliest_finalize_leave_;
+        const Time begin = std::max(earliest, std::min(latest, call.leave));
+        p.completion = call.leave > begin ? call.leave - begin : 0;
+    }
+}
+
+void Synchpoints::scan(const Context& c, uint32_t loc) {
+    size_for(c);
+    const trace::Trace& t = c.trace();
+    const trace::Matching& m = c.matching();
+    const auto& events = t.locations[loc].events;
+    const trace::LocationFrames& frames = m.frames[loc];
+    LocationSynchpoints& mine = locations_[loc];
+    mine = {};
+    // (call enter, record, point)
+    struct Candidate {
+        uint32_t call, record;
+        Synchpoint point;
+    };
+    std::vector<Candidate> found;
+    auto add = [&](uint32_t record, Synchpoint::Kind kind, uint32_t id) {
+        Synchpoint p;
+        p.kind = kind;
+        p.id = id;
+        p.call = frames[record].frame == kNone ? record : frames[record].frame;
+        found.push_back({p.call, record, p});
+    };
+    for (const auto& [record, id] : m.receives_of[loc]) add(record, Synchpoint::Kind::Receive, id);
+    for (const auto& [record, id] : m.sends_of[loc])
+        if (id != kNone) add(record, Synchpoint::Kind::Send, id);
+    for (const auto& [record, id] : m.collectives_of[loc])
+        add(record, Synchpoint::Kind::Collective, id);
+    // Late Receiver: the sender's completing call and the receiver's posting call.
+    for (size_t k = 0; k < m.sends_of[loc].size(); ++k) {
+        const uint32_t id = m.sends_of[loc][k].second;
+        if (id != kNone && late_receivers_.count(id) && m.send_completions[loc][k] != kNone)
+            add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion, id);
+    }
+    for (const auto& [record, id] : m.receives_of[loc])
+        if (late_receivers_.count(id) && m.messages[id].recv_posted != kNone)
+            add(m.messages[id].recv_posted, Synchpoint::Kind::ReceiveRequest, id);
+    // Init and Finalize split at their enter (an Enter record is its own frame).
+    auto enter_of = [&](const trace::CallSummary& call) -> uint32_t {
+        for (uint32_t i = 0; i < events.size(); ++i)
+            if (events[i].kind == trace::EventKind::Enter && events[i].time == call.enter &&
+                events[i].region() == call.region)
+                return i;
+        return kNone;
+    };
+    if (ends_[loc].init.region != kNone)
+        if (const uint32_t at = enter_of(ends_[loc].init); at != kNone) {
+            found.push_back({at, at, {}});
+            found.back().point.kind = Synchpoint::Kind::Init;
+            found.back().point.call = at;
+        }
+    if (ends_[loc].finalize.region != kNone)
+        for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
+            if (events[i].kind == trace::EventKind::Enter &&
+                events[i].time == ends_[loc].finalize.enter &&
+                events[i].region() == ends_[loc].finalize.region) {
+                found.push_back({i, i, {}});
+                found.back().point.kind = Synchpoint::Kind::Finalize;
+                found.back().point.call = i;
+                break;
+            }
+    std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+        return a.call != b.call ? a.call < b.call : a.record < b.record;
+    });
+
+    // Walk the events: time between two enter/leave records goes to the call path open
+    // between them; a candidate closes the segment at the enter of its call.
+    std::vector<uint32_t> stack;
+    std::vector<std::pair<uint32_t, Time>> segment;
+    auto account = [&](uint32_t callpath, Time ticks) {
+        if (ticks == 0) return;
+        for (auto& [cp, t2] : segment)
+            if (cp == callpath) {
+                t2 += ticks;
+                return;
+            }
+        segment.push_back({callpath, ticks});
+    };
+    Time last = events.empty() ? 0 : events.front().time;
+    size_t next = 0;
+    mine.points.reserve(found.size());
+    for (uint32_t i = 0; i < events.size(); ++i) {
+        const trace::Event& e = events[i];
+        if (e.kind == trace::EventKind::Enter) {
+            if (!stack.empty()) account(stack.back(), e.time - last);
+            last = e.time;
+            const uint32_t local = frames[i].callpath;
+            stack.push_back(local == kNone ? 0 : c.callpath_of(m.callpath_nodes[loc][local]));
+            for (; next < found.size() && found[next].call == i; ++next) {
+                Synchpoint p = found[next].point;
+                mine.times.insert(mine.times.end(), segment.begin(), segment.end());
+                segment.clear();
+                p.times_end = static_cast<uint32_t>(mine.times.size());
+                p.callpath = stack.back();
+                // The whole call, from its enter to its leave (also for a collective, whose
+                // wait counts from its MpiCollectiveBegin).
+                const uint32_t leave = frames[i].frame;
+                p.total = leave == kNone ? 0 : events[leave].time - e.time;
+                mine.points.push_back(std::move(p));
+            }
+        } else if (e.kind == trace::EventKind::Leave) {
+            if (!stack.empty()) {
+                account(stack.back(), e.time - last);
+                stack.pop_back();
+            }
+            last = e.time;
+        }
+    }
+    // Candidates outside every region (a record without enter) close nothing.
+    for (; next < found.size(); ++next) {
+        Synchpoint p = found[next].point;
+        p.times_end = static_cast<uint32_t>(mine.times.size());
+        mine.points.push_back(std::move(p));
+    }
+    for (size_t k = 0; k < mine.points.size(); ++k) {
+        const Synchpoint& p = mine.points[k];
+        const auto index = static_cast<uint32_t>(k);
+        if (p.kind == Synchpoint::Kind::Receive) receive_point_[p.id] = index;
+        if (p.kind == Synchpoint::Kind::Send) send_point_[p.id] = index;
+        if (p.kind == Synchpoint::Kind::Collective) mine.collective_point[p.id] = index;
+        if (p.kind == Synchpoint::Kind::SendCompletion) completion_point_[p.id] = index;
+        if (p.kind == Synchpoint::Kind::ReceiveRequest) request_point_[p.id] = index;
+    }
+    // Late Receiver points: everything is known from the preparation round.
+    for (Synchpoint& p : mine.points) {
+        if (p.kind != Synchpoint::Kind::SendCompletion &&
+            p.kind != Synchpoint::Kind::ReceiveRequest)
+            continue;
+        const LateReceiverFacts& facts = late_receivers_.at(p.id);
+        const Time completed = facts.completion_leave, requested = request_leave_[p.id];
+        p.synchronises = true;
+        p.wait_kind = WaitKind::LateReceiver;
+        if (p.kind == Synchpoint::Kind::SendCompletion) {
+            p.wait = facts.wait;
+            p.partner = m.messages[p.id].recv.location;
+            // After the receive was posted (the mirror of a Late Sender receive's rule).
+            p.completion = std::min(p.total, completed > requested ? completed - requested : 0);
+        } else {
+            p.partner = m.messages[p.id].send.location;
+            p.completion = std::min(p.total, requested > completed ? requested - completed : 0);
+        }
+    }
+    set_init_and_finalize(c, loc);
+}
+
+void Synchpoints::receive(const MessageInstance& m) {
+    if (receive_point_[m.id] == kNone) return;
+    Synchpoint& p = locations_[m.recv_call.location].points[receive_point_[m.id]];
+    const Time wait = late_sender_wait_[m.id];
+    if (wait == 0) return;
+    p.synchronises = true;
+    p.wait_kind = WaitKind::LateSender;
+    p.wait = wait;
+    p.partner = m.send_call.location;
+    // After the send call left (Scalasca's rule), the rest of the receive completes it.
+    p.completion = completion_after(m.send_call.leave, m.recv_call.enter, m.recv_call.leave);
+}
+
+void Synchpoints::send(const MessageInstance& m) {
+    if (send_point_[m.id] == kNone) return;
+    Synchpoint& p = locations_[m.send_call.location].points[send_point_[m.id]];
+    if (late_sender_wait_[m.id] == 0) return; // the receiver did not wait for this send
+    p.synchronises = true;
+    p.partner = m.recv_call.location;
+    p.completion = completion_after(m.recv_call.leave, m.send_call.enter, m.send_call.leave);
+}
+
+void Synchpoints::collective(const CollectiveInstance& instance, size_t member) {
+    const CallInfo& me = instance.members[member];
+    const size_t at = collective_point(me.location, instance.id);
+    if (at == npos) return;
+    Synchpoint& p = locations_[me.location].points[at];
+    const int delaying = delaying_member(instance);
+    if (delaying < 0) return; // an operation that synchronises nobody (MPI_Scan, ...)
+    const auto& members = instance.members;
+    const size_t n = members.size();
+    p.wait = collective_wait(instance, member);
+    p.partner = members[delaying].location;
+    const bool delayer = static_cast<size_t>(delaying) == member;
+    std::vector<size_t> with; // the members it synchronised with
+    switch (collective_shape(instance.op)) {
+    case CollectiveShape::Barrier:
+        p.wait_kind = WaitKind::Barrier;
+        for (size_t q = 0; q < n; ++q) with.push_back(q);
+        break;
+    case CollectiveShape::AllToAll:
+        p.wait_kind = WaitKind::NxN;
+        // Full overlap: everyone synchronised; else those that waited and the latest.
+        for (size_t q = 0; q < n; ++q)
+            if (instance.earliest_leave > instance.latest_enter || q == size_t(delaying) ||
+                collective_wait(instance, q) > 0)
+                with.push_back(q);
+        if (std::find(with.begin(), with.end(), member) == with.end()) with.clear();
+        break;
+    case CollectiveShape::OneToAll: // the root and the members that waited for it
+        p.wait_kind = WaitKind::LateBroadcast;
+        if (delayer) {
+            for (size_t q = 0; q < n; ++q)
+                if (collective_wait(instance, q) > 0) with.push_back(q);
+            if (!with.empty()) with.push_back(member);
+        } else if (p.wait > 0) {
+            with = {member, size_t(delaying)};
+        }
+        break;
+    case CollectiveShape::AllToOne: { // the root, if it waited, and the latest sender
+        p.wait_kind = WaitKind::EarlyReduce;
+        const size_t root = instance.root >= 0 ? size_t(instance.root) : n;
+        if (root < n && members[root].enter < members[delaying].enter &&
+            (member == root || delayer))
+            with = {root, size_t(delaying)};
+        break;
+    }
+    case CollectiveShape::Other:
+        break;
+    }
+    if (with.empty()) return;
+    p.synchronises = true;
+    for (size_t q : with)
+        if (q != member) p.group.push_back(members[q].location);
+    std::sort(p.group.begin(), p.group.end());
+    p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
+    const Time begin = std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
+    p.completion = me.leave > begin ? me.leave - begin : 0;
+}
+
+size_t Synchpoints::completion_point(uint32_t message) const {
+    return completion_point_[message] == kNone ? npos : completion_point_[message];
+}
+
+size_t Synchpoints::request_point(uint32_t message) const {
+    return request_point_[message] == kNone ? npos : request_point_[message];
+}
+
+size_t Synchpoints::collective_point(uint32_t location, uint32_t collective) const {
+    const auto& points = locations_[location].collective_point;
+    const auto found = points.find(collective);
+    return found == points.end() ? npos : found->second;
+}
+
+bool Synchpoints::synchronises_with(const Synchpoint& p, uint32_t location) const {
+    if (!p.synchronises) return false;
+    if (p.with_everyone) return true;
+    if (p.kind == Synchpoint::Kind::Collective)
+        return std::binary_search(p.group.begin(), p.group.end(), location);
+    return p.partner == location;
+}
+
+size_t Synchpoints::previous_with(uint32_t location, size_t at, uint32_t partner) const {
+    const auto& points = locations_[location].points;
+    for (size_t k = at; k-- > 0;)
+        if (synchronises_with(points[k], partner)) return k;
+    return npos;
+}
+
+TimeMap Synchpoints::runtimes(uint32_t location, size_t from, size_t to) const {
+    const LocationSynchpoints& mine = locations_[location];
+    const size_t begin = from == npos ? 0 : mine.points[from].times_end;
+    const size_t end = mine.points[to].times_end;
+    TimeMap map;
+    for (size_t k = begin; k < end; ++k)
+        map[mine.times[k].first] += static_cast<double>(mine.times[k].second);
+    return map;
+}
+
+TimeMapSum Synchpoints::waits_between(uint32_t location, size_t from, size_t to) const {
+    const auto& points = locations_[location].points;
+    TimeMapSum waits;
+    for (size_t k = from == npos ? 0 : from + 1; k < to; ++k)
+        if (points[k].synchronises && points[k].wait > 0) {
+            waits.map[points[k].callpath] += static_cast<double>(points[k].wait);
+            waits.sum += static_cast<double>(points[k].wait);
+        }
+    return waits;
+}
+
+TimeMapSum Synchpoints::pruned(uint32_t location, size_t from, size_t to,
+                               const TimeMap& waits) const {
+    TimeMapSum m;
+    for (const auto& [cp, t] : runtimes(location, from, to)) {
+        const auto w = waits.find(cp);
+        const double d = t - (w == waits.end() ? 0.0 : w->second);
+        if (d > 0) {
+            m.map[cp] = d;
+            m.sum += d;
+        }
+    }
+    if (from != npos) {
+        // The interval starts when the previous synchronisation completed.
+        const Synchpoint& p = locations_[location].points[from];
+        const double before = static_cast<double>(p.total) - static_cast<double>(p.completion);
+        double& at = m.map[p.callpath];
+        m.sum -= std::min(before, at);
+        at = std::max(at - before, 0.0);
+    }
+    return m;
+}
+
+TimeMap Synchpoints::interval_with(uint32_t location, size_t at, uint32_t partner) const {
+    const size_t from = previous_with(location, at, partner);
+    return pruned(location, from, at, waits_between(location, from, at).map).map;
+}
+
+} // namespace topolens::patterns

@@ -1,0 +1,146 @@
+// Synchronisation points ("synchpoints", as Scalasca's root-cause analysis calls them) of
+// each location, and the time it spent per call path between them: what the delay costs
+// and the critical path compare between a process that waited and the one it waited for.
+//
+// A synchpoint is an MPI call where a location synchronised with others: a receive that
+// waited as Late Sender and the send it waited for, a collective operation where members
+// waited (by the operation's shape, patterns/collective_waits.h), MPI_Init and
+// MPI_Finalize. Each has its wait, its duration ("total") and its completion (the part of
+// the call after the synchronisation, which starts the next interval). The time map of an
+// interval is the location's time per call path between the enters of two calls, as
+// Scalasca splits it (a call's own time belongs to the interval after it).
+//
+// One object per analysis, shared by the clones of the patterns that use it: each location
+// fills its own part in its forward replay and reads only its own part later.
+#pragma once
+
+#include "analyzer/engine/engine.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace topolens::patterns {
+
+// Call path -> ticks.
+using TimeMap = std::map<uint32_t, double>;
+
+struct TimeMapSum {
+    TimeMap map;
+    double sum = 0.0;
+};
+
+// The kinds of wait a synchpoint can hold, each a channel of long-term delay costs.
+enum class WaitKind : uint8_t {
+    LateSender,
+    LateReceiver,
+    Barrier,
+    NxN,
+    LateBroadcast,
+    EarlyReduce
+};
+inline constexpr size_t kWaitKinds = 6;
+
+struct Synchpoint {
+    // SendCompletion: the call that completed a send that waited as Late Receiver;
+    // ReceiveRequest: the call that posted that message's receive.
+    enum class Kind : uint8_t {
+        Receive,
+        Send,
+        Collective,
+        Init,
+        Finalize,
+        SendCompletion,
+        ReceiveRequest
+    };
+    Kind kind = Kind::Receive;
+    bool synchronises = false; // a synchpoint (the other kinds of candidate only split time)
+    WaitKind wait_kind = WaitKind::LateSender;
+    uint32_t id = trace::kNone; // message or collective id
+    uint32_t callpath = 0;      // the call around it
+    uint32_t call = 0;          // the enter record of that call
+    analysis::Time total = 0, completion = 0, wait = 0;
+    // Point-to-point: the other end's location; collective: the delaying member's.
+    uint32_t partner = trace::kNone;
+    // Collective: the locations it synchronised with (sorted); Init, Finalize: every one.
+    std::vector<uint32_t> group;
+    bool with_everyone = false;
+    uint32_t times_end = 0; // its segment of LocationSynchpoints::times ends here
+};
+
+struct LocationSynchpoints {
+    std::vector<Synchpoint> points; // in event order
+    // The time since the previous point (or the first event), per point: (call path, ticks)
+    // runs, point k's in [points[k-1].times_end, points[k].times_end).
+    std::vector<std::pair<uint32_t, analysis::Time>> times;
+    std::unordered_map<uint32_t, uint32_t> collective_point; // collective id -> point
+};
+
+class Synchpoints {
+  public:
+    static constexpr size_t npos = static_cast<size_t>(-1);
+
+    // Prepare round 0, per location: its Late Sender waits (by message id, for the senders)
+    // and its MPI_Init and MPI_Finalize calls.
+    void prepare(const analysis::Context& c, uint32_t location);
+    // Before the location's replay: its candidate points and the time between them.
+    void scan(const analysis::Context& c, uint32_t location);
+    // During its replay: what makes each candidate a synchpoint.
+    void receive(const analysis::MessageInstance& m);
+    void send(const analysis::MessageInstance& m);
+    void collective(const analysis::CollectiveInstance& instance, size_t member);
+
+    const LocationSynchpoints& of(uint32_t location) const { return locations_[location]; }
+    size_t receive_point(uint32_t message) const { return receive_point_[message]; }
+    size_t send_point(uint32_t message) const { return send_point_[message]; }
+    // Late Receiver messages only; npos for the others.
+    size_t completion_point(uint32_t message) const;
+    size_t request_point(uint32_t message) const;
+    size_t collective_point(uint32_t location, uint32_t collective) const;
+
+    // The last synchpoint before point `at` that synchronised with `partner`; npos: none.
+    size_t previous_with(uint32_t location, size_t at, uint32_t partner) const;
+    // The location's time per call path from point `from` (npos: the start) to point `to`.
+    TimeMap runtimes(uint32_t location, size_t from, size_t to) const;
+    // The waits of the synchpoints strictly between `from` and `to`, per call path.
+    TimeMapSum waits_between(uint32_t location, size_t from, size_t to) const;
+    // runtimes minus `waits` (positive parts), and minus the part of `from`'s call before it
+    // completed; the sum is over the map.
+    TimeMapSum pruned(uint32_t location, size_t from, size_t to, const TimeMap& waits) const;
+    // The pruned time since the last synchpoint with `partner` (Scalasca's interval of a
+    // location that waited, or of a collective member, up to point `at`).
+    TimeMap interval_with(uint32_t location, size_t at, uint32_t partner) const;
+
+    bool synchronises_with(const Synchpoint& point, uint32_t location) const;
+
+  private:
+    struct Ends {
+        trace::CallSummary init, finalize;
+    };
+    void size_for(const analysis::Context& c);
+    void set_init_and_finalize(const analysis::Context& c, uint32_t location);
+
+    std::once_flag sized_, ends_known_;
+    std::vector<LocationSynchpoints> locations_;
+    std::vector<analysis::Time> late_sender_wait_; // by message id
+    // Late Receiver messages (by message id): the wait, and the leave of the call that
+    // completed the send (left by the sender in the preparation round, as a fact travelling
+    // with the message); the leave of the call that posted each receive (left by the
+    // receiver).
+    struct LateReceiverFacts {
+        analysis::Time wait = 0, completion_leave = 0;
+    };
+    std::unordered_map<uint32_t, LateReceiverFacts> late_receivers_;
+    std::mutex late_receivers_lock_;
+    std::vector<analysis::Time> request_leave_;              // by message id
+    std::vector<uint32_t> completion_point_, request_point_; // by message id
+    std::vector<uint32_t> receive_point_, send_point_;       // by message id
+    std::vector<Ends> ends_;                                 // by location
+    analysis::Time latest_init_enter_ = 0, earliest_init_leave_ = 0;
+    analysis::Time latest_finalize_enter_ = 0, earliest_finalize_leave_ = 0;
+};
+
+} // namespace topolens::patterns
