@@ -5,6 +5,7 @@
 #include "gui/report_loading.h"
 #include "gui/topology_picture.h"
 #include "gui/topology_view.h"
+#include "gui/value_export.h"
 #include "gui/value_tree.h"
 #include "gui/verification_runs.h"
 #include "patterns/analyze_file.h"
@@ -28,6 +29,9 @@
 #include <QTextBrowser>
 #include <QThread>
 #include <QVBoxLayout>
+
+#include <fstream>
+#include <utility>
 
 namespace topolens::gui {
 
@@ -57,6 +61,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     splitter->setStretchFactor(1, 3);
     setCentralWidget(splitter);
     resize(1200, 900);
+    // The panes' share by default: left to their size hints they got a quarter of the
+    // height, too little for a 16-process system tree; the views keep more than half.
+    splitter->setSizes({360, 540});
 
     connect(panes_, &BrowserPanes::selectionChanged, this, [this] {
         codelet_shown_.reset();
@@ -83,6 +90,8 @@ void MainWindow::build_menus() {
     file->addAction(tr("Add &verification runs..."), this, &MainWindow::verification_dialog);
     file->addAction(tr("&Export view as PNG..."), QKeySequence(tr("Ctrl+E")), this,
                     &MainWindow::export_dialog);
+    file->addAction(tr("Export values as &CSV..."), this, &MainWindow::export_values_dialog)
+        ->setObjectName("export_values_csv");
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -129,7 +138,10 @@ void MainWindow::build_menus() {
                "cell is zero, a dark grey one nearly zero. Low resolution: colours span 0 .. "
                "the largest value of any process over the whole program; high resolution: "
                "the grid's smallest .. largest value. Drag to rotate, wheel to zoom, click a "
-               "cell to select its process.\n\n"
+               "cell to select its process. The Slice row draws only the processes in a range "
+               "of one grid dimension's coordinates; a grid of more than three dimensions is "
+               "folded into blocks, as the caption under the grid says. File > Export values "
+               "as CSV writes the shown values.\n\n"
                "Codelets: per tuned operation a box per codelet and, beside it, each "
                "codelet's time per measurement; click a box or a line to choose the codelet "
                "in both and colour the topology by its mean time per process. File > Add "
@@ -214,10 +226,34 @@ void MainWindow::open_trace_directory_dialog() {
     if (!path.isEmpty()) open_file(path);
 }
 
+QString MainWindow::save_file_name(const QString& title, const QString& name,
+                                   const QString& filter) {
+    if (!next_save_path_.isEmpty()) return std::exchange(next_save_path_, QString());
+    return QFileDialog::getSaveFileName(this, title, name, filter);
+}
+
 void MainWindow::export_dialog() {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export view as PNG"),
-                                                      "topolens.png", tr("PNG pictures (*.png)"));
+    const QString path =
+        save_file_name(tr("Export view as PNG"), "topolens.png", tr("PNG pictures (*.png)"));
     if (!path.isEmpty()) export_png(path);
+}
+
+void MainWindow::export_values_dialog() {
+    const QString path =
+        save_file_name(tr("Export values as CSV"), "topolens-values.csv", tr("CSV files (*.csv)"));
+    if (!path.isEmpty()) export_values_csv(path);
+}
+
+bool MainWindow::export_values_csv(const QString& path) {
+    std::ofstream out(path.toStdString());
+    if (out) write_shown_values_csv(topology_->picture(), out);
+    out.close();
+    if (!out) {
+        show_error(tr("Export failed"), tr("Cannot write %1").arg(path));
+        return false;
+    }
+    statusBar()->showMessage(tr("Wrote %1").arg(path));
+    return true;
 }
 
 void MainWindow::verification_dialog() {

@@ -33,6 +33,12 @@ class MainWindow : public QMainWindow {
     bool open_file(const QString& path);
     // Writes the view on top (topology or codelets) as PNG; false (and a dialog) on failure.
     bool export_png(const QString& path);
+    // Writes the values the topology view shows as CSV (value_export.h); false (and a dialog)
+    // when the file cannot be written.
+    bool export_values_csv(const QString& path);
+    // The next file dialog of an export answers `path` without opening (tests drive the
+    // menu actions this way).
+    void answer_next_save_dialog(const QString& path) { next_save_path_ = path; }
     // Adds verification runs (traces or reports of the program run with one fixed codelet) to
     // the open report's: checked against it and shown in the codelet view. On failure (no
     // report, an unreadable or unfitting run) shows an error dialog naming the run, keeps the
@@ -54,6 +60,8 @@ class MainWindow : public QMainWindow {
     void open_dialog();
     void open_trace_directory_dialog();
     void export_dialog();
+    void export_values_dialog();
+    QString save_file_name(const QString& title, const QString& name, const QString& filter);
     void verification_dialog();
     // Runs `work` in a worker thread behind a progress dialog that shows the lines it hands
     // to its argument; the window stays responsive. Returns what it threw, empty if nothing.
@@ -79,6 +87,7 @@ class MainWindow : public QMainWindow {
     QActionGroup* topology_group_ = nullptr;
     int topology_index_ = -1;
     QStringList verification_runs_; // of the open report
+    QString next_save_path_;
     // The topology shows a codelet's means until the metric or call path selection changes.
     std::optional<std::pair<std::string, std::string>> codelet_shown_; // operation, codelet
 };

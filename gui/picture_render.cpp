@@ -121,8 +121,20 @@ int topology_render(const report::Report& report, const RenderOptions& options, 
         }
         picture = metric_picture(report, topology, metric, calls, options.high_resolution);
     }
+    const GridSlice& slice = options.slice;
+    if (slice.dimension >= 0) {
+        const auto& sizes = report.topologies[topology].sizes;
+        if (slice.dimension >= static_cast<int>(sizes.size()) ||
+            slice.to >= sizes[slice.dimension]) {
+            err << "topolens-gui: error: --slice " << slice.dimension << "=" << slice.from << ":"
+                << slice.to << " is outside the " << sizes.size() << "D grid\n";
+            return 1;
+        }
+    }
+    SceneControls controls;
+    controls.slice = slice;
     TopologyScene scene;
-    scene.show(picture, SceneControls{});
+    scene.show(picture, controls);
     write_scene_png(scene, options.width, options.height, options.png, options.orientation);
     return 0;
 }

@@ -10,6 +10,7 @@ void render_usage(std::ostream& out) {
            "                    [--view topology|codelets|series] [--orientation top|front|iso]\n"
            "                    [--high-resolution] [--size WxH] [--topology NAME]\n"
            "                    [--operation NAME] [--codelet NAME] [--verify RUN...]\n"
+           "                    [--slice DIM=FROM[:TO]]\n"
            "       topolens-gui --bench-frames [FRAMES [PNG_DIR]]\n\n"
            "Without --render: opens the browser (with REPORT, a .cubex report, or TRACE, an\n"
            "OTF2 trace directory or anchor: its report.cubex, written first when it is missing\n"
@@ -28,7 +29,10 @@ void render_usage(std::ostream& out) {
            "                    0..the largest value of any process over the whole program;\n"
            "                    --topology NAME another of the report's topologies;\n"
            "                    --operation OP --codelet NAME colours the grid by that\n"
-           "                    codelet's mean time per process (from the codelet audit)\n"
+           "                    codelet's mean time per process (from the codelet audit);\n"
+           "                    --slice DIM=FROM[:TO] draws only the processes whose\n"
+           "                    coordinate along grid dimension DIM (0, 1, ... or x, y, z)\n"
+           "                    is FROM..TO, e.g. --slice z=3 or --slice 2=2:5\n"
            "  --view codelets   the box plots of the tuned operation --operation (default\n"
            "                    the first) from the report's codelet audit, and beside them\n"
            "                    each codelet's time per measurement; --codelet NAME chooses\n"
@@ -36,9 +40,38 @@ void render_usage(std::ostream& out) {
            "                    RUN... adds verification runs' ranges beside the boxes\n"
            "  --view series     the codelet view with only the time per measurement\n"
            "  --size WxH        picture size in pixels (default 1000x760)\n\n"
-           "--bench-frames prints the topology view's frame times (first picture, still and\n"
-           "rotating frames, median of FRAMES, default 20) for synthetic 8x8, 16x16x16 and\n"
-           "32x32x32 grids in a 900x700 window; with PNG_DIR it also writes their pictures.\n";
+           "--bench-frames prints the topology view's frame times (open: scene and first\n"
+           "picture; still and rotating frames, median of FRAMES, default 20) for synthetic\n"
+           "8x8, 16x16x16, 32x32x32 and 64x64x64 grids in a 900x700 window; with PNG_DIR it\n"
+           "also writes their pictures.\n";
+}
+
+std::optional<GridSlice> parse_slice(const std::string& text) {
+    const size_t equals = text.find('=');
+    if (equals == std::string::npos || equals == 0) return std::nullopt;
+    const std::string dimension = text.substr(0, equals);
+    GridSlice slice;
+    if (dimension == "x" || dimension == "y" || dimension == "z") {
+        slice.dimension = dimension[0] - 'x';
+    } else {
+        char rest = 0;
+        if (std::sscanf(dimension.c_str(), "%d%c", &slice.dimension, &rest) != 1 ||
+            slice.dimension < 0)
+            return std::nullopt;
+    }
+    const std::string range = text.substr(equals + 1);
+    unsigned from = 0, to = 0;
+    char rest = 0;
+    const int fields = std::sscanf(range.c_str(), "%u:%u%c", &from, &to, &rest);
+    if (fields == 1 && range.find(':') == std::string::npos &&
+        range.find_first_not_of("0123456789") == std::string::npos)
+        to = from;
+    else if (fields != 2 || range.find_first_not_of("0123456789:") != std::string::npos ||
+             to < from)
+        return std::nullopt;
+    slice.from = from;
+    slice.to = to;
+    return slice;
 }
 
 std::optional<std::string> parse_render_options(const std::vector<std::string>& args,
@@ -87,6 +120,14 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
             while (i + 1 < args.size() && !args[i + 1].empty() && args[i + 1][0] != '-')
                 options.verify.push_back(args[++i]);
             if (options.verify.size() == before) return "--verify needs one or more runs";
+        } else if (arg == "--slice") {
+            if (!value(text)) return "--slice needs DIM=FROM[:TO]";
+            const auto slice = parse_slice(text);
+            if (!slice)
+                return "--slice must be DIM=FROM[:TO] (DIM 0, 1, ... or x, y, z; FROM <= TO), "
+                       "not '" +
+                       text + "'";
+            options.slice = *slice;
         } else if (arg == "--topology") {
             if (!value(options.topology)) return "--topology needs a topology name";
         } else if (!arg.empty() && arg[0] == '-') {
@@ -99,6 +140,8 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
     }
     if (options.input.empty()) return "no report given";
     if (options.png.empty()) return "--png FILE is required";
+    if (options.slice.dimension >= 0 && options.view != "topology")
+        return "--slice needs --view topology";
     if (!options.verify.empty() && options.view == "topology")
         return "--verify needs --view codelets or series";
     return std::nullopt;

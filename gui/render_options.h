@@ -23,7 +23,11 @@ struct RenderOptions {
     std::string codelet;             // topology coloured by this codelet's per-process mean
     std::string topology;            // topology name (empty: the analysis grid)
     std::vector<std::string> verify; // codelet views: verification runs (traces or reports)
+    GridSlice slice;                 // topology view: the planes drawn (default all)
 };
+
+// --slice DIM=FROM[:TO]: DIM is a grid dimension (0, 1, ...) or x, y, z for 0, 1, 2.
+std::optional<GridSlice> parse_slice(const std::string& text);
 
 // Parses the arguments after --render. Returns an error message or nothing.
 std::optional<std::string> parse_render_options(const std::vector<std::string>& args,

@@ -48,6 +48,7 @@ TopologyPicture metric_picture(const report::Report& report, int topology,
         picture.topology = &report.topologies[topology];
     picture.values = location_values(report, metric, calls);
     picture.location_names = location_names(report);
+    picture.ranks = report.location_ranks();
     picture.high_resolution = high_resolution;
     picture.low_resolution_max = whole_program_location_max(report, metric);
     if (metric.metric >= 0) {
@@ -56,7 +57,8 @@ TopologyPicture metric_picture(const report::Report& report, int topology,
             m.display_name + (metric.inclusive || m.children.empty() ? "" : " (own part)");
         picture.unit = display_unit(m);
     }
-    picture.subtitle = "call path: " + callpath_label(report, calls);
+    picture.callpath = callpath_label(report, calls);
+    picture.subtitle = "call path: " + picture.callpath;
     return picture;
 }
 
@@ -68,6 +70,7 @@ TopologyPicture codelet_picture(const report::Report& report, int topology,
         picture.topology = &report.topologies[topology];
     picture.values.assign(report.locations.size(), 0.0);
     picture.location_names = location_names(report);
+    picture.ranks = report.location_ranks();
     for (size_t l = 0; l < codelet.per_process_mean.size() && l < picture.values.size(); ++l)
         picture.values[l] = codelet.per_process_mean[l].value_or(0.0);
     for (const CodeletAudit& other : operation.codelets)
@@ -77,6 +80,7 @@ TopologyPicture codelet_picture(const report::Report& report, int topology,
     picture.high_resolution = high_resolution;
     picture.title = "Codelet mean time " + operation.name + " / " + codelet.name;
     picture.subtitle = "search phase, per process";
+    picture.callpath = "search phase of " + operation.name + " (codelet " + codelet.name + ")";
     picture.unit = "s";
     return picture;
 }

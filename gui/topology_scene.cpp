@@ -99,6 +99,30 @@ label_actor(const std::string& text, const std::array<double, 3>& at, int size, 
 
 } // namespace
 
+std::array<double, 4> label_box(vtkBillboardTextActor3D* label, const std::array<double, 2>& at,
+                                double margin) {
+    vtkTextProperty* text = label->GetTextProperty();
+    const double size = text->GetFontSize();
+    const char* input = label->GetInput();
+    const double width = 0.62 * size * (input ? std::strlen(input) : 0) + margin;
+    const double height = 1.2 * size + margin;
+    const int justification = text->GetJustification();
+    const double left = justification == VTK_TEXT_RIGHT      ? at[0] - width
+                        : justification == VTK_TEXT_CENTERED ? at[0] - width / 2
+                                                             : at[0];
+    return {left, at[1] - height / 2, left + width, at[1] + height / 2};
+}
+
+std::array<int, 3> shell_depth(const SceneControls& controls, int view_dims) {
+    // Through the gaps between cells (1 - cell size across axes 0 and 1, plane distance -
+    // cell size across axis 2) an oblique camera sees about two gap widths deep.
+    const double gap_xy = 1.0 - controls.cell_size;
+    const double gap_z = view_dims >= 3 ? controls.plane_distance - controls.cell_size : gap_xy;
+    const auto deep = [](double gap) { return std::clamp(1 + int(std::ceil(2.0 * gap)), 1, 16); };
+    const int across = deep(std::max(gap_xy, gap_z));
+    return {across, across, deep(gap_xy)};
+}
+
 std::optional<Orientation> parse_orientation(const std::string& name) {
     if (name == "top") return Orientation::Top;
     if (name == "front") return Orientation::Front;
@@ -164,6 +188,10 @@ TopologyScene::TopologyScene() {
     set_text_style(notes_->GetTextProperty(), 12, false);
     notes_->SetInput("empty cell = 0    dark grey cell = near 0 (below 0.5 % of the scale's top)");
     overlay_->AddActor2D(notes_);
+    caption_->GetPositionCoordinate()->SetCoordinateSystemToNormalizedViewport();
+    caption_->SetPosition(0.015, 0.045);
+    set_text_style(caption_->GetTextProperty(), 13, false);
+    overlay_->AddActor2D(caption_);
 
     vtkNew<vtkCubeSource> cube;
     filled_mapper_->SetInputData(filled_points_);
@@ -246,6 +274,38 @@ vtkLookupTable* TopologyScene::lookup_table() const {
 vtkScalarBarActor* TopologyScene::legend() const {
     return legend_.Get();
 }
+std::string TopologyScene::caption_text() const {
+    std::string text = folding_.description();
+    const GridSlice& slice = controls_.slice;
+    if (slice.dimension >= 0 && ndims_ > 0) {
+        if (!text.empty()) text += "    ";
+        text += "slice: dimension " + std::to_string(slice.dimension) + " = " +
+                std::to_string(slice.from) +
+                (slice.to != slice.from ? ".." + std::to_string(slice.to) : "") +
+                " (other processes not drawn)";
+    }
+    return text;
+}
+
+long long TopologyScene::drawn_cells() const {
+    return static_cast<long long>(filled_cells_.size()) + empty_points_->GetNumberOfPoints();
+}
+
+long long TopologyScene::drawn_cubes() const {
+    return filled_points_->GetNumberOfPoints();
+}
+
+long long TopologyScene::interactive_cells() const {
+    return lod_points_->GetNumberOfPoints();
+}
+
+std::vector<vtkBillboardTextActor3D*> TopologyScene::labels() const {
+    std::vector<vtkBillboardTextActor3D*> labels;
+    for (const auto& prop : axis_props_)
+        if (auto* label = vtkBillboardTextActor3D::SafeDownCast(prop)) labels.push_back(label);
+    return labels;
+}
+
 std::string TopologyScene::title_text() const {
     const char* text = title_->GetInput();
     return text ? text : "";
@@ -256,33 +316,60 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     controls_.cell_size = std::clamp(controls_.cell_size, 0.1, 1.0);
     controls_.plane_distance = std::clamp(controls_.plane_distance, 1.0, 10.0);
 
-    std::array<int, 3> dims{1, 1, 1};
-    int ndims = 0;
-    if (picture.topology) {
-        ndims = static_cast<int>(std::min<size_t>(3, picture.topology->sizes.size()));
-        for (int d = 0; d < ndims; ++d)
-            dims[d] = static_cast<int>(std::max<uint32_t>(1, picture.topology->sizes[d]));
-    }
+    folding_ = picture.topology ? fold_grid(picture.topology->sizes) : GridFolding{};
+    const int ndims = picture.topology ? folding_.view_dims : 0;
+    const std::array<int, 3> dims = ndims > 0 ? folding_.extent : std::array<int, 3>{1, 1, 1};
     const bool shape_changed = dims != dims_ || ndims != ndims_;
     dims_ = dims;
     ndims_ = ndims;
 
     // Cell centres: axis 0 east, axis 1 north, axis 2 up; planes along axis 2 spread apart.
+    // Processes outside the slice get none: they are neither drawn nor picked.
     centers_.assign(picture.values.size(), std::nullopt);
+    std::vector<std::array<int, 3>> positions(picture.values.size());
+    std::vector<unsigned char> occupied; // by view cell: a drawn process sits there
+    const auto cell_index = [&dims](const std::array<int, 3>& p) {
+        return (static_cast<size_t>(p[2]) * dims[1] + p[1]) * dims[0] + p[0];
+    };
     double grid_min = std::numeric_limits<double>::infinity(), grid_max = -grid_min;
     if (picture.topology) {
+        occupied.assign(static_cast<size_t>(dims[0]) * dims[1] * dims[2], 0);
         const auto& coords = picture.topology->coords;
         for (size_t l = 0; l < picture.values.size() && l < coords.size(); ++l) {
             if (coords[l].empty()) continue;
-            std::array<double, 3> c{0.0, 0.0, 0.0};
-            for (int d = 0; d < ndims && d < static_cast<int>(coords[l].size()); ++d)
-                c[d] = static_cast<double>(coords[l][d]);
-            c[2] *= controls_.plane_distance;
-            centers_[l] = c;
             grid_min = std::min(grid_min, picture.values[l]);
             grid_max = std::max(grid_max, picture.values[l]);
+            if (!controls_.slice.contains(coords[l])) continue;
+            const std::array<int, 3> p = folding_.position(coords[l]);
+            if (p[0] >= dims[0] || p[1] >= dims[1] || p[2] >= dims[2]) continue;
+            positions[l] = p;
+            occupied[cell_index(p)] = 1;
+            centers_[l] =
+                std::array<double, 3>{static_cast<double>(p[0]), static_cast<double>(p[1]),
+                                      p[2] * controls_.plane_distance};
         }
     }
+    // The shell drawn while rotating: the cells within shell_depth() steps of an empty
+    // place or the grid's border along some axis; deeper ones are hidden behind them.
+    // Still frames of large grids: twice as deep.
+    const std::array<int, 3> depth = shell_depth(controls_, ndims);
+    const std::array<int, 3> still_depth{2 * depth[0], 2 * depth[1], 2 * depth[2]};
+    // Bit 2a (2a + 1): an empty place or the border lies within depth[a] steps towards
+    // -a (+a).
+    const auto near_surface = [&](const std::array<int, 3>& p, const std::array<int, 3>& depth) {
+        unsigned char sides = 0;
+        for (int a = 0; a < 3; ++a)
+            for (int side = 0; side < 2; ++side)
+                for (int k = 1; k <= depth[a]; ++k) {
+                    std::array<int, 3> q = p;
+                    q[a] += side ? k : -k;
+                    if (q[a] < 0 || q[a] >= dims[a] || !occupied[cell_index(q)]) {
+                        sides |= static_cast<unsigned char>(1u << (2 * a + side));
+                        break;
+                    }
+                }
+        return sides;
+    };
     if (!(grid_min <= grid_max)) grid_min = grid_max = 0.0;
 
     if (picture.high_resolution) {
@@ -321,10 +408,12 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
         const Rgb c = cls == ValueClass::NearZero
                           ? kNearZero
                           : scale_color(scale_fraction(v, range_low_, range_high_));
-        filled_cells_.push_back({*centers_[l], {to_byte(c.r), to_byte(c.g), to_byte(c.b)}});
+        filled_cells_.push_back({*centers_[l],
+                                 {to_byte(c.r), to_byte(c.g), to_byte(c.b)},
+                                 near_surface(positions[l], depth),
+                                 near_surface(positions[l], still_depth)});
     }
-    sorted_octant_ = -1; // sort_cells() orders them for the camera before the next frame
-    sort_cells();
+    sorted_octant_ = filled_key_ = lod_key_ = -1; // sort_cells() below orders them
     empty_points_->Initialize();
     empty_points_->SetPoints(empty);
     empty_points_->Modified();
@@ -349,11 +438,13 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
     if (!picture.subtitle.empty()) title += "    " + picture.subtitle;
     title_->SetInput(title.c_str());
     scale_->SetInput(scale_text_.c_str());
+    caption_->SetInput(caption_text().c_str());
 
     build_axes();
     update_highlight();
     if (shape_changed || !camera_set_)
         set_orientation(ndims >= 3 ? Orientation::Iso : Orientation::Top);
+    sort_cells(); // after the camera is set: sorted once, not again for the first frame
 }
 
 void TopologyScene::sort_cells() {
@@ -361,36 +452,88 @@ void TopologyScene::sort_cells() {
     // depth test rejects, so nearer cubes drawn first save most of a dense grid's
     // fragments. Re-sorted only when the viewing direction changes octant, so rotating
     // does not rebuild the instances every frame.
+    vtkCamera* camera = grid_->GetActiveCamera();
     double dop[3];
-    grid_->GetActiveCamera()->GetDirectionOfProjection(dop);
+    camera->GetDirectionOfProjection(dop);
     const int octant = (dop[0] < 0 ? 1 : 0) | (dop[1] < 0 ? 2 : 0) | (dop[2] < 0 ? 4 : 0);
-    if (octant == sorted_octant_) return;
-    sorted_octant_ = octant;
-    std::vector<std::pair<double, int>> order(filled_cells_.size());
-    for (size_t i = 0; i < filled_cells_.size(); ++i) {
-        const auto& c = filled_cells_[i].center;
-        order[i] = {c[0] * dop[0] + c[1] * dop[1] + c[2] * dop[2], static_cast<int>(i)};
+    if (octant != sorted_octant_) {
+        sorted_octant_ = octant;
+        std::vector<std::pair<double, int>> order(filled_cells_.size());
+        for (size_t i = 0; i < filled_cells_.size(); ++i) {
+            const auto& c = filled_cells_[i].center;
+            order[i] = {c[0] * dop[0] + c[1] * dop[1] + c[2] * dop[2], static_cast<int>(i)};
+        }
+        std::sort(order.begin(), order.end());
+        order_.resize(order.size());
+        for (size_t k = 0; k < order.size(); ++k) order_[k] = order[k].second;
     }
-    std::sort(order.begin(), order.end());
-    vtkNew<vtkPoints> points;
-    points->SetNumberOfPoints(static_cast<vtkIdType>(order.size()));
-    vtkNew<vtkUnsignedCharArray> colors;
-    colors->SetName("colors");
-    colors->SetNumberOfComponents(3);
-    colors->SetNumberOfTuples(static_cast<vtkIdType>(order.size()));
-    for (size_t k = 0; k < order.size(); ++k) {
-        const Cell& cell = filled_cells_[order[k].second];
-        points->SetPoint(static_cast<vtkIdType>(k), cell.center.data());
-        colors->SetTypedTuple(static_cast<vtkIdType>(k), cell.rgb.data());
+    const auto cell_arrays = [](vtkIdType count) {
+        std::pair<vtkNew<vtkPoints>, vtkNew<vtkUnsignedCharArray>> arrays;
+        arrays.first->SetNumberOfPoints(count);
+        arrays.second->SetName("colors");
+        arrays.second->SetNumberOfComponents(3);
+        arrays.second->SetNumberOfTuples(count);
+        return arrays;
+    };
+    // The sides of the grid the camera is outside of (eye beyond the grid's bounds along
+    // that axis): inner cells and the far sides are hidden behind the cells near them.
+    // Every side when the eye is inside the grid.
+    double eye[3];
+    camera->GetPosition(eye);
+    const auto b = grid_bounds();
+    int sides = 0;
+    for (int a = 0; a < 3; ++a) {
+        if (eye[a] < b[2 * a]) sides |= 1 << (2 * a);
+        if (eye[a] > b[2 * a + 1]) sides |= 1 << (2 * a + 1);
     }
-    filled_points_->Initialize();
-    filled_points_->SetPoints(points);
-    filled_points_->GetPointData()->AddArray(colors);
-    filled_points_->Modified();
+    if (sides == 0) sides = 0x3f; // (then not outside every axis)
+    // The cubes: not while the camera is dragged (not drawn then), once it is released. In
+    // a large grid only those near the sides seen (twice the rotating squares' depth).
+    // Only when the camera is outside the grid along every axis and not looking along one:
+    // from above the grid (or in front of it) the gaps between the cells are tunnels that
+    // show cells deep inside near the middle of the picture.
+    bool outside_every_axis = true;
+    for (int a = 0; a < 3; ++a)
+        outside_every_axis = outside_every_axis && (sides >> (2 * a) & 3) != 0 &&
+                             std::abs(dop[a]) < 0.996; // 5 degrees off the axis
+    const bool cull = controls_.hide_inner_cubes && outside_every_axis &&
+                      filled_cells_.size() > static_cast<size_t>(kCullCubesAbove);
+    const int filled_key = octant << 6 | (cull ? sides : 0);
+    if (!interactive_ && filled_key_ != filled_key) {
+        filled_key_ = filled_key;
+        vtkIdType count = 0;
+        for (int i : order_) count += !cull || (filled_cells_[i].near_surface_still & sides);
+        auto [points, colors] = cell_arrays(count);
+        vtkIdType k = 0;
+        for (int i : order_) {
+            const Cell& cell = filled_cells_[i];
+            if (cull && !(cell.near_surface_still & sides)) continue;
+            points->SetPoint(k, cell.center.data());
+            colors->SetTypedTuple(k++, cell.rgb.data());
+        }
+        filled_points_->Initialize();
+        filled_points_->SetPoints(points);
+        filled_points_->GetPointData()->AddArray(colors);
+        filled_points_->Modified();
+    }
+    // The squares drawn while rotating: the cells near the sides seen.
+    const int key = octant << 6 | sides;
+    if (key == lod_key_) return;
+    lod_key_ = key;
+    vtkIdType count = 0;
+    for (int i : order_) count += (filled_cells_[i].near_surface & sides) != 0;
+    auto [points, colors] = cell_arrays(count);
     vtkNew<vtkCellArray> vertices;
-    vertices->AllocateExact(1, static_cast<vtkIdType>(order.size()));
-    vertices->InsertNextCell(static_cast<vtkIdType>(order.size()));
-    for (size_t k = 0; k < order.size(); ++k) vertices->InsertCellPoint(static_cast<vtkIdType>(k));
+    vertices->AllocateExact(1, count);
+    vertices->InsertNextCell(count);
+    vtkIdType k = 0;
+    for (int i : order_) {
+        const Cell& cell = filled_cells_[i];
+        if ((cell.near_surface & sides) == 0) continue;
+        points->SetPoint(k, cell.center.data());
+        colors->SetTypedTuple(k, cell.rgb.data());
+        vertices->InsertCellPoint(k++);
+    }
     lod_points_->Initialize();
     lod_points_->SetPoints(points);
     lod_points_->SetVerts(vertices);
@@ -436,18 +579,9 @@ void TopologyScene::place_sliding_labels() {
     // justified, separated from the hull by one of their edges' normals (convex shapes).
     auto clear_of_grid = [&](const SlidingLabel& label, const std::array<double, 2>& p) {
         if (hull.size() < 3) return true;
-        vtkTextProperty* text = label.actor->GetTextProperty();
-        const double size = text->GetFontSize();
-        const double width = 0.62 * size * std::strlen(label.actor->GetInput()) + margin;
-        const double height = 1.2 * size + margin;
-        const int justification = text->GetJustification();
-        const double left = justification == VTK_TEXT_RIGHT      ? p[0] - width
-                            : justification == VTK_TEXT_CENTERED ? p[0] - width / 2
-                                                                 : p[0];
-        const std::array<std::array<double, 2>, 4> box{{{left - margin, p[1] - height / 2},
-                                                        {left + width, p[1] - height / 2},
-                                                        {left + width, p[1] + height / 2},
-                                                        {left - margin, p[1] + height / 2}}};
+        const auto [left, bottom, right, top] = label_box(label.actor, p, margin);
+        const std::array<std::array<double, 2>, 4> box{
+            {{left - margin, bottom}, {right, bottom}, {right, top}, {left - margin, top}}};
         double hx0 = hull[0][0], hx1 = hx0, hy0 = hull[0][1], hy1 = hy0;
         for (const auto& h : hull) {
             hx0 = std::min(hx0, h[0]), hx1 = std::max(hx1, h[0]);
@@ -480,9 +614,11 @@ void TopologyScene::before_frame() {
     // screen: its names would pile up on the origin, so they are left out.
     double dop[3];
     grid_->GetActiveCamera()->GetDirectionOfProjection(dop);
+    for (vtkBillboardTextActor3D* label : labels()) label->VisibilityOn();
     for (int a = 0; a < 3; ++a)
         for (auto& label : axis_labels_[a]) label->SetVisibility(std::abs(dop[a]) < 0.9);
     place_sliding_labels();
+    hide_labels_outside_view();
     filled_actor_->SetVisibility(!interactive_);
     lod_actor_->SetVisibility(interactive_);
     if (!interactive_) return;
@@ -497,6 +633,26 @@ void TopologyScene::before_frame() {
                                      std::tan(camera->GetViewAngle() * std::acos(-1.0) / 360.0));
     lod_actor_->GetProperty()->SetPointSize(
         static_cast<float>(std::max(1.0, controls_.cell_size * pixels_per_unit)));
+}
+
+void TopologyScene::hide_labels_outside_view() {
+    // Zoomed in, a label near the grid's edge would be cut by the viewport's border: a label
+    // is drawn whole or not at all (its estimated box, label_box(), inside the viewport).
+    const int* origin = grid_->GetOrigin();
+    const int* size = grid_->GetSize();
+    for (vtkBillboardTextActor3D* label : labels()) {
+        if (!label->GetVisibility()) continue;
+        const double* at = label->GetPosition();
+        grid_->SetWorldPoint(at[0], at[1], at[2], 1.0);
+        grid_->WorldToDisplay();
+        double d[3];
+        grid_->GetDisplayPoint(d);
+        const auto [left, bottom, right, top] = label_box(label, {d[0], d[1]}, 0.0);
+        const bool inside = d[2] >= 0.0 && d[2] <= 1.0 && left >= origin[0] &&
+                            bottom >= origin[1] && right <= origin[0] + size[0] &&
+                            top <= origin[1] + size[1];
+        label->SetVisibility(inside);
+    }
 }
 
 double TopologyScene::decoration_unit() const {
@@ -553,8 +709,9 @@ void TopologyScene::build_axes() {
     add(label_actor("W", {origin[0] - 0.6 * u, origin[1], origin[2]}, compass_size, true));
     // Below axis 0 both seen from the top (south of it) and from the front (under it).
     const double drop = ndims_ >= 3 ? 0.55 * u : 0.0;
-    add(justify(label_actor("axis 0: W -> E", {east_end[0], origin[1] - 0.55 * u, origin[2] - drop},
-                            label_size, false),
+    add(justify(label_actor("axis " + folding_.axis_dimensions(0) + ": W -> E",
+                            {east_end[0], origin[1] - 0.55 * u, origin[2] - drop}, label_size,
+                            false),
                 -1));
     if (ndims_ >= 2) {
         axis = 1;
@@ -568,8 +725,8 @@ void TopologyScene::build_axes() {
             {north, {origin[0], north_end[1] + 0.6 * u, origin[2]}, {0, 1, 0}});
         add(label_actor("S", {origin[0], origin[1] - 0.6 * u, origin[2]}, compass_size, true));
         auto title1 =
-            justify(label_actor("axis 1: S -> N", {origin[0] - 0.35 * u, north_end[1], origin[2]},
-                                label_size, false),
+            justify(label_actor("axis " + folding_.axis_dimensions(1) + ": S -> N",
+                                {origin[0] - 0.35 * u, north_end[1], origin[2]}, label_size, false),
                     -1);
         add(title1);
         sliding_labels_.push_back(
@@ -585,7 +742,7 @@ void TopologyScene::build_axes() {
         // Further below than W and S are beside: in oblique views S falls below the origin too.
         add(label_actor("bottom", {origin[0], origin[1], origin[2] - 1.1 * u}, compass_size - 4,
                         true));
-        add(justify(label_actor("axis 2: bottom -> top",
+        add(justify(label_actor("axis " + folding_.axis_dimensions(2) + ": bottom -> top",
                                 {origin[0] - 0.35 * u, origin[1], top_end[2]}, label_size, false),
                     -1));
     }
@@ -602,9 +759,11 @@ void TopologyScene::build_axes() {
     marker->SetMapper(sphere_mapper);
     marker->GetProperty()->SetColor(kText.r, kText.g, kText.b);
     add(marker);
-    const std::string origin_label = ndims_ == 1   ? "origin (0)"
-                                     : ndims_ == 2 ? "origin (0,0)"
-                                                   : "origin (0,0,0)";
+    // Coordinate 0 in every dimension of the grid, folded ones too.
+    std::string origin_label = "origin (";
+    for (size_t d = 0; d < std::max<size_t>(1, folding_.view_axis.size()); ++d)
+        origin_label += d ? ",0" : "0";
+    origin_label += ")";
     // Below-left of the origin, away from the compass names W (left) and S (below); in 3D
     // also lowered, so that it stays below-left when seen from the front.
     add(justify(label_actor(origin_label,
@@ -644,6 +803,7 @@ void TopologyScene::set_orientation(Orientation orientation) {
 
 void TopologyScene::set_interactive(bool interactive) {
     interactive_ = interactive;
+    if (!interactive_) sort_cells(); // the cubes' order, if it was left while dragging
     filled_actor_->SetVisibility(!interactive_);
     lod_actor_->SetVisibility(interactive_);
 }

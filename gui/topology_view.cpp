@@ -4,10 +4,13 @@
 #include "gui/vtk_gl_widget.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSlider>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <vtkGenericOpenGLRenderWindow.h>
@@ -60,14 +63,38 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
     controls->addWidget(plane_distance_);
     layout->addLayout(controls);
 
+    // The slice: the inside of a large 3D grid, one plane or a range of planes at a time.
+    auto* slicing = new QHBoxLayout;
+    slicing->addWidget(new QLabel(tr("Slice")));
+    slice_dimension_ = new QComboBox;
+    slice_dimension_->setObjectName("slice_dimension");
+    slice_dimension_->setToolTip(tr("Draw only the processes whose coordinate along this grid "
+                                    "dimension lies in the range to the right"));
+    slicing->addWidget(slice_dimension_);
+    slicing->addWidget(new QLabel(tr("from")));
+    slice_from_ = new QSpinBox;
+    slice_from_->setObjectName("slice_from");
+    slicing->addWidget(slice_from_);
+    slicing->addWidget(new QLabel(tr("to")));
+    slice_to_ = new QSpinBox;
+    slice_to_->setObjectName("slice_to");
+    slicing->addWidget(slice_to_);
+    slicing->addStretch(1);
+    layout->addLayout(slicing);
+    connect(slice_dimension_, &QComboBox::currentIndexChanged, this,
+            [this](int) { slice_controls_changed(); });
+    connect(slice_from_, &QSpinBox::valueChanged, this, [this](int) { slice_controls_changed(); });
+    connect(slice_to_, &QSpinBox::valueChanged, this, [this](int) { slice_controls_changed(); });
+    update_slice_controls();
+
     info_ =
         new QLabel(tr("Click a cell for its process and value. Drag to rotate, wheel to zoom."));
     info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(info_);
 
     connect(gl_, &VtkGlWidget::clicked, this, [this](double x, double y) { pick_at(x, y); });
-    // Dragging draws each cell as a flat square (fast at 32x32x32 on a software renderer);
-    // releasing draws the cubes again.
+    // Dragging draws the cells near the surface as flat squares (fast at 64x64x64 on a
+    // software renderer, shell_depth()); releasing draws the cubes again.
     connect(gl_, &VtkGlWidget::interactionStarted, this, [this] { scene_.set_interactive(true); });
     connect(gl_, &VtkGlWidget::interactionFinished, this, [this] {
         scene_.set_interactive(false);
@@ -79,6 +106,54 @@ TopologyView::~TopologyView() = default;
 
 void TopologyView::set_picture(TopologyPicture picture) {
     picture_ = std::move(picture);
+    update_slice_controls();
+    refresh();
+}
+
+void TopologyView::update_slice_controls() {
+    const std::vector<uint32_t> sizes =
+        picture_.topology ? picture_.topology->sizes : std::vector<uint32_t>{};
+    updating_slice_ = true;
+    const QSignalBlocker block_dimension(slice_dimension_);
+    if (slice_dimension_->count() != static_cast<int>(sizes.size()) + 1) {
+        slice_dimension_->clear();
+        slice_dimension_->addItem(tr("none"));
+        static const char* view_axis[3] = {"x", "y", "z"};
+        const GridFolding folding = fold_grid(sizes);
+        for (size_t d = 0; d < sizes.size(); ++d)
+            slice_dimension_->addItem(
+                tr("dimension %1 (%2)").arg(d).arg(view_axis[folding.view_axis[d]]));
+    }
+    GridSlice& slice = controls_.slice;
+    if (slice.dimension >= static_cast<int>(sizes.size())) slice = GridSlice{};
+    const int top = slice.dimension >= 0 ? static_cast<int>(sizes[slice.dimension]) - 1 : 0;
+    slice.from = std::min<uint32_t>(slice.from, std::max(top, 0));
+    slice.to = std::clamp<uint32_t>(slice.to, slice.from, std::max(top, 0));
+    slice_dimension_->setCurrentIndex(slice.dimension + 1);
+    for (QSpinBox* box : {slice_from_, slice_to_}) {
+        const QSignalBlocker block(box);
+        box->setRange(0, std::max(top, 0));
+        box->setEnabled(slice.dimension >= 0);
+    }
+    slice_from_->setValue(static_cast<int>(slice.from));
+    slice_to_->setValue(static_cast<int>(slice.to));
+    updating_slice_ = false;
+}
+
+void TopologyView::slice_controls_changed() {
+    if (updating_slice_) return;
+    GridSlice slice;
+    slice.dimension = slice_dimension_->currentIndex() - 1;
+    slice.from = static_cast<uint32_t>(std::max(0, slice_from_->value()));
+    slice.to = static_cast<uint32_t>(std::max(slice_from_->value(), slice_to_->value()));
+    // Choosing a dimension starts with its first plane.
+    if (slice.dimension != controls_.slice.dimension) slice.from = slice.to = 0;
+    set_slice(slice);
+}
+
+void TopologyView::set_slice(const GridSlice& slice) {
+    controls_.slice = slice;
+    update_slice_controls();
     refresh();
 }
 

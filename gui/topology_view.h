@@ -1,6 +1,6 @@
 // The topology pane: the VTK scene in its OpenGL widget, the view's controls (orientation
-// presets, low/high resolution, cell size, plane distance) and a line describing the picked
-// cell. Picking a cell emits locationPicked; the window selects that location in the system
+// presets, low/high resolution, cell size, plane distance, slice) and a line describing the
+// picked cell. Picking a cell emits locationPicked; the window selects that location in the system
 // pane, which calls set_highlight back.
 #pragma once
 
@@ -10,8 +10,10 @@
 #include <QWidget>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QSlider;
+class QSpinBox;
 
 namespace topolens::gui {
 
@@ -30,11 +32,16 @@ class TopologyView : public QWidget {
     void set_orientation(Orientation orientation);
     void set_cell_size(double share);
     void set_plane_distance(double pitch);
+    // Draws only the processes whose coordinate along slice.dimension is in from..to (-1:
+    // all); values beyond the grid's size are clamped.
+    void set_slice(const GridSlice& slice);
+    GridSlice slice() const { return controls_.slice; }
     void set_highlight(int location);
     // Acts as a click at a VTK display position (device pixels from the bottom-left).
     void pick_at(double display_x, double display_y);
 
     TopologyScene& scene() { return scene_; }
+    const TopologyPicture& picture() const { return picture_; }
     VtkGlWidget* gl_widget() const { return gl_; }
     QImage grab_picture();
     QString info_text() const;
@@ -45,6 +52,8 @@ class TopologyView : public QWidget {
   private:
     void refresh();
     void describe(int location);
+    void update_slice_controls(); // the choices fit the grid's dimensions and sizes
+    void slice_controls_changed();
 
     TopologyScene scene_;
     TopologyPicture picture_;
@@ -53,6 +62,10 @@ class TopologyView : public QWidget {
     QCheckBox* high_resolution_;
     QSlider* cell_size_;
     QSlider* plane_distance_;
+    QComboBox* slice_dimension_;
+    QSpinBox* slice_from_;
+    QSpinBox* slice_to_;
+    bool updating_slice_ = false; // set while the controls are filled in from the code
     QLabel* info_;
 };
 
