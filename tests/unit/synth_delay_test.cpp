@@ -6,14 +6,17 @@
 #include "synth_expect.h"
 
 #include "analyzer/engine/engine.h"
+#include "analyzer/report/root_causes.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "trace/synthetic.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 using namespace topolens;
 using namespace topolens::synth_expect;
@@ -292,6 +295,63 @@ TEST(SynthDelay, DelayCostsEqualTheAnalysis) {
             analysis::analyze(s.builder.trace(), patterns::all_patterns());
         expect_root_causes(result.report, s.expected, "delay_");
     }
+}
+
+// The report's wait edges are the generator's direct causes: per waiting process, causing
+// process and kind, the time one waited for the other.
+TEST(SynthDelay, WaitEdgesAreTheGeneratorsDirectCauses) {
+    for (const SynthOptions& o : kCases) {
+        const trace::Synthetic s = trace::synthesize(o);
+        SCOPED_TRACE("topolens synth " + trace::synth_arguments(s.options));
+        const analysis::AnalysisResult result =
+            analysis::analyze(s.builder.trace(), patterns::all_patterns());
+        using Key = std::tuple<int, int, std::string>;
+        std::map<Key, double> got, expected;
+        for (const report::WaitEdge& e : result.report.wait_edges)
+            got[{e.waiting, e.causing, e.kind}] += e.seconds;
+        for (const trace::SynthEdge& e : s.expected.root_causes.edges)
+            expected[{static_cast<int>(e.waiting), static_cast<int>(e.causing), e.kind}] +=
+                static_cast<double>(e.ticks) * synth_expect::kTick;
+        ASSERT_EQ(got.size(), expected.size());
+        for (const auto& [key, seconds] : expected) {
+            ASSERT_TRUE(got.count(key))
+                << std::get<2>(key) << " " << std::get<0>(key) << " <- " << std::get<1>(key);
+            EXPECT_NEAR(got[key], seconds, 1e-15);
+        }
+    }
+}
+
+// summary's root causes on the 3x2 grid: the chain's first process (rank 3, at 0 1) costs
+// the most (70 ticks short-term and 70 long-term Late Sender at main/work, 46.7 long-term
+// barrier), made one process wait directly (rank 4, 70 ticks), and its waits reached every
+// other process but itself (4, 5, then the barrier's 0, 1, 2), the farthest (rank 2 at 2 0)
+// 3 hops away. Every wait is explained.
+TEST(SynthDelay, RootCausesNameTheChainsFirstProcess) {
+    SynthOptions o;
+    o.pattern = trace::SynthPattern::Delay;
+    o.grid = {3, 2};
+    o.iterations = 1;
+    o.work_ticks = 500;
+    o.delay_ticks = 70;
+    o.latency_ticks = 10;
+    const trace::Synthetic s = trace::synthesize(o);
+    const report::Report r = analysis::analyze(s.builder.trace(), patterns::all_patterns()).report;
+    const report::RootCauses rc = report::root_causes(r);
+    EXPECT_NEAR(rc.delay, rc.wait, 1e-15);
+    EXPECT_NEAR(rc.wait, (70 + 70 + 70 + 80 + 10 + 20 + 10 + 20 + 10) * synth_expect::kTick, 1e-15);
+    ASSERT_EQ(rc.causes.size(), 4u);
+    const report::RootCause& first = rc.causes.front();
+    EXPECT_EQ(first.location, 3);
+    EXPECT_NEAR(first.delay, (70 + 70 + 140.0 / 3) * synth_expect::kTick, 1e-15);
+    EXPECT_EQ(r.callpath_name(first.callpath), "program/main/work");
+    EXPECT_EQ(first.waited_directly, 1);
+    EXPECT_NEAR(first.direct_wait, 70 * synth_expect::kTick, 1e-15);
+    EXPECT_EQ(first.reached, 5);
+    ASSERT_TRUE(first.hops.has_value());
+    EXPECT_EQ(*first.hops, 3);
+    std::vector<int> order;
+    for (const report::RootCause& c : rc.causes) order.push_back(c.location);
+    EXPECT_EQ(order, (std::vector<int>{3, 1, 4, 5}));
 }
 
 // Enabled when wait propagation and the critical path land (issue 23): every root-cause
