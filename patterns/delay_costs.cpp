@@ -93,6 +93,22 @@ class DelayCosts : public CataloguedPattern {
             long_term_[k] = above;
             long_term_[k].insert(long_term_[k].begin(), metric_id(r, leaves[k].long_term));
         }
+        auto chain = [&](std::initializer_list<const char*> names) {
+            std::vector<int> ids;
+            for (const char* name : names) ids.push_back(metric_id(r, name));
+            return ids;
+        };
+        direct_[0] = chain({kWaitDirectLateSender, kWaitDirect, kWaitsDirectVsIndirect});
+        direct_[1] = chain({kWaitDirectLateReceiver, kWaitDirect, kWaitsDirectVsIndirect});
+        indirect_[0] = chain({kWaitIndirectLateSender, kWaitIndirect, kWaitsDirectVsIndirect});
+        indirect_[1] = chain({kWaitIndirectLateReceiver, kWaitIndirect, kWaitsDirectVsIndirect});
+        propagating_[0] =
+            chain({kWaitPropagatingLateSender, kWaitPropagating, kWaitsPropagatingVsTerminal});
+        propagating_[1] =
+            chain({kWaitPropagatingLateReceiver, kWaitPropagating, kWaitsPropagatingVsTerminal});
+        terminal_[0] = chain({kWaitTerminalLateSender, kWaitTerminal, kWaitsPropagatingVsTerminal});
+        terminal_[1] =
+            chain({kWaitTerminalLateReceiver, kWaitTerminal, kWaitsPropagatingVsTerminal});
         shared_ = std::make_shared<Shared>();
     }
 
@@ -108,11 +124,17 @@ class DelayCosts : public CataloguedPattern {
         });
         d.on_backward_begin([this](Context& c, uint32_t loc) {
             Shared& s = *shared_;
-            if (s.costs.empty()) s.costs.resize(c.trace().locations.size());
+            if (s.costs.empty()) {
+                s.costs.resize(c.trace().locations.size());
+                s.propagating.resize(c.trace().locations.size());
+            }
             s.costs[loc].assign(s.points.of(loc).points.size(), Costs{});
         });
         d.on_backward_post([this](Context& c, const BackwardStep& step) { post(c, step); });
-        d.on_finish([this](Context& c) { record_wait_edges(c); });
+        d.on_finish([this](Context& c) {
+            classify_waits(c);
+            record_wait_edges(c);
+        });
         d.on_backward_take([this](Context& c, const BackwardStep& step) {
             if (!step.partners_posted) return;
             if (step.kind == BackwardStep::Kind::Send) late_sender(c, step);
@@ -122,6 +144,36 @@ class DelayCosts : public CataloguedPattern {
     }
 
   private:
+    // Each point-to-point wait split into direct and indirect, propagating and terminal, at
+    // the waiting call: Late Sender at the receive, Late Receiver at the completing call.
+    void classify_waits(Context& c) {
+        const Shared& s = *shared_;
+        for (uint32_t loc = 0; loc < c.trace().locations.size(); ++loc) {
+            const auto& points = s.points.of(loc).points;
+            for (size_t k = 0; k < points.size(); ++k) {
+                const Synchpoint& p = points[k];
+                const bool ls = p.kind == Synchpoint::Kind::Receive;
+                if (!p.synchronises || p.wait == 0 ||
+                    (!ls && p.kind != Synchpoint::Kind::SendCompletion))
+                    continue;
+                const int which = ls ? 0 : 1;
+                const double wait = static_cast<double>(p.wait);
+                double indirect = 0, propagating = 0;
+                if (const auto i = s.indirect[which].find(p.id); i != s.indirect[which].end())
+                    indirect = i->second;
+                if (loc < s.propagating.size())
+                    if (const auto f = s.propagating[loc].find(k); f != s.propagating[loc].end())
+                        propagating = f->second;
+                const double tick = c.seconds(1);
+                for (int m : indirect_[which]) c.add(m, p.callpath, loc, indirect * tick);
+                for (int m : direct_[which]) c.add(m, p.callpath, loc, (wait - indirect) * tick);
+                for (int m : propagating_[which]) c.add(m, p.callpath, loc, propagating * tick);
+                for (int m : terminal_[which])
+                    c.add(m, p.callpath, loc, (wait - propagating) * tick);
+            }
+        }
+    }
+
     // Every wait of every location, summed per kind and the process that caused it directly
     // (its synchpoint's partner: the sender, the receiver, the collective's delaying member).
     void record_wait_edges(Context& c) {
@@ -146,6 +198,11 @@ class DelayCosts : public CataloguedPattern {
         std::unordered_map<uint32_t, Posted> to_receiver; // by message id: Late Receiver
         std::unordered_map<uint32_t, std::vector<Posted>> to_delayer; // by collective id
         std::vector<std::vector<Costs>> costs;                        // by location, point
+        // Point-to-point waits (0: Late Sender, 1: Late Receiver): the part of each message's
+        // wait the late process's own waits explain (by message id), and per location the
+        // part of each of its waits that made someone wait later (by point).
+        std::unordered_map<uint32_t, double> indirect[2];
+        std::vector<std::unordered_map<size_t, double>> propagating;
     };
 
     void post(Context& c, const BackwardStep& step) {
@@ -200,8 +257,8 @@ class DelayCosts : public CataloguedPattern {
         if (found == s.to_sender.end()) return;
         const Posted posted = std::move(found->second);
         s.to_sender.erase(found);
-        point_to_point(c, step.location, s.points.send_point(step.id), posted,
-                       WaitKind::LateSender);
+        point_to_point(c, step.location, s.points.send_point(step.id), posted, WaitKind::LateSender,
+                       step.id);
     }
 
     // At the receive request a sender waited for.
@@ -213,11 +270,12 @@ class DelayCosts : public CataloguedPattern {
         s.to_receiver.erase(found);
         const size_t at = s.points.request_point(step.id);
         if (at == Synchpoints::npos) return;
-        point_to_point(c, step.location, at, posted, WaitKind::LateReceiver);
+        point_to_point(c, step.location, at, posted, WaitKind::LateReceiver, step.id);
     }
 
     // The late end `loc` of a message, at its point `at`, and what the waiting end posted.
-    void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind) {
+    void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
+                        uint32_t message) {
         Shared& s = *shared_;
         const Synchpoint& p = s.points.of(loc).points[at];
         if (!p.synchronises) return;
@@ -230,6 +288,17 @@ class DelayCosts : public CataloguedPattern {
         const size_t own = channel(kind);
         const double scale = std::min(posted.wait / denominator, 1.0);
         add(c, short_term_[own], d.map, scale, loc);
+        if (waits.sum > 0) {
+            // The late process's own waits explain this part of the wait (indirect), and
+            // each of them propagated (Scalasca keeps the largest share any wait took).
+            s.indirect[kind == WaitKind::LateSender ? 0 : 1][message] += scale * waits.sum;
+            const auto& points = s.points.of(loc).points;
+            for (size_t k = from == Synchpoints::npos ? 0 : from + 1; k < at; ++k)
+                if (scale > 0 && points[k].synchronises && points[k].wait > 0) {
+                    double& share = s.propagating[loc][k];
+                    share = std::max(share, scale * static_cast<double>(points[k].wait));
+                }
+        }
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {
             const double carried = posted.costs[ch] / denominator;
             add(c, long_term_[ch], d.map, carried, loc);
@@ -326,6 +395,8 @@ class DelayCosts : public CataloguedPattern {
 
     std::shared_ptr<Shared> shared_;
     std::array<std::vector<int>, kWaitKinds> short_term_, long_term_; // leaf, then above
+    // Late Sender, Late Receiver: leaf, then above.
+    std::array<std::vector<int>, 2> direct_, indirect_, propagating_, terminal_;
 };
 
 } // namespace

@@ -899,6 +899,175 @@ constexpr MetricEntry kCatalogue[] = {
             R"(the same delay scaled to the Early Reduce time its effect caused further on, through waits that propagated)",
         .pattern = PatternKind::Delay,
     },
+    // wait-state classification (delay_costs.cpp), Scalasca's Waitstates.MPI
+    {
+        .unique_name = metric::kWaitsDirectVsIndirect,
+        .parent = "",
+        .display_name = "Point-to-point waits: direct vs. indirect",
+        .unit = "sec",
+        .description =
+            "Late Sender and Late Receiver time split into the part a delay of the process waited for caused directly and the part that process spent waiting itself (propagated to here). Its own value is always zero.",
+        .hint = "Indirect waiting is fixed where it started: follow the delay costs to their root causes.",
+        .documentation =
+            R"(Late Sender and Late Receiver split into direct and indirect waiting (a tree of its own beside Time, as Scalasca keeps it); zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitDirect,
+        .parent = metric::kWaitsDirectVsIndirect,
+        .display_name = "Direct waits",
+        .unit = "sec",
+        .description =
+            "Point-to-point waiting caused directly by a delay of the process waited for.",
+        .hint = "See the delay costs of the processes waited for.",
+        .documentation =
+            R"(waiting caused by the other process's own excess time; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitDirectLateSender,
+        .parent = metric::kWaitDirect,
+        .display_name = "Direct Late Sender",
+        .unit = "sec",
+        .description =
+            "Late Sender time not explained by the sender's own waiting in its interval: caused by its excess time.",
+        .hint = "The sender was busy: see its delay costs.",
+        .documentation =
+            R"(Late Sender minus its indirect part (topolens computes it; Scalasca names the metric but leaves it empty))",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitDirectLateReceiver,
+        .parent = metric::kWaitDirect,
+        .display_name = "Direct Late Receiver",
+        .unit = "sec",
+        .description =
+            "Late Receiver time not explained by the receiver's own waiting in its interval.",
+        .hint = "The receiver was busy: see its delay costs.",
+        .documentation =
+            R"(Late Receiver minus its indirect part (topolens computes it; Scalasca names the metric but leaves it empty))",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitIndirect,
+        .parent = metric::kWaitsDirectVsIndirect,
+        .display_name = "Indirect waits",
+        .unit = "sec",
+        .description =
+            "Point-to-point waiting that the process waited for spent waiting itself: propagated waiting.",
+        .hint = "See the delay costs.",
+        .documentation =
+            R"(propagated waiting; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitIndirectLateSender,
+        .parent = metric::kWaitIndirect,
+        .display_name = "Indirect Late Sender",
+        .unit = "sec",
+        .description =
+            "The part of a Late Sender wait that the sender spent waiting itself in its interval (its scaled own waits), at the waiting receive.",
+        .hint = "The chain started elsewhere: follow the long-term delay costs.",
+        .documentation =
+            R"(the part of Late Sender explained by the sender's own waits (Scalasca: scale × w, sent forward along the message))",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitIndirectLateReceiver,
+        .parent = metric::kWaitIndirect,
+        .display_name = "Indirect Late Receiver",
+        .unit = "sec",
+        .description =
+            "The part of a Late Receiver wait that the receiver spent waiting itself in its interval, at the waiting send.",
+        .hint = "The chain started elsewhere: follow the long-term delay costs.",
+        .documentation =
+            R"(the part of Late Receiver explained by the receiver's own waits)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitsPropagatingVsTerminal,
+        .parent = "",
+        .display_name = "Point-to-point waits: propagating vs. terminal",
+        .unit = "sec",
+        .description =
+            "Late Sender and Late Receiver time split into waits that made other processes wait in turn (propagating) and waits that did not. Its own value is always zero.",
+        .hint = "Propagating waits spread imbalance: decouple (nonblocking communication) or remove the cause.",
+        .documentation =
+            R"(Late Sender and Late Receiver split into propagating and terminal waiting (a tree of its own beside Time); zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitPropagating,
+        .parent = metric::kWaitsPropagatingVsTerminal,
+        .display_name = "Propagating waits",
+        .unit = "sec",
+        .description =
+            "Point-to-point waiting that caused further waiting on other processes.",
+        .hint = "See the delay costs.",
+        .documentation =
+            R"(waits that delayed others in turn; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitPropagatingLateSender,
+        .parent = metric::kWaitPropagating,
+        .display_name = "Propagating Late Sender",
+        .unit = "sec",
+        .description =
+            "The part of each Late Sender wait that made another process wait later (the largest share any later wait took of it), at the waiting receive.",
+        .hint = "This wait spread: the process waited and then made others wait.",
+        .documentation =
+            R"(Scalasca's rule: max over the later waits it explains of scale × its wait)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitPropagatingLateReceiver,
+        .parent = metric::kWaitPropagating,
+        .display_name = "Propagating Late Receiver",
+        .unit = "sec",
+        .description =
+            "The part of each Late Receiver wait that made another process wait later, at the waiting send.",
+        .hint = "This wait spread: the process waited and then made others wait.",
+        .documentation =
+            R"(as for Late Sender)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitTerminal,
+        .parent = metric::kWaitsPropagatingVsTerminal,
+        .display_name = "Terminal waits",
+        .unit = "sec",
+        .description =
+            "Point-to-point waiting that did not cause further waiting.",
+        .hint = "Waits that end a chain cost only their own process.",
+        .documentation =
+            R"(waits that delayed nobody; zero itself)",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitTerminalLateSender,
+        .parent = metric::kWaitTerminal,
+        .display_name = "Terminal Late Sender",
+        .unit = "sec",
+        .description =
+            "Late Sender time that did not propagate: Late Sender minus its propagating part.",
+        .hint = "This wait cost only this process.",
+        .documentation =
+            R"(Late Sender minus its propagating part (topolens computes it; Scalasca names the metric but leaves it empty))",
+        .pattern = PatternKind::Delay,
+    },
+    {
+        .unique_name = metric::kWaitTerminalLateReceiver,
+        .parent = metric::kWaitTerminal,
+        .display_name = "Terminal Late Receiver",
+        .unit = "sec",
+        .description =
+            "Late Receiver time that did not propagate.",
+        .hint = "This wait cost only this process.",
+        .documentation =
+            R"(Late Receiver minus its propagating part (topolens computes it; Scalasca names the metric but leaves it empty))",
+        .pattern = PatternKind::Delay,
+    },
     // codelets (codelet_patterns.cpp)
     {
         .unique_name = metric::kCodeletTime,

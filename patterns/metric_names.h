@@ -83,4 +83,21 @@ inline constexpr const char* kDelayEarlyReduceAggregate = "delay_n21_aggregate";
 inline constexpr const char* kDelayEarlyReduce = "delay_n21";
 inline constexpr const char* kDelayEarlyReduceLongTerm = "delay_n21_longterm";
 
+// Wait-state classification (Scalasca's): point-to-point waits that propagated or not,
+// caused directly or through propagation.
+inline constexpr const char* kWaitsDirectVsIndirect = "waitstates_direct_vs_indirect";
+inline constexpr const char* kWaitDirect = "mpi_wait_direct";
+inline constexpr const char* kWaitDirectLateSender = "mpi_wait_direct_latesender";
+inline constexpr const char* kWaitDirectLateReceiver = "mpi_wait_direct_latereceiver";
+inline constexpr const char* kWaitIndirect = "mpi_wait_indirect";
+inline constexpr const char* kWaitIndirectLateSender = "mpi_wait_indirect_latesender";
+inline constexpr const char* kWaitIndirectLateReceiver = "mpi_wait_indirect_latereceiver";
+inline constexpr const char* kWaitsPropagatingVsTerminal = "waitstates_propagating_vs_terminal";
+inline constexpr const char* kWaitPropagating = "mpi_wait_propagating";
+inline constexpr const char* kWaitPropagatingLateSender = "mpi_wait_propagating_ls";
+inline constexpr const char* kWaitPropagatingLateReceiver = "mpi_wait_propagating_lr";
+inline constexpr const char* kWaitTerminal = "mpi_wait_terminal";
+inline constexpr const char* kWaitTerminalLateSender = "mpi_wait_terminal_ls";
+inline constexpr const char* kWaitTerminalLateReceiver = "mpi_wait_terminal_lr";
+
 } // namespace topolens::patterns::metric

@@ -123,6 +123,20 @@ const std::vector<std::string> kOnA2DGrid = {
     "delay_n21_aggregate",
     "delay_n21",
     "delay_n21_longterm",
+    "waitstates_direct_vs_indirect",
+    "mpi_wait_direct",
+    "mpi_wait_direct_latesender",
+    "mpi_wait_direct_latereceiver",
+    "mpi_wait_indirect",
+    "mpi_wait_indirect_latesender",
+    "mpi_wait_indirect_latereceiver",
+    "waitstates_propagating_vs_terminal",
+    "mpi_wait_propagating",
+    "mpi_wait_propagating_ls",
+    "mpi_wait_propagating_lr",
+    "mpi_wait_terminal",
+    "mpi_wait_terminal_ls",
+    "mpi_wait_terminal_lr",
 };
 
 // kOnA2DGrid without the wave metrics (a report without grid corners, or without the
@@ -172,7 +186,7 @@ TEST(MetricCatalogue, IsInTreeOrderWithUniqueNamesAndEveryFieldFilled) {
         const bool templated = e.unique_name.find("<corner>") != std::string_view::npos;
         EXPECT_EQ(templated, e.presence == patterns::Presence::PerGridCorner);
     }
-    EXPECT_EQ(patterns::metric_catalogue().size(), 72u);
+    EXPECT_EQ(patterns::metric_catalogue().size(), 86u);
     EXPECT_EQ(patterns::find_catalogue_entry("mpi_wavefront_sw"), nullptr);
 }
 
