@@ -83,4 +83,13 @@ inline constexpr const char* kDelayEarlyReduceAggregate = "delay_n21_aggregate";
 inline constexpr const char* kDelayEarlyReduce = "delay_n21";
 inline constexpr const char* kDelayEarlyReduceLongTerm = "delay_n21_longterm";
 
+// The critical path (Scalasca's CriticalPath pattern) and the performance impact from it.
+inline constexpr const char* kCriticalPath = "critical_path";
+inline constexpr const char* kPerformanceImpact = "performance_impact";
+inline constexpr const char* kPerformanceImpactCriticalPath = "performance_impact_criticalpath";
+inline constexpr const char* kCriticalPathActivities = "critical_path_activities";
+inline constexpr const char* kCriticalImbalanceImpact = "critical_imbalance_impact";
+inline constexpr const char* kInterPartitionImbalance = "inter_partition_imbalance";
+inline constexpr const char* kNonCriticalPathActivities = "non_critical_path_activities";
+
 } // namespace topolens::patterns::metric

@@ -123,6 +123,13 @@ const std::vector<std::string> kOnA2DGrid = {
     "delay_n21_aggregate",
     "delay_n21",
     "delay_n21_longterm",
+    "critical_path",
+    "performance_impact",
+    "performance_impact_criticalpath",
+    "critical_path_activities",
+    "critical_imbalance_impact",
+    "inter_partition_imbalance",
+    "non_critical_path_activities",
 };
 
 // kOnA2DGrid without the wave metrics (a report without grid corners, or without the
@@ -172,7 +179,7 @@ TEST(MetricCatalogue, IsInTreeOrderWithUniqueNamesAndEveryFieldFilled) {
         const bool templated = e.unique_name.find("<corner>") != std::string_view::npos;
         EXPECT_EQ(templated, e.presence == patterns::Presence::PerGridCorner);
     }
-    EXPECT_EQ(patterns::metric_catalogue().size(), 72u);
+    EXPECT_EQ(patterns::metric_catalogue().size(), 79u);
     EXPECT_EQ(patterns::find_catalogue_entry("mpi_wavefront_sw"), nullptr);
 }
 

@@ -205,6 +205,37 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
     if (metrics_compared == 0) GTEST_SKIP() << "not equal yet: " << GetParam();
 }
 
+// The critical path and the performance impact from it, per location, on the traces without
+// Late Receiver waits. Not yet resolved: Scalasca also moves the path at a Late Receiver
+// (from the waiting sender to the receiver, against the backward replay's direction), which
+// topolens' synchpoints do not hold yet; on wavefront2d and autotune_halo (Late Receiver
+// 1.28 s and 0.065 s) the path takes other routes (its sum differs by 21 ms and 0.2 ms).
+class ScalascaOracleWithoutLateReceivers : public testing::TestWithParam<const char*> {};
+
+TEST_P(ScalascaOracleWithoutLateReceivers, CriticalPathEqualsScalascasAtEveryLocation) {
+    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
+    const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
+    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
+    const report::Report report =
+        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const char* critical[] = {metric::kCriticalPath, metric::kCriticalPathActivities,
+                              metric::kCriticalImbalanceImpact, metric::kInterPartitionImbalance,
+                              metric::kNonCriticalPathActivities};
+    for (const char* name : critical) {
+        const auto m = report.find_metric(name);
+        ASSERT_TRUE(m.has_value()) << name;
+        size_t compared = 0;
+        for (const auto& [key, expected] : values) {
+            if (key.first != name) continue;
+            ++compared;
+            EXPECT_NEAR(report.total(*m, key.second), expected, kTolerance)
+                << name << " at location " << key.second;
+        }
+        EXPECT_EQ(compared, report.locations.size()) << name;
+    }
+}
+
 // Scalasca 2.6 reports N-1 collective clock-condition violations on each of the four MPI
 // runs (measured before the measurement ended MPI_Finalize with a barrier: every process but
 // the last left MPI_Finalize before the last one entered it), none on the synthetic trace
@@ -232,5 +263,7 @@ TEST_P(ScalascaOracle, ClockConditionViolationsAsScalascaCountsThem) {
 INSTANTIATE_TEST_SUITE_P(Traces, ScalascaOracle,
                          testing::Values("wavefront2d", "autotune_halo", "cg3d", "collectives",
                                          "synth-mixed"));
+INSTANTIATE_TEST_SUITE_P(Traces, ScalascaOracleWithoutLateReceivers,
+                         testing::Values("cg3d", "collectives", "synth-mixed"));
 
 } // namespace

@@ -294,6 +294,19 @@ TEST(SynthDelay, DelayCostsEqualTheAnalysis) {
     }
 }
 
+// The analysis' critical path (its profile, activities and imbalance impact) equals the
+// generator's at every call path and location.
+TEST(SynthDelay, CriticalPathEqualsTheAnalysis) {
+    for (const SynthOptions& o : kCases) {
+        const trace::Synthetic s = trace::synthesize(o);
+        SCOPED_TRACE("topolens synth " + trace::synth_arguments(s.options));
+        const analysis::AnalysisResult result =
+            analysis::analyze(s.builder.trace(), patterns::all_patterns());
+        expect_root_causes(result.report, s.expected, "critical_");
+        expect_root_causes(result.report, s.expected, "non_critical_");
+    }
+}
+
 // Enabled when wait propagation and the critical path land (issue 23): every root-cause
 // metric equals the generator's at every call path and location.
 TEST(SynthDelay, DISABLED_RootCausesEqualTheAnalysis) {
