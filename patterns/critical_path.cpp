@@ -3,10 +3,10 @@
 // followed backward: a location on the path keeps it until a synchpoint where it waited
 // (patterns/synchpoints.h); there its time since (the interval up to the path's previous
 // event on it, minus the wait) joins the path's profile, and the path continues at the
-// event it waited for: the send of a Late Sender (against the message), the delaying member
-// of a collective. At MPI_Init the location holding the path adds the rest. Exactly one
-// location holds it at any time; what a location learns of it travels with a message or a
-// collective (a token flag).
+// event it waited for: the send of a Late Sender (against the message), the request of a
+// Late Receiver's receive, the delaying member of a collective. At MPI_Init the location
+// holding the path adds the rest. Exactly one location holds it at any time; what a location
+// learns of it travels with a message or a collective (a token flag).
 //
 // From the profile, after the replay (Scalasca's reductions over all processes): G = the
 // path's profile summed over locations, T_p = location p's time per call path minus its
@@ -14,8 +14,9 @@
 // non_critical_path_activities = max(T_p - G, 0); critical_imbalance_impact: per p, the
 // excess max(G - T_p, 0) scaled to sum to sum(G) - sum(T_p), summed over p, then given to
 // the path's holders by their share of G; inter_partition_imbalance the same with p's
-// "headroom" (G of the call paths p never runs). Late Receiver waits are not synchpoints
-// (patterns/synchpoints.h), so the path never moves along one.
+// "headroom" (G of the call paths p never runs). At a Late Receiver (a send that waited for
+// its receive to be posted) the path moves from the send's completion to the receive's
+// request.
 #include "patterns/catalogued_pattern.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
@@ -95,9 +96,9 @@ class CriticalPath : public CataloguedPattern {
     struct Shared {
         Synchpoints points;
         std::once_flag started;
-        std::vector<Holder> holders;             // by location
-        std::unordered_set<uint32_t> to_sender;  // message ids the path moves along
-        std::unordered_set<uint32_t> to_delayer; // collective ids the path moves along
+        std::vector<Holder> holders;                         // by location
+        std::unordered_set<uint32_t> to_sender, to_receiver; // message ids the path moves along
+        std::unordered_set<uint32_t> to_delayer;             // collective ids the path moves along
     };
 
     // The path starts at the MPI_Finalize entered last (the lowest location of a tie).
@@ -138,42 +139,61 @@ class CriticalPath : public CataloguedPattern {
         h.on_path = false;
     }
 
-    // A waiting end on the path hands it over: to the sender, or to the delaying member.
+    // A waiting end on the path hands it over: a Late Sender's receive to the send, a Late
+    // Receiver's send to the receive's request, a collective member to the delaying member.
     void post(const BackwardStep& step) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
         if (!s.holders[loc].on_path) return;
+        std::unordered_set<uint32_t>* to = nullptr;
         size_t point = Synchpoints::npos;
-        if (step.kind == BackwardStep::Kind::Receive)
+        switch (step.kind) {
+        case BackwardStep::Kind::Receive:
             point = s.points.receive_point(step.id);
-        else if (step.kind == BackwardStep::Kind::Collective)
+            to = &s.to_sender;
+            break;
+        case BackwardStep::Kind::SendCompletion:
+            point = s.points.completion_point(step.id);
+            to = &s.to_receiver;
+            break;
+        case BackwardStep::Kind::Collective:
             point = s.points.collective_point(loc, step.id);
+            to = &s.to_delayer;
+            break;
+        default:
+            return;
+        }
         if (point == Synchpoints::npos || point == trace::kNone) return;
         const Synchpoint& p = s.points.of(loc).points[point];
         if (!p.synchronises || p.wait == 0 || p.partner == loc) return;
         leave(loc, point);
-        if (step.kind == BackwardStep::Kind::Receive)
-            s.to_sender.insert(step.id);
-        else
-            s.to_delayer.insert(step.id);
+        to->insert(step.id);
     }
 
+    // The end the path was handed to takes it, from its event on.
     void take(const BackwardStep& step) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
         size_t point = Synchpoints::npos;
-        if (step.kind == BackwardStep::Kind::Send) {
+        switch (step.kind) {
+        case BackwardStep::Kind::Send:
             if (s.to_sender.erase(step.id) == 0) return;
             point = s.points.send_point(step.id);
-            if (point == trace::kNone) return;
-        } else if (step.kind == BackwardStep::Kind::Collective) {
+            break;
+        case BackwardStep::Kind::ReceiveRequest:
+            if (s.to_receiver.erase(step.id) == 0) return;
+            point = s.points.request_point(step.id);
+            break;
+        case BackwardStep::Kind::Collective:
             point = s.points.collective_point(loc, step.id);
             if (point == Synchpoints::npos) return;
             if (s.points.of(loc).points[point].partner != loc) return; // not the delaying one
             if (s.to_delayer.erase(step.id) == 0) return;
-        } else {
+            break;
+        default:
             return;
         }
+        if (point == trace::kNone) return;
         Holder& h = s.holders[loc];
         h.on_path = true;
         h.end = point;

@@ -205,14 +205,9 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
     if (metrics_compared == 0) GTEST_SKIP() << "not equal yet: " << GetParam();
 }
 
-// The critical path and the performance impact from it, per location, on the traces without
-// Late Receiver waits. Not yet resolved: Scalasca also moves the path at a Late Receiver
-// (from the waiting sender to the receiver, against the backward replay's direction), which
-// topolens' synchpoints do not hold yet; on wavefront2d and autotune_halo (Late Receiver
-// 1.28 s and 0.065 s) the path takes other routes (its sum differs by 21 ms and 0.2 ms).
-class ScalascaOracleWithoutLateReceivers : public testing::TestWithParam<const char*> {};
-
-TEST_P(ScalascaOracleWithoutLateReceivers, CriticalPathEqualsScalascasAtEveryLocation) {
+// The critical path and the performance impact from it, per location (the path moves along
+// Late Sender, Late Receiver and collective waits).
+TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
@@ -263,7 +258,5 @@ TEST_P(ScalascaOracle, ClockConditionViolationsAsScalascaCountsThem) {
 INSTANTIATE_TEST_SUITE_P(Traces, ScalascaOracle,
                          testing::Values("wavefront2d", "autotune_halo", "cg3d", "collectives",
                                          "synth-mixed"));
-INSTANTIATE_TEST_SUITE_P(Traces, ScalascaOracleWithoutLateReceivers,
-                         testing::Values("cg3d", "collectives", "synth-mixed"));
 
 } // namespace
