@@ -78,7 +78,7 @@ class CriticalPath : public CataloguedPattern {
         d.on_collective([this](Context&, const analysis::CollectiveInstance& i, size_t member) {
             shared_->points.collective(i, member);
         });
-        d.on_backward_begin([this](Context& c, uint32_t loc) { begin(c, loc); });
+        d.on_backward_begin([this](Context& c, uint32_t) { start(c); });
         d.on_backward_post([this](Context&, const BackwardStep& step) { post(step); });
         d.on_backward_take([this](Context&, const BackwardStep& step) {
             if (step.partners_posted) take(step);
@@ -101,28 +101,31 @@ class CriticalPath : public CataloguedPattern {
         std::unordered_set<uint32_t> to_delayer;             // collective ids the path moves along
     };
 
-    // The path starts at the MPI_Finalize entered last (the lowest location of a tie).
-    void begin(const Context& c, uint32_t loc) {
+    // Once, before the first location's steps: the path starts at the MPI_Finalize entered
+    // last (the lowest location of a tie). A trace without MPI_Finalize has no path.
+    void start(const Context& c) {
         Shared& s = *shared_;
         std::call_once(s.started, [&] {
             const size_t nloc = c.trace().locations.size();
             s.holders.assign(nloc, {});
-            uint32_t start = trace::kNone;
+            uint32_t latest_location = trace::kNone;
+            size_t finalize = Synchpoints::npos;
             analysis::Time latest = 0;
             for (uint32_t l = 0; l < nloc; ++l)
                 for (size_t k = 0; k < s.points.of(l).points.size(); ++k) {
                     const Synchpoint& p = s.points.of(l).points[k];
                     if (p.kind != Synchpoint::Kind::Finalize) continue;
                     const analysis::Time enter = c.trace().locations[l].events[p.call].time;
-                    if (start == trace::kNone || enter > latest) {
-                        start = l;
+                    if (latest_location == trace::kNone || enter > latest) {
+                        latest_location = l;
+                        finalize = k;
                         latest = enter;
-                        s.holders[l].end = k;
                     }
                 }
-            if (start != trace::kNone) s.holders[start].on_path = true;
+            if (latest_location == trace::kNone) return;
+            s.holders[latest_location].on_path = true;
+            s.holders[latest_location].end = finalize;
         });
-        (void)loc;
     }
 
     // The path leaves `loc` at point `from`: its time since, up to the path's previous event
