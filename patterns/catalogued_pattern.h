@@ -20,10 +20,11 @@ enum class PatternKind : uint8_t {
     Codelets,
     Messages,
     Delay,
+    CriticalPath,
 };
 
-// "time", "point-to-point", "collective", "wavefront", "codelets", "messages", "delay": the
-// pattern's name().
+// "time", "point-to-point", "collective", "wavefront", "codelets", "messages", "delay",
+// "critical-path": the pattern's name().
 std::string_view pattern_kind_name(PatternKind kind);
 
 class CataloguedPattern : public analysis::Pattern {

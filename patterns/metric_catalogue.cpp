@@ -1068,6 +1068,91 @@ constexpr MetricEntry kCatalogue[] = {
             R"(Late Receiver minus its propagating part (topolens computes it; Scalasca names the metric but leaves it empty))",
         .pattern = PatternKind::Delay,
     },
+    // critical path (critical_path.cpp): Scalasca's CriticalPath pattern, trees beside Time
+    {
+        .unique_name = metric::kCriticalPath,
+        .parent = "",
+        .display_name = "Critical path profile",
+        .unit = "sec",
+        .description =
+            "The run's critical path: followed backward from the MPI_Finalize entered last to MPI_Init, it stays on a process until that process waited, then moves to the process it waited for. Its time per call path and process; the sum over processes is the run's wall-clock time up to that MPI_Finalize.",
+        .hint = "Only call paths on the critical path make the run longer: shorten those. A process holding much of it is a bottleneck (imbalance or serial work).",
+        .documentation =
+            R"(the run's critical path (see [Critical path](critical-path.md)): from the last process's MPI_Finalize back to MPI_Init, it stays on a process until that process waited and moves to the one it waited for; its time per call path and process, summing to the run's wall-clock time)",
+        .pattern = PatternKind::CriticalPath,
+    },
+    {
+        .unique_name = metric::kPerformanceImpact,
+        .parent = "",
+        .display_name = "Performance impact",
+        .unit = "sec",
+        .description =
+            "Every process's time, waits excluded, split by the critical path: time in activities on it, waits its imbalance caused, and time in activities off it.",
+        .hint = "Expand it: critical-path activities and their imbalance against non-critical-path activities.",
+        .documentation =
+            R"(root of the performance impact: each process's time without waits, by whether its call paths are on the critical path, plus the waits the path's imbalance caused; zero itself)",
+        .pattern = PatternKind::CriticalPath,
+    },
+    {
+        .unique_name = metric::kPerformanceImpactCriticalPath,
+        .parent = metric::kPerformanceImpact,
+        .display_name = "Critical-path activities",
+        .unit = "sec",
+        .description =
+            "Resources consumed by the call paths on the critical path, on every process: their execution and the waits their imbalance caused.",
+        .hint = "Expand it: how much is the activities themselves, how much imbalance.",
+        .documentation =
+            R"(the resources the critical path's call paths consumed on every process: their execution and the waits their imbalance caused; zero itself)",
+        .pattern = PatternKind::CriticalPath,
+    },
+    {
+        .unique_name = metric::kCriticalPathActivities,
+        .parent = metric::kPerformanceImpactCriticalPath,
+        .display_name = "Activity impact",
+        .unit = "sec",
+        .description =
+            "Each process's time in call paths on the critical path, waits excluded, up to the path's time in them.",
+        .hint = "Time here is time every process spends on what the critical path runs: making it faster shortens the run.",
+        .documentation =
+            R"(each process's time, waits excluded, in call paths on the critical path, at most the path's own time there: min(path, process))",
+        .pattern = PatternKind::CriticalPath,
+    },
+    {
+        .unique_name = metric::kCriticalImbalanceImpact,
+        .parent = metric::kPerformanceImpactCriticalPath,
+        .display_name = "Critical-path imbalance impact",
+        .unit = "sec",
+        .description =
+            "The processes' waits, mapped onto the call paths where the critical path spent more time than they did, at the processes holding the path there.",
+        .hint = "Imbalanced call paths that make others wait: balance their work across processes.",
+        .documentation =
+            R"(every process's waits, mapped onto the call paths where the critical path spent more than that process did (its excess), and given to the path's holders by their share of it)",
+        .pattern = PatternKind::CriticalPath,
+    },
+    {
+        .unique_name = metric::kInterPartitionImbalance,
+        .parent = metric::kCriticalImbalanceImpact,
+        .display_name = "Inter-partition imbalance",
+        .unit = "sec",
+        .description =
+            "The part of the imbalance impact due to call paths some processes never run (different partitions of an MPMD program).",
+        .hint = "Rebalance the work or the number of processes between the partitions.",
+        .documentation =
+            R"(the part of it from call paths on the critical path that some processes never run (imbalance between the partitions of an MPMD program; zero on SPMD programs))",
+        .pattern = PatternKind::CriticalPath,
+    },
+    {
+        .unique_name = metric::kNonCriticalPathActivities,
+        .parent = metric::kPerformanceImpact,
+        .display_name = "Non-critical-path activities",
+        .unit = "sec",
+        .description =
+            "Each process's time, waits excluded, in call paths beyond their time on the critical path: optimizing it does not shorten the run.",
+        .hint = "Optimizing these call paths does not make the run shorter.",
+        .documentation =
+            R"(each process's time, waits excluded, beyond the critical path's time in the same call path: max(process − path, 0))",
+        .pattern = PatternKind::CriticalPath,
+    },
     // codelets (codelet_patterns.cpp)
     {
         .unique_name = metric::kCodeletTime,
@@ -1239,6 +1324,8 @@ std::string_view pattern_kind_name(PatternKind kind) {
         return "messages";
     case PatternKind::Delay:
         return "delay";
+    case PatternKind::CriticalPath:
+        return "critical-path";
     }
     return "unknown";
 }

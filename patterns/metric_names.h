@@ -99,5 +99,13 @@ inline constexpr const char* kWaitPropagatingLateReceiver = "mpi_wait_propagatin
 inline constexpr const char* kWaitTerminal = "mpi_wait_terminal";
 inline constexpr const char* kWaitTerminalLateSender = "mpi_wait_terminal_ls";
 inline constexpr const char* kWaitTerminalLateReceiver = "mpi_wait_terminal_lr";
+// The critical path (Scalasca's CriticalPath pattern) and the performance impact from it.
+inline constexpr const char* kCriticalPath = "critical_path";
+inline constexpr const char* kPerformanceImpact = "performance_impact";
+inline constexpr const char* kPerformanceImpactCriticalPath = "performance_impact_criticalpath";
+inline constexpr const char* kCriticalPathActivities = "critical_path_activities";
+inline constexpr const char* kCriticalImbalanceImpact = "critical_imbalance_impact";
+inline constexpr const char* kInterPartitionImbalance = "inter_partition_imbalance";
+inline constexpr const char* kNonCriticalPathActivities = "non_critical_path_activities";
 
 } // namespace topolens::patterns::metric

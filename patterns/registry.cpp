@@ -11,6 +11,7 @@ std::vector<std::unique_ptr<analysis::Pattern>> all_patterns() {
     patterns.push_back(codelet_patterns());
     patterns.push_back(message_statistics());
     patterns.push_back(delay_costs()); // root causes of the waits the patterns above find
+    patterns.push_back(critical_path());
     return patterns;
 }
 

@@ -20,5 +20,6 @@ std::unique_ptr<analysis::Pattern> wavefront_patterns();
 std::unique_ptr<analysis::Pattern> codelet_patterns();
 std::unique_ptr<analysis::Pattern> message_statistics();
 std::unique_ptr<analysis::Pattern> delay_costs();
+std::unique_ptr<analysis::Pattern> critical_path();
 
 } // namespace topolens::patterns

@@ -217,6 +217,8 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         p.times_end = static_cast<uint32_t>(mine.times.size());
         mine.points.push_back(std::move(p));
     }
+    // The tail after the last point: part of the whole run, of no interval.
+    mine.times.insert(mine.times.end(), segment.begin(), segment.end());
     for (size_t k = 0; k < mine.points.size(); ++k) {
         const Synchpoint& p = mine.points[k];
         const auto index = static_cast<uint32_t>(k);
@@ -364,6 +366,13 @@ TimeMap Synchpoints::runtimes(uint32_t location, size_t from, size_t to) const {
     TimeMap map;
     for (size_t k = begin; k < end; ++k)
         map[mine.times[k].first] += static_cast<double>(mine.times[k].second);
+    return map;
+}
+
+TimeMap Synchpoints::runtimes(uint32_t location) const {
+    TimeMap map;
+    for (const auto& [cp, ticks] : locations_[location].times)
+        map[cp] += static_cast<double>(ticks);
     return map;
 }
 

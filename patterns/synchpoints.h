@@ -74,7 +74,8 @@ struct Synchpoint {
 struct LocationSynchpoints {
     std::vector<Synchpoint> points; // in event order
     // The time since the previous point (or the first event), per point: (call path, ticks)
-    // runs, point k's in [points[k-1].times_end, points[k].times_end).
+    // runs, point k's in [points[k-1].times_end, points[k].times_end); the runs after the
+    // last point's are the tail, after the location's last point.
     std::vector<std::pair<uint32_t, analysis::Time>> times;
     std::unordered_map<uint32_t, uint32_t> collective_point; // collective id -> point
 };
@@ -105,6 +106,9 @@ class Synchpoints {
     size_t previous_with(uint32_t location, size_t at, uint32_t partner) const;
     // The location's time per call path from point `from` (npos: the start) to point `to`.
     TimeMap runtimes(uint32_t location, size_t from, size_t to) const;
+    // The location's time per call path over its whole run (the tail after its last point
+    // included).
+    TimeMap runtimes(uint32_t location) const;
     // The waits of the synchpoints strictly between `from` and `to`, per call path.
     TimeMapSum waits_between(uint32_t location, size_t from, size_t to) const;
     // runtimes minus `waits` (positive parts), and minus the part of `from`'s call before it

@@ -137,6 +137,13 @@ const std::vector<std::string> kOnA2DGrid = {
     "mpi_wait_terminal",
     "mpi_wait_terminal_ls",
     "mpi_wait_terminal_lr",
+    "critical_path",
+    "performance_impact",
+    "performance_impact_criticalpath",
+    "critical_path_activities",
+    "critical_imbalance_impact",
+    "inter_partition_imbalance",
+    "non_critical_path_activities",
 };
 
 // kOnA2DGrid without the wave metrics (a report without grid corners, or without the
@@ -186,7 +193,7 @@ TEST(MetricCatalogue, IsInTreeOrderWithUniqueNamesAndEveryFieldFilled) {
         const bool templated = e.unique_name.find("<corner>") != std::string_view::npos;
         EXPECT_EQ(templated, e.presence == patterns::Presence::PerGridCorner);
     }
-    EXPECT_EQ(patterns::metric_catalogue().size(), 86u);
+    EXPECT_EQ(patterns::metric_catalogue().size(), 93u);
     EXPECT_EQ(patterns::find_catalogue_entry("mpi_wavefront_sw"), nullptr);
 }
 

@@ -221,6 +221,32 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
     if (metrics_compared == 0) GTEST_SKIP() << "not equal yet: " << GetParam();
 }
 
+// The critical path and the performance impact from it, per location (the path moves along
+// Late Sender, Late Receiver and collective waits).
+TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
+    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
+    const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
+    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
+    const report::Report report =
+        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const char* critical[] = {metric::kCriticalPath, metric::kCriticalPathActivities,
+                              metric::kCriticalImbalanceImpact, metric::kInterPartitionImbalance,
+                              metric::kNonCriticalPathActivities};
+    for (const char* name : critical) {
+        const auto m = report.find_metric(name);
+        ASSERT_TRUE(m.has_value()) << name;
+        size_t compared = 0;
+        for (const auto& [key, expected] : values) {
+            if (key.first != name) continue;
+            ++compared;
+            EXPECT_NEAR(report.total(*m, key.second), expected, kTolerance)
+                << name << " at location " << key.second;
+        }
+        EXPECT_EQ(compared, report.locations.size()) << name;
+    }
+}
+
 // Scalasca 2.6 reports N-1 collective clock-condition violations on each of the four MPI
 // runs (measured before the measurement ended MPI_Finalize with a barrier: every process but
 // the last left MPI_Finalize before the last one entered it), none on the synthetic trace

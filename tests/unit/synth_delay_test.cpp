@@ -354,6 +354,19 @@ TEST(SynthDelay, RootCausesNameTheChainsFirstProcess) {
     EXPECT_EQ(order, (std::vector<int>{3, 1, 4, 5}));
 }
 
+// The analysis' critical path (its profile, activities and imbalance impact) equals the
+// generator's at every call path and location.
+TEST(SynthDelay, CriticalPathEqualsTheAnalysis) {
+    for (const SynthOptions& o : kCases) {
+        const trace::Synthetic s = trace::synthesize(o);
+        SCOPED_TRACE("topolens synth " + trace::synth_arguments(s.options));
+        const analysis::AnalysisResult result =
+            analysis::analyze(s.builder.trace(), patterns::all_patterns());
+        expect_root_causes(result.report, s.expected, "critical_");
+        expect_root_causes(result.report, s.expected, "non_critical_");
+    }
+}
+
 // Wait propagation: each Late Sender's propagating and indirect parts equal the generator's
 // at every call path and location.
 TEST(SynthDelay, WaitPropagationEqualsTheAnalysis) {

@@ -1,0 +1,296 @@
+// The critical path: Scalasca 2.6's CriticalPath pattern (Böhme et al.) on the backward
+// replay. The path starts at the MPI_Finalize of the location that entered it last and is
+// followed backward: a location on the path keeps it until a synchpoint where it waited
+// (patterns/synchpoints.h); there its time since (the interval up to the path's previous
+// event on it, minus the wait) joins the path's profile, and the path continues at the
+// event it waited for: the send of a Late Sender (against the message), the request of a
+// Late Receiver's receive, the delaying member of a collective. At MPI_Init the location
+// holding the path adds the rest. Exactly one location holds it at any time; what a location
+// learns of it travels with a message or a collective (a token flag).
+//
+// From the profile, after the replay (Scalasca's reductions over all processes): G = the
+// path's profile summed over locations, T_p = location p's time per call path minus its
+// synchpoints' waits. critical_path_activities = min(G, T_p) where G > 0;
+// non_critical_path_activities = max(T_p - G, 0); critical_imbalance_impact: per p, the
+// excess max(G - T_p, 0) scaled to sum to sum(G) - sum(T_p), summed over p, then given to
+// the path's holders by their share of G; inter_partition_imbalance the same with p's
+// "headroom" (G of the call paths p never runs). At a Late Receiver (a send that waited for
+// its receive to be posted) the path moves from the send's completion to the receive's
+// request.
+#include "patterns/catalogued_pattern.h"
+#include "patterns/metric_catalogue.h"
+#include "patterns/metric_names.h"
+#include "patterns/registry.h"
+#include "patterns/synchpoints.h"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+#include <vector>
+
+namespace topolens::patterns {
+
+namespace {
+
+using analysis::BackwardStep;
+using analysis::Context;
+
+double sum(const TimeMap& map) {
+    double s = 0;
+    for (const auto& [cp, t] : map) s += t;
+    return s;
+}
+
+double at(const TimeMap& map, uint32_t cp) {
+    const auto found = map.find(cp);
+    return found == map.end() ? 0.0 : found->second;
+}
+
+class CriticalPath : public CataloguedPattern {
+  public:
+    CriticalPath() : CataloguedPattern(PatternKind::CriticalPath) {}
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<CriticalPath>(*this);
+    }
+    // Its state is per location, in the object the clones share: nothing to merge.
+    void merge(analysis::Pattern&) override {}
+
+    void define_metrics(report::Report& r) override {
+        using namespace metric;
+        critical_path_ = metric_id(r, kCriticalPath);
+        const int impact = metric_id(r, kPerformanceImpact);
+        const int impact_cp = metric_id(r, kPerformanceImpactCriticalPath);
+        activities_ = {metric_id(r, kCriticalPathActivities), impact_cp, impact};
+        imbalance_ = {metric_id(r, kCriticalImbalanceImpact), impact_cp, impact};
+        inter_ = {metric_id(r, kInterPartitionImbalance), imbalance_[0], impact_cp, impact};
+        non_critical_ = {metric_id(r, kNonCriticalPathActivities), impact};
+        shared_ = std::make_shared<Shared>();
+    }
+
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_prepare(0, [this](Context& c, uint32_t loc) { shared_->points.prepare(c, loc); });
+        d.on_location_begin([this](Context& c, uint32_t loc) { shared_->points.scan(c, loc); });
+        d.on_receive(
+            [this](Context&, const analysis::MessageInstance& m) { shared_->points.receive(m); });
+        d.on_send(
+            [this](Context&, const analysis::MessageInstance& m) { shared_->points.send(m); });
+        d.on_collective([this](Context&, const analysis::CollectiveInstance& i, size_t member) {
+            shared_->points.collective(i, member);
+        });
+        d.on_backward_begin([this](Context& c, uint32_t) { start(c); });
+        d.on_backward_post([this](Context&, const BackwardStep& step) { post(step); });
+        d.on_backward_take([this](Context&, const BackwardStep& step) {
+            if (step.partners_posted) take(step);
+        });
+        d.on_backward_done([this](Context&, uint32_t loc) { done(loc); });
+        d.on_finish([this](Context& c) { finish(c); });
+    }
+
+  private:
+    struct Holder {
+        bool on_path = false;
+        size_t end = Synchpoints::npos; // the point where the path left this location
+        TimeMap profile;                // its part of the path, per call path (ticks)
+    };
+    struct Shared {
+        Synchpoints points;
+        std::once_flag started;
+        std::vector<Holder> holders;                         // by location
+        std::unordered_set<uint32_t> to_sender, to_receiver; // message ids the path moves along
+        std::unordered_set<uint32_t> to_delayer;             // collective ids the path moves along
+    };
+
+    // Once, before the first location's steps: the path starts at the MPI_Finalize entered
+    // last (the lowest location of a tie). A trace without MPI_Finalize has no path.
+    void start(const Context& c) {
+        Shared& s = *shared_;
+        std::call_once(s.started, [&] {
+            const size_t nloc = c.trace().locations.size();
+            s.holders.assign(nloc, {});
+            uint32_t latest_location = trace::kNone;
+            size_t finalize = Synchpoints::npos;
+            analysis::Time latest = 0;
+            for (uint32_t l = 0; l < nloc; ++l)
+                for (size_t k = 0; k < s.points.of(l).points.size(); ++k) {
+                    const Synchpoint& p = s.points.of(l).points[k];
+                    if (p.kind != Synchpoint::Kind::Finalize) continue;
+                    const analysis::Time enter = c.trace().locations[l].events[p.call].time;
+                    if (latest_location == trace::kNone || enter > latest) {
+                        latest_location = l;
+                        finalize = k;
+                        latest = enter;
+                    }
+                }
+            if (latest_location == trace::kNone) return;
+            s.holders[latest_location].on_path = true;
+            s.holders[latest_location].end = finalize;
+        });
+    }
+
+    // The path leaves `loc` at point `from`: its time since, up to the path's previous event
+    // there, joins the profile, without the wait at `from` (Scalasca's rule: at most the time
+    // of that call path in the interval).
+    void leave(uint32_t loc, size_t from) {
+        Holder& h = shared_->holders[loc];
+        const TimeMap times = shared_->points.runtimes(loc, from, h.end);
+        for (const auto& [cp, t] : times) h.profile[cp] += t;
+        if (from != Synchpoints::npos) {
+            const Synchpoint& p = shared_->points.of(loc).points[from];
+            h.profile[p.callpath] -= std::min(static_cast<double>(p.wait), at(times, p.callpath));
+        }
+        h.on_path = false;
+    }
+
+    // A waiting end on the path hands it over: a Late Sender's receive to the send, a Late
+    // Receiver's send to the receive's request, a collective member to the delaying member.
+    void post(const BackwardStep& step) {
+        Shared& s = *shared_;
+        const uint32_t loc = step.location;
+        if (!s.holders[loc].on_path) return;
+        std::unordered_set<uint32_t>* to = nullptr;
+        size_t point = Synchpoints::npos;
+        switch (step.kind) {
+        case BackwardStep::Kind::Receive:
+            point = s.points.receive_point(step.id);
+            to = &s.to_sender;
+            break;
+        case BackwardStep::Kind::SendCompletion:
+            point = s.points.completion_point(step.id);
+            to = &s.to_receiver;
+            break;
+        case BackwardStep::Kind::Collective:
+            point = s.points.collective_point(loc, step.id);
+            to = &s.to_delayer;
+            break;
+        default:
+            return;
+        }
+        if (point == Synchpoints::npos || point == trace::kNone) return;
+        const Synchpoint& p = s.points.of(loc).points[point];
+        if (!p.synchronises || p.wait == 0 || p.partner == loc) return;
+        leave(loc, point);
+        to->insert(step.id);
+    }
+
+    // The end the path was handed to takes it, from its event on.
+    void take(const BackwardStep& step) {
+        Shared& s = *shared_;
+        const uint32_t loc = step.location;
+        size_t point = Synchpoints::npos;
+        switch (step.kind) {
+        case BackwardStep::Kind::Send:
+            if (s.to_sender.erase(step.id) == 0) return;
+            point = s.points.send_point(step.id);
+            break;
+        case BackwardStep::Kind::ReceiveRequest:
+            if (s.to_receiver.erase(step.id) == 0) return;
+            point = s.points.request_point(step.id);
+            break;
+        case BackwardStep::Kind::Collective:
+            point = s.points.collective_point(loc, step.id);
+            if (point == Synchpoints::npos) return;
+            if (s.points.of(loc).points[point].partner != loc) return; // not the delaying one
+            if (s.to_delayer.erase(step.id) == 0) return;
+            break;
+        default:
+            return;
+        }
+        if (point == trace::kNone) return;
+        Holder& h = s.holders[loc];
+        h.on_path = true;
+        h.end = point;
+    }
+
+    // At the location's start: the path, if it holds it, goes back to MPI_Init's enter.
+    void done(uint32_t loc) {
+        Shared& s = *shared_;
+        if (!s.holders[loc].on_path) return;
+        const auto& points = s.points.of(loc).points;
+        size_t init = Synchpoints::npos;
+        for (size_t k = 0; k < points.size() && init == Synchpoints::npos; ++k)
+            if (points[k].kind == Synchpoint::Kind::Init) init = k;
+        leave(loc, init);
+    }
+
+    void add(Context& c, const std::vector<int>& metrics, uint32_t cp, uint32_t loc, double ticks) {
+        for (int metric : metrics) c.add(metric, cp, loc, ticks * c.seconds(1));
+    }
+
+    void finish(Context& c) {
+        Shared& s = *shared_;
+        const auto nloc = static_cast<uint32_t>(s.holders.size());
+        if (nloc == 0) return; // no backward replay
+        TimeMap G;             // the path's profile over all locations
+        for (uint32_t l = 0; l < nloc; ++l)
+            for (const auto& [cp, t] : s.holders[l].profile) {
+                G[cp] += t;
+                if (t != 0) c.add(critical_path_, cp, l, t * c.seconds(1));
+            }
+        const double G_sum = sum(G);
+        // T_p: the location's time per call path without its synchpoints' waits.
+        std::vector<TimeMap> T(nloc);
+        for (uint32_t l = 0; l < nloc; ++l) {
+            const size_t npoints = s.points.of(l).points.size();
+            const TimeMap waits = s.points.waits_between(l, Synchpoints::npos, npoints).map;
+            for (const auto& [cp, t] : s.points.runtimes(l))
+                T[l][cp] = t - std::min(t, at(waits, cp));
+        }
+        TimeMap imbalance, headroom; // summed over locations
+        for (uint32_t l = 0; l < nloc; ++l) {
+            for (const auto& [cp, t] : T[l]) {
+                const double g = at(G, cp);
+                if (g > 0 && std::min(g, t) > 0) add(c, activities_, cp, l, std::min(g, t));
+                if (t - g > 0) add(c, non_critical_, cp, l, t - g);
+            }
+            // The excess of the path over p's time, scaled to p's aggregate wait.
+            TimeMap excess;
+            double excess_sum = 0;
+            for (const auto& [cp, g] : G) {
+                const double x = std::max(g - at(T[l], cp), 0.0);
+                excess[cp] = x;
+                excess_sum += x;
+            }
+            const double wait = G_sum - sum(T[l]);
+            if (excess_sum > 0)
+                for (const auto& [cp, x] : excess) imbalance[cp] += x * wait / excess_sum;
+            // Headroom: the path's time in call paths p never runs, scaled to what is left
+            // of the path beside p's own (at least the path's) time in the others.
+            TimeMap room;
+            double own = 0, room_sum = 0;
+            for (const auto& [cp, g] : G)
+                if (at(T[l], cp) > 0) {
+                    own += std::max(at(T[l], cp), g);
+                } else {
+                    room[cp] = g;
+                    room_sum += g;
+                }
+            for (const auto& [cp, t] : T[l])
+                if (t > 0 && G.find(cp) == G.end()) own += t;
+            if (room_sum > 0)
+                for (const auto& [cp, g] : room) headroom[cp] += g * (G_sum - own) / room_sum;
+        }
+        // Both go to the path's holders by their share of the path's profile.
+        for (uint32_t l = 0; l < nloc; ++l)
+            for (const auto& [cp, t] : s.holders[l].profile) {
+                if (!(t > 0)) continue;
+                const double inter = t / G[cp] * at(headroom, cp);
+                const double costs = t / G[cp] * at(imbalance, cp);
+                if (costs > 0) add(c, imbalance_, cp, l, costs);
+                if (inter > 0) add(c, inter_, cp, l, inter);
+            }
+    }
+
+    std::shared_ptr<Shared> shared_;
+    int critical_path_ = -1;
+    // Each leaf, then the metrics above it (the values are inclusive).
+    std::vector<int> activities_, imbalance_, inter_, non_critical_;
+};
+
+} // namespace
+
+std::unique_ptr<analysis::Pattern> critical_path() {
+    return std::make_unique<CriticalPath>();
+}
+
+} // namespace topolens::patterns
