@@ -1,8 +1,7 @@
 // `topolens synth --pattern delay`: the generator's schedule against its closed forms, the
 // existing wait-state metrics of the analysis against the generator's, exactly, and the
-// root-cause expectations (issue 23) checked for consistency among themselves. The
-// comparison of the root causes with the analysis waits for the delay and critical-path
-// patterns (DISABLED_ below).
+// root-cause expectations (issue 23) checked for consistency among themselves and against
+// the analysis' delay costs, wait propagation, critical path and wait edges.
 #include "synth_expect.h"
 
 #include "analyzer/engine/engine.h"
@@ -379,9 +378,9 @@ TEST(SynthDelay, WaitPropagationEqualsTheAnalysis) {
     }
 }
 
-// Enabled when the critical path lands (issue 23): every root-cause
-// metric equals the generator's at every call path and location.
-TEST(SynthDelay, DISABLED_RootCausesEqualTheAnalysis) {
+// Every root-cause metric the generator lists (delay costs, wait propagation, critical path)
+// equals the analysis' at every call path and location, and every metric it says is zero is.
+TEST(SynthDelay, RootCausesEqualTheAnalysis) {
     for (const SynthOptions& o : kCases) {
         const trace::Synthetic s = trace::synthesize(o);
         SCOPED_TRACE("topolens synth " + trace::synth_arguments(s.options));
