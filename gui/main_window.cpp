@@ -8,6 +8,7 @@
 #include "gui/value_export.h"
 #include "gui/value_tree.h"
 #include "gui/verification_runs.h"
+#include "gui/wait_arrows.h"
 #include "patterns/analyze_file.h"
 
 #include <QAction>
@@ -382,6 +383,7 @@ void MainWindow::install_report(report::Report report, const QString& path) {
     panes_->set_report(nullptr);
     codelets_->set_report(nullptr);
     topology_->set_picture(TopologyPicture{});
+    topology_->set_root_causes({});
     report_ = std::make_unique<report::Report>(std::move(report));
     codelet_shown_.reset();
     verification_runs_.clear(); // they verified the report before
@@ -389,6 +391,7 @@ void MainWindow::install_report(report::Report report, const QString& path) {
     setWindowTitle(tr("topolens - %1").arg(QFileInfo(path).fileName()));
     rebuild_topology_menu();
     codelets_->set_report(report_.get());
+    topology_->set_root_causes(root_cause_arrows(*report_));
     panes_->set_report(report_.get()); // selects the first metric: updates the topology
     update_topology();
     statusBar()->showMessage(tr("%1: %2 metrics, %3 call paths, %4 locations, %5 topologies")
