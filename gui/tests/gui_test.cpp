@@ -1969,12 +1969,20 @@ class GuiTest : public QObject {
             }
         }
         QVERIFY(victims.size() >= 2);
+        // Reached: every process along the edges from it, directly or through others.
+        std::set<int> reached{slow};
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (const auto& [ends, seconds] : expected)
+                if (reached.count(ends.first) && reached.insert(ends.second).second) grew = true;
+        }
         click_cell(slow);
         QCOMPARE(window_->panes()->selected_location(), slow);
         const QString text = window_->topology_view()->info_text();
-        const QString made = QString("made %1 processes wait %2 s directly; reached ")
+        const QString made = QString("made %1 processes wait %2 s directly; reached %3;")
                                  .arg(victims.size())
-                                 .arg(QString::fromStdString(format_number(caused)));
+                                 .arg(QString::fromStdString(format_number(caused)))
+                                 .arg(reached.size() - 1);
         QVERIFY2(text.contains(made), qPrintable(text + "\nexpected: " + made));
         const QString own = culprits.empty()
                                 ? QString("waited for no process")
@@ -2017,6 +2025,39 @@ class GuiTest : public QObject {
         const QColor hottest = pixel_at(image, *view.scene().display_position(slow));
         QVERIFY2(hottest.red() >= 235 && hottest.green() <= 25 && hottest.blue() <= 25,
                  qPrintable("the slow rank should be red: " + describe(hottest)));
+    }
+
+    // `--render --edges` draws the arrows (dark pixels), without it none; a threshold outside
+    // 0..100 % is a usage error.
+    void render_edges_draws_the_arrows() {
+        namespace fs = std::filesystem;
+        const fs::path dir = work_dir().toStdString() + "/render-edges";
+        fs::remove_all(dir);
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::Delay;
+        options.latency_ticks = trace::kSynthDelayLatencyTicks;
+        options.grid = {4, 3};
+        options.iterations = 2;
+        trace::synthesize(options).builder.write(dir.string());
+        const auto render = [&](const QStringList& extra, const QString& png) {
+            QProcess process;
+            process.start(env("TOPOLENS_GUI"),
+                          QStringList{"--render", QString::fromStdString(dir.string()), "--png",
+                                      png, "--metric", "delay", "--size", "800x600"} +
+                              extra);
+            if (!process.waitForFinished(30000)) qFatal("render did not finish");
+            return process.exitCode();
+        };
+        const QString plain = work_dir() + "/render-no-edges.png";
+        const QString edges = work_dir() + "/render-edges.png";
+        QCOMPARE(render({}, plain), 0);
+        QCOMPARE(render({"--edges", "--edge-threshold", "0"}, edges), 0);
+        const QColor arrow(31, 31, 31);
+        const int before = count_pixels(QImage(plain), arrow, 25);
+        const int after = count_pixels(QImage(edges), arrow, 25);
+        QVERIFY2(after > before + 200,
+                 qPrintable(QString("%1 -> %2 dark pixels").arg(before).arg(after)));
+        QCOMPARE(render({"--edges", "--edge-threshold", "150"}, edges), 2);
     }
 
     void large_grid_hidden_cubes_change_no_picture() {
