@@ -41,8 +41,7 @@ namespace {
 
 constexpr Rgb kText{0.0, 0.0, 0.0};
 constexpr Rgb kEmptyCellOutline{0.72, 0.72, 0.72};
-constexpr Rgb kHighlight{1.0, 0.0, 1.0};    // magenta: on no part of the scale
-constexpr Rgb kWaitArrow{0.12, 0.12, 0.12}; // near black: on no part of the scale either
+constexpr Rgb kHighlight{1.0, 0.0, 1.0}; // magenta: on no part of the scale
 // Wait arrows: the shaft's radius (in grid pitches) spans these for the smallest .. largest
 // arrow; the head ends this far before the waiting cell's centre, and an arrow runs this far
 // to the side of the line between the centres, so that A -> B and B -> A stay apart.
@@ -268,8 +267,7 @@ TopologyScene::TopologyScene() {
     arrow_mapper_->ScalarVisibilityOff();
     arrow_actor_->SetMapper(arrow_mapper_);
     arrow_actor_->GetProperty()->SetColor(kWaitArrow.r, kWaitArrow.g, kWaitArrow.b);
-    arrow_actor_->GetProperty()->SetAmbient(0.6);
-    arrow_actor_->GetProperty()->SetDiffuse(0.4);
+    arrow_actor_->GetProperty()->SetLighting(false); // the same violet all over
     arrow_actor_->VisibilityOff();
     // Over the cells (the labels' layer): an arrow inside a 3D grid stays visible.
     labels_->AddActor(arrow_actor_);

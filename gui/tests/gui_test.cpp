@@ -1837,7 +1837,7 @@ class GuiTest : public QObject {
     // Issue 23: the root causes on the grid. The synthetic delay pattern's wait edges (known
     // from its generator) as arrows: one per causing -> waiting pair, summed over the kinds,
     // each starting at its causing cell and pointing at its waiting cell; the slow rank's
-    // arrows among them; drawn (dark pixels) only when the box is checked.
+    // arrows among them; drawn (violet pixels) only when the box is checked.
     void root_cause_arrows_run_from_the_causing_cells() {
         trace::SynthOptions options;
         options.pattern = trace::SynthPattern::Delay;
@@ -1894,12 +1894,12 @@ class GuiTest : public QObject {
             from_slow += a.causing == slow;
         }
         QCOMPARE(from_slow, expected_from_slow);
-        // On the screen: dark arrow pixels appear.
+        // On the screen: the arrows' violet appears.
         const QImage with = grab();
-        const QColor arrow(31, 31, 31);
+        const QColor arrow = QColor::fromRgbF(kWaitArrow.r, kWaitArrow.g, kWaitArrow.b);
         const int before = count_pixels(without, arrow, 25), after = count_pixels(with, arrow, 25);
         QVERIFY2(after > before + 200,
-                 qPrintable(QString("%1 -> %2 dark pixels").arg(before).arg(after)));
+                 qPrintable(QString("%1 -> %2 arrow pixels").arg(before).arg(after)));
     }
 
     // The threshold slider drops the arrows below its share of the largest; the check box
@@ -2027,7 +2027,7 @@ class GuiTest : public QObject {
                  qPrintable("the slow rank should be red: " + describe(hottest)));
     }
 
-    // `--render --edges` draws the arrows (dark pixels), without it none; a threshold outside
+    // `--render --edges` draws the arrows (violet pixels), without it none; a threshold outside
     // 0..100 % is a usage error.
     void render_edges_draws_the_arrows() {
         namespace fs = std::filesystem;
@@ -2052,11 +2052,11 @@ class GuiTest : public QObject {
         const QString edges = work_dir() + "/render-edges.png";
         QCOMPARE(render({}, plain), 0);
         QCOMPARE(render({"--edges", "--edge-threshold", "0"}, edges), 0);
-        const QColor arrow(31, 31, 31);
+        const QColor arrow = QColor::fromRgbF(kWaitArrow.r, kWaitArrow.g, kWaitArrow.b);
         const int before = count_pixels(QImage(plain), arrow, 25);
         const int after = count_pixels(QImage(edges), arrow, 25);
         QVERIFY2(after > before + 200,
-                 qPrintable(QString("%1 -> %2 dark pixels").arg(before).arg(after)));
+                 qPrintable(QString("%1 -> %2 arrow pixels").arg(before).arg(after)));
         QCOMPARE(render({"--edges", "--edge-threshold", "150"}, edges), 2);
     }
 
