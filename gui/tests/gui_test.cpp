@@ -2027,6 +2027,35 @@ class GuiTest : public QObject {
                  qPrintable("the slow rank should be red: " + describe(hottest)));
     }
 
+    // The arrows from a hand-written list of wait edges: summed over the kinds per causing ->
+    // waiting pair, a process's waits for itself left out, largest first; the threshold; the
+    // words for a process (no delay costs in this report: no reach).
+    void wait_arrows_sum_the_kinds() {
+        report::Report r;
+        r.locations.resize(4);
+        r.wait_edges = {{"latesender", 1, 0, 2.0},
+                        {"barrier", 1, 0, 0.5},
+                        {"latesender", 2, 0, 1.0},
+                        {"latesender", 0, 3, 0.25},
+                        {"barrier", 3, 3, 1.0}};
+        const RootCauseArrows causes = root_cause_arrows(r);
+        const std::vector<WaitArrow> expected{{0, 1, 2.5}, {0, 2, 1.0}, {3, 0, 0.25}};
+        QVERIFY(causes.arrows == expected);
+        QCOMPARE(causes.reached, std::vector<int>(4, -1));
+        QCOMPARE(arrows_at_or_above(causes.arrows, 0.4).size(), size_t{2});
+        QCOMPARE(arrows_at_or_above(causes.arrows, 0.0).size(), size_t{3});
+        QCOMPARE(arrows_at_or_above(causes.arrows, 1.0).size(), size_t{1});
+        QCOMPARE(cause_text(causes, 0),
+                 std::string("made 2 processes wait 3.5 s directly; waited 0.25 s for 1 process"));
+        QCOMPARE(cause_text(causes, 1),
+                 std::string("made no process wait; waited 2.5 s for 1 process"));
+        QCOMPARE(cause_text(causes, 3),
+                 std::string("made 1 process wait 0.25 s directly; waited for no process"));
+        r.wait_edges.clear();
+        QVERIFY(root_cause_arrows(r).arrows.empty());
+        QCOMPARE(cause_text(root_cause_arrows(r), 0), std::string());
+    }
+
     // `--render --edges` draws the arrows (violet pixels), without it none; a threshold outside
     // 0..100 % is a usage error.
     void render_edges_draws_the_arrows() {
