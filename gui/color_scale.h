@@ -17,6 +17,9 @@ Rgb scale_color(double fraction);
 // White: the topology's background, which is also the colour of zero.
 inline constexpr Rgb kBackground{1.0, 1.0, 1.0};
 inline constexpr Rgb kNearZero{0.25, 0.25, 0.25};
+// Root-cause arrows: violet, on no part of the scale and apart from white, the dark grey of
+// near-zero cells and the magenta of the highlight.
+inline constexpr Rgb kWaitArrow{0.55, 0.2, 0.95};
 
 // A value is "near zero" when it is not zero but below this share of the scale's largest
 // absolute value (0.5%: one step of a 200-colour scale).

@@ -8,6 +8,7 @@
 #include "gui/value_export.h"
 #include "gui/value_tree.h"
 #include "gui/verification_runs.h"
+#include "gui/wait_arrows.h"
 #include "patterns/analyze_file.h"
 
 #include <QAction>
@@ -141,7 +142,11 @@ void MainWindow::build_menus() {
                "cell to select its process. The Slice row draws only the processes in a range "
                "of one grid dimension's coordinates; a grid of more than three dimensions is "
                "folded into blocks, as the caption under the grid says. File > Export values "
-               "as CSV writes the shown values.\n\n"
+               "as CSV writes the shown values. Root causes draws an arrow from each process "
+               "that made another wait to the one that waited (the wider, the more seconds; "
+               "the slider drops the small ones); a click on a cell then also says what the "
+               "process caused and what it waited for; the metric Delay costs colours the "
+               "processes whose delays caused the waiting.\n\n"
                "Codelets: per tuned operation a box per codelet and, beside it, each "
                "codelet's time per measurement; click a box or a line to choose the codelet "
                "in both and colour the topology by its mean time per process. File > Add "
@@ -382,6 +387,7 @@ void MainWindow::install_report(report::Report report, const QString& path) {
     panes_->set_report(nullptr);
     codelets_->set_report(nullptr);
     topology_->set_picture(TopologyPicture{});
+    topology_->set_root_causes({});
     report_ = std::make_unique<report::Report>(std::move(report));
     codelet_shown_.reset();
     verification_runs_.clear(); // they verified the report before
@@ -389,6 +395,7 @@ void MainWindow::install_report(report::Report report, const QString& path) {
     setWindowTitle(tr("topolens - %1").arg(QFileInfo(path).fileName()));
     rebuild_topology_menu();
     codelets_->set_report(report_.get());
+    topology_->set_root_causes(root_cause_arrows(*report_));
     panes_->set_report(report_.get()); // selects the first metric: updates the topology
     update_topology();
     statusBar()->showMessage(tr("%1: %2 metrics, %3 call paths, %4 locations, %5 topologies")

@@ -135,6 +135,9 @@ int topology_render(const report::Report& report, const RenderOptions& options, 
     controls.slice = slice;
     TopologyScene scene;
     scene.show(picture, controls);
+    if (options.edges)
+        scene.show_arrows(
+            arrows_at_or_above(root_cause_arrows(report).arrows, options.edge_threshold));
     write_scene_png(scene, options.width, options.height, options.png, options.orientation);
     return 0;
 }

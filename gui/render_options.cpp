@@ -10,7 +10,7 @@ void render_usage(std::ostream& out) {
            "                    [--view topology|codelets|series] [--orientation top|front|iso]\n"
            "                    [--high-resolution] [--size WxH] [--topology NAME]\n"
            "                    [--operation NAME] [--codelet NAME] [--verify RUN...]\n"
-           "                    [--slice DIM=FROM[:TO]]\n"
+           "                    [--slice DIM=FROM[:TO]] [--edges [--edge-threshold PCT]]\n"
            "       topolens-gui --bench-frames [FRAMES [PNG_DIR]]\n\n"
            "Without --render: opens the browser (with REPORT, a .cubex report, or TRACE, an\n"
            "OTF2 trace directory or anchor: its report.cubex, written first when it is missing\n"
@@ -32,7 +32,11 @@ void render_usage(std::ostream& out) {
            "                    codelet's mean time per process (from the codelet audit);\n"
            "                    --slice DIM=FROM[:TO] draws only the processes whose\n"
            "                    coordinate along grid dimension DIM (0, 1, ... or x, y, z)\n"
-           "                    is FROM..TO, e.g. --slice z=3 or --slice 2=2:5\n"
+           "                    is FROM..TO, e.g. --slice z=3 or --slice 2=2:5;\n"
+           "                    --edges draws the root causes: an arrow from each process\n"
+           "                    that made another wait to the one that waited (the report's\n"
+           "                    wait edges), those of at least --edge-threshold PCT (default\n"
+           "                    5) percent of the largest\n"
            "  --view codelets   the box plots of the tuned operation --operation (default\n"
            "                    the first) from the report's codelet audit, and beside them\n"
            "                    each codelet's time per measurement; --codelet NAME chooses\n"
@@ -128,6 +132,15 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
                        "not '" +
                        text + "'";
             options.slice = *slice;
+        } else if (arg == "--edges") {
+            options.edges = true;
+        } else if (arg == "--edge-threshold") {
+            double percent = -1;
+            char rest = 0;
+            if (!value(text) || std::sscanf(text.c_str(), "%lf%c", &percent, &rest) != 1 ||
+                !(percent >= 0 && percent <= 100))
+                return "--edge-threshold needs a percentage 0..100";
+            options.edge_threshold = percent / 100.0;
         } else if (arg == "--topology") {
             if (!value(options.topology)) return "--topology needs a topology name";
         } else if (!arg.empty() && arg[0] == '-') {
@@ -142,6 +155,7 @@ std::optional<std::string> parse_render_options(const std::vector<std::string>& 
     if (options.png.empty()) return "--png FILE is required";
     if (options.slice.dimension >= 0 && options.view != "topology")
         return "--slice needs --view topology";
+    if (options.edges && options.view != "topology") return "--edges needs --view topology";
     if (!options.verify.empty() && options.view == "topology")
         return "--verify needs --view codelets or series";
     return std::nullopt;

@@ -24,6 +24,8 @@ struct RenderOptions {
     std::string topology;            // topology name (empty: the analysis grid)
     std::vector<std::string> verify; // codelet views: verification runs (traces or reports)
     GridSlice slice;                 // topology view: the planes drawn (default all)
+    bool edges = false;              // topology view: the wait arrows (root causes)
+    double edge_threshold = 0.05;    // ... of at least this share of the largest
 };
 
 // --slice DIM=FROM[:TO]: DIM is a grid dimension (0, 1, ...) or x, y, z for 0, 1, 2.

@@ -4,6 +4,7 @@
 #include "gui/value_model.h"
 
 #include <vtkActor.h>
+#include <vtkArrowSource.h>
 #include <vtkBillboardTextActor3D.h>
 #include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
@@ -11,6 +12,7 @@
 #include <vtkCommand.h>
 #include <vtkConeSource.h>
 #include <vtkCubeSource.h>
+#include <vtkDoubleArray.h>
 #include <vtkGlyph3DMapper.h>
 #include <vtkLineSource.h>
 #include <vtkLookupTable.h>
@@ -40,6 +42,11 @@ namespace {
 constexpr Rgb kText{0.0, 0.0, 0.0};
 constexpr Rgb kEmptyCellOutline{0.72, 0.72, 0.72};
 constexpr Rgb kHighlight{1.0, 0.0, 1.0}; // magenta: on no part of the scale
+// Wait arrows: the shaft's radius (in grid pitches) spans these for the smallest .. largest
+// arrow; the head ends this far before the waiting cell's centre, and an arrow runs this far
+// to the side of the line between the centres, so that A -> B and B -> A stay apart.
+constexpr double kArrowThinnest = 0.015, kArrowThickest = 0.07;
+constexpr double kArrowHeadGap = 0.15, kArrowSideStep = 0.1;
 // Where the 3D grid is drawn inside the window (the rest holds title and legend).
 constexpr double kGridViewport[4] = {0.0, 0.0, 0.84, 0.84};
 
@@ -243,6 +250,28 @@ TopologyScene::TopologyScene() {
     highlight_actor_->GetProperty()->SetLighting(false);
     highlight_actor_->VisibilityOff();
 
+    // Wait arrows: one instanced arrow per edge, scaled (length, width, width) and turned
+    // along its direction by the glyph mapper: one actor however many arrows.
+    vtkNew<vtkArrowSource> arrow;
+    arrow->SetTipLength(0.25);
+    arrow->SetTipRadius(0.1 * 2.2);
+    arrow->SetShaftRadius(0.1);
+    arrow->SetTipResolution(12);
+    arrow->SetShaftResolution(8);
+    arrow_mapper_->SetInputData(arrow_points_);
+    arrow_mapper_->SetSourceConnection(arrow->GetOutputPort());
+    arrow_mapper_->SetOrientationArray("direction");
+    arrow_mapper_->SetOrientationModeToDirection();
+    arrow_mapper_->SetScaleArray("scale");
+    arrow_mapper_->SetScaleModeToScaleByVectorComponents();
+    arrow_mapper_->ScalarVisibilityOff();
+    arrow_actor_->SetMapper(arrow_mapper_);
+    arrow_actor_->GetProperty()->SetColor(kWaitArrow.r, kWaitArrow.g, kWaitArrow.b);
+    arrow_actor_->GetProperty()->SetLighting(false); // the same violet all over
+    arrow_actor_->VisibilityOff();
+    // Over the cells (the labels' layer): an arrow inside a 3D grid stays visible.
+    labels_->AddActor(arrow_actor_);
+
     vtkNew<vtkCallbackCommand> before_frame;
     before_frame->SetClientData(this);
     before_frame->SetCallback([](vtkObject*, unsigned long, void* client, void*) {
@@ -442,6 +471,7 @@ void TopologyScene::show(const TopologyPicture& picture, const SceneControls& co
 
     build_axes();
     update_highlight();
+    show_arrows({}); // they point at the cells placed before
     if (shape_changed || !camera_set_)
         set_orientation(ndims >= 3 ? Orientation::Iso : Orientation::Top);
     sort_cells(); // after the camera is set: sorted once, not again for the first frame
@@ -806,6 +836,55 @@ void TopologyScene::set_interactive(bool interactive) {
     if (!interactive_) sort_cells(); // the cubes' order, if it was left while dragging
     filled_actor_->SetVisibility(!interactive_);
     lod_actor_->SetVisibility(interactive_);
+}
+
+vtkPolyData* TopologyScene::arrow_glyphs() const {
+    return arrow_points_.Get();
+}
+
+void TopologyScene::show_arrows(const std::vector<WaitArrow>& arrows) {
+    drawn_arrows_.clear();
+    vtkNew<vtkPoints> starts;
+    vtkNew<vtkDoubleArray> directions;
+    directions->SetName("direction");
+    directions->SetNumberOfComponents(3);
+    vtkNew<vtkDoubleArray> scales;
+    scales->SetName("scale");
+    scales->SetNumberOfComponents(3);
+    const double largest = arrows.empty() ? 0.0 : arrows.front().seconds;
+    for (const WaitArrow& a : arrows) {
+        if (drawn_arrows_.size() >= kMaxWaitArrows) break;
+        const auto from = cell_center(a.causing), to = cell_center(a.waiting);
+        if (!from || !to) continue;
+        std::array<double, 3> d{(*to)[0] - (*from)[0], (*to)[1] - (*from)[1],
+                                (*to)[2] - (*from)[2]};
+        const double length = std::hypot(d[0], d[1], d[2]);
+        if (!(length > kArrowHeadGap)) continue;
+        for (double& c : d) c /= length;
+        // Sideways: across the arrow in the grid's plane (up for arrows along axis 2).
+        std::array<double, 3> side{d[1], -d[0], 0.0};
+        const double side_length = std::hypot(side[0], side[1]);
+        if (side_length < 1e-9)
+            side = {0.0, 1.0, 0.0};
+        else
+            for (double& c : side) c /= side_length;
+        starts->InsertNextPoint((*from)[0] + kArrowSideStep * side[0],
+                                (*from)[1] + kArrowSideStep * side[1],
+                                (*from)[2] + kArrowSideStep * side[2]);
+        directions->InsertNextTuple(d.data());
+        const double share = largest > 0 ? std::clamp(a.seconds / largest, 0.0, 1.0) : 1.0;
+        // The source's shaft radius is 0.1: scale it to the radius wanted.
+        const double width = (kArrowThinnest + share * (kArrowThickest - kArrowThinnest)) / 0.1;
+        const double scale[3] = {length - kArrowHeadGap, width, width};
+        scales->InsertNextTuple(scale);
+        drawn_arrows_.push_back(a);
+    }
+    arrow_points_->Initialize();
+    arrow_points_->SetPoints(starts);
+    arrow_points_->GetPointData()->AddArray(directions);
+    arrow_points_->GetPointData()->AddArray(scales);
+    arrow_points_->Modified();
+    arrow_actor_->SetVisibility(!drawn_arrows_.empty());
 }
 
 void TopologyScene::set_highlight(int location) {

@@ -10,6 +10,7 @@
 
 #include "analyzer/report/report.h"
 #include "gui/grid_folding.h"
+#include "gui/wait_arrows.h"
 
 #include <array>
 #include <optional>
@@ -81,6 +82,8 @@ struct SceneControls {
     bool hide_inner_cubes = true;
 };
 constexpr int kCullCubesAbove = 100000;
+// The most wait arrows drawn (the largest): more hide the grid and slow large grids down.
+constexpr size_t kMaxWaitArrows = 2000;
 
 // The box a label's text covers on the screen (display pixels: left, bottom, right, top),
 // estimated from its text, font size and justification when anchored at `at`, widened by
@@ -112,6 +115,15 @@ class TopologyScene {
     // false again on release draws full quality.
     void set_interactive(bool interactive);
     bool interactive() const { return interactive_; }
+    // Arrows from the causing to the waiting process's cell (straight, also between cells that
+    // are not neighbours), drawn over the cells; the shaft is the wider the more seconds (the
+    // first, largest, arrow widest). Only arrows whose both cells are drawn (slices), at most
+    // kMaxWaitArrows. Call after show() (which places the cells and removes the arrows).
+    void show_arrows(const std::vector<WaitArrow>& arrows);
+    const std::vector<WaitArrow>& drawn_arrows() const { return drawn_arrows_; }
+    // One point per drawn arrow (where it starts), with the arrays "direction" (start to
+    // head) and "scale" (length, width, width), as the arrows' glyph mapper draws them.
+    vtkPolyData* arrow_glyphs() const;
     // Outlines one location's cell (-1: none).
     void set_highlight(int location);
     int highlight() const { return highlighted_; }
@@ -174,6 +186,10 @@ class TopologyScene {
     vtkNew<vtkPolyDataMapper> lod_mapper_;
     vtkNew<vtkActor> lod_actor_;
     vtkNew<vtkActor> empty_actor_;
+    vtkNew<vtkPolyData> arrow_points_; // one glyph per wait arrow
+    vtkNew<vtkGlyph3DMapper> arrow_mapper_;
+    vtkNew<vtkActor> arrow_actor_;
+    std::vector<WaitArrow> drawn_arrows_;
     vtkNew<vtkOutlineSource> highlight_source_;
     vtkNew<vtkActor> highlight_actor_;
     std::vector<vtkSmartPointer<vtkProp>> axis_props_;

@@ -13,6 +13,8 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include <vtkGenericOpenGLRenderWindow.h>
 
 namespace topolens::gui {
@@ -79,8 +81,28 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent) {
     slice_to_ = new QSpinBox;
     slice_to_->setObjectName("slice_to");
     slicing->addWidget(slice_to_);
+    slicing->addSpacing(20);
+    // Root causes: an arrow from each process that made another wait to the one that waited.
+    arrows_shown_ = new QCheckBox(tr("Root causes"));
+    arrows_shown_->setObjectName("root_causes");
+    arrows_shown_->setToolTip(tr("Arrows from the process that caused a wait to the process "
+                                 "that waited, the wider the more seconds (wait states summed "
+                                 "over their kinds; the report's wait edges)"));
+    arrows_shown_->setEnabled(false); // until a report with wait edges is open
+    slicing->addWidget(arrows_shown_);
+    slicing->addWidget(new QLabel(tr("at least")));
+    arrow_threshold_ = new QSlider(Qt::Horizontal);
+    arrow_threshold_->setObjectName("root_cause_threshold");
+    arrow_threshold_->setRange(0, 100);
+    arrow_threshold_->setValue(5);
+    arrow_threshold_->setToolTip(tr("Draw only the arrows of at least this share of the largest"));
+    slicing->addWidget(arrow_threshold_);
+    arrow_threshold_text_ = new QLabel;
+    slicing->addWidget(arrow_threshold_text_);
     slicing->addStretch(1);
     layout->addLayout(slicing);
+    connect(arrows_shown_, &QCheckBox::toggled, this, [this](bool) { refresh(); });
+    connect(arrow_threshold_, &QSlider::valueChanged, this, [this](int) { refresh(); });
     connect(slice_dimension_, &QComboBox::currentIndexChanged, this,
             [this](int) { slice_controls_changed(); });
     connect(slice_from_, &QSpinBox::valueChanged, this, [this](int) { slice_controls_changed(); });
@@ -160,6 +182,10 @@ void TopologyView::set_slice(const GridSlice& slice) {
 void TopologyView::refresh() {
     picture_.high_resolution = high_resolution_->isChecked();
     scene_.show(picture_, controls_);
+    arrow_threshold_text_->setText(tr("%1 % of the largest").arg(arrow_threshold_->value()));
+    arrow_threshold_->setEnabled(arrows_shown_->isChecked());
+    if (arrows_shown_->isChecked())
+        scene_.show_arrows(arrows_at_or_above(root_causes_.arrows, arrow_threshold()));
     describe(scene_.highlight());
     gl_->update();
 }
@@ -169,6 +195,26 @@ void TopologyView::set_high_resolution(bool high) {
 }
 bool TopologyView::high_resolution() const {
     return high_resolution_->isChecked();
+}
+
+void TopologyView::set_root_causes(RootCauseArrows causes) {
+    root_causes_ = std::move(causes);
+    arrows_shown_->setEnabled(!root_causes_.arrows.empty());
+    refresh();
+}
+
+void TopologyView::set_arrows_shown(bool shown) {
+    arrows_shown_->setChecked(shown);
+}
+bool TopologyView::arrows_shown() const {
+    return arrows_shown_->isChecked();
+}
+
+void TopologyView::set_arrow_threshold(double share) {
+    arrow_threshold_->setValue(static_cast<int>(std::lround(share * 100)));
+}
+double TopologyView::arrow_threshold() const {
+    return arrow_threshold_->value() / 100.0;
 }
 
 void TopologyView::set_orientation(Orientation orientation) {
@@ -209,10 +255,12 @@ void TopologyView::describe(int location) {
     const QString name = location < static_cast<int>(picture_.location_names.size())
                              ? QString::fromStdString(picture_.location_names[location])
                              : tr("location %1").arg(location);
+    const std::string causes = cause_text(root_causes_, location);
     info_->setText(tr("%1  at (%2)  %3: %4")
                        .arg(name, coords, QString::fromStdString(picture_.title),
                             QString::fromStdString(format_number(picture_.values[location]) + " " +
-                                                   picture_.unit)));
+                                                   picture_.unit)) +
+                   QString::fromStdString(causes.empty() ? "" : "\n" + causes));
 }
 
 QString TopologyView::info_text() const {

@@ -37,6 +37,14 @@ class TopologyView : public QWidget {
     void set_slice(const GridSlice& slice);
     GridSlice slice() const { return controls_.slice; }
     void set_highlight(int location);
+    // Who made whom wait (the open report's, wait_arrows.h): drawn as arrows when the "Root
+    // causes" box is checked, and a clicked process's line says what it caused.
+    void set_root_causes(RootCauseArrows causes);
+    void set_arrows_shown(bool shown);
+    bool arrows_shown() const;
+    // Arrows of at least this share (0..1) of the largest are drawn (the slider, in percent).
+    void set_arrow_threshold(double share);
+    double arrow_threshold() const;
     // Acts as a click at a VTK display position (device pixels from the bottom-left).
     void pick_at(double display_x, double display_y);
 
@@ -65,6 +73,10 @@ class TopologyView : public QWidget {
     QComboBox* slice_dimension_;
     QSpinBox* slice_from_;
     QSpinBox* slice_to_;
+    RootCauseArrows root_causes_;
+    QCheckBox* arrows_shown_;
+    QSlider* arrow_threshold_;
+    QLabel* arrow_threshold_text_;
     bool updating_slice_ = false; // set while the controls are filled in from the code
     QLabel* info_;
 };

@@ -15,6 +15,7 @@
 #include "gui/topology_view.h"
 #include "gui/value_tree.h"
 #include "gui/vtk_gl_widget.h"
+#include "gui/wait_arrows.h"
 #include "trace/synthetic.h"
 
 #include <QAction>
@@ -38,6 +39,7 @@
 #include <QProcess>
 #include <QScatterSeries>
 #include <QScrollBar>
+#include <QSlider>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTimer>
@@ -46,7 +48,10 @@
 
 #include <vtkBillboardTextActor3D.h>
 #include <vtkCamera.h>
+#include <vtkDataArray.h>
 #include <vtkLookupTable.h>
+#include <vtkPointData.h>
+#include <vtkPolyData.h>
 #include <vtkRenderWindow.h>
 #include <vtkRenderer.h>
 #include <vtkScalarBarActor.h>
@@ -56,6 +61,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <time.h>
@@ -200,6 +206,56 @@ class GuiTest : public QObject {
     QImage grab() {
         QApplication::processEvents();
         return window_->topology_view()->grab_picture();
+    }
+
+    // A synthetic trace on a 4x3 grid (2 iterations), written and opened in the window (which
+    // analyzes it): its wait edges and delay costs are the analysis's.
+    trace::Synthetic open_synthetic(trace::SynthOptions options, const char* name) {
+        namespace fs = std::filesystem;
+        const fs::path dir = work_dir().toStdString() + "/" + name;
+        fs::remove_all(dir);
+        options.grid = {4, 3};
+        options.iterations = 2;
+        trace::Synthetic synth = trace::synthesize(options);
+        synth.builder.write(dir.string());
+        window_ = std::make_unique<MainWindow>();
+        window_->resize(1200, 950);
+        window_->show();
+        if (!QTest::qWaitForWindowExposed(window_.get())) qFatal("window not exposed");
+        if (!window_->open_file(QString::fromStdString(dir.string())))
+            qFatal("cannot open %s", dir.c_str());
+        QApplication::processEvents();
+        return synth;
+    }
+
+    int location_of_rank(uint32_t rank) {
+        const auto& locations = window_->report()->locations;
+        for (size_t l = 0; l < locations.size(); ++l)
+            if (locations[l].rank == static_cast<int>(rank)) return static_cast<int>(l);
+        qFatal("no location of rank %u", rank);
+    }
+
+    // The generator's wait edges summed over their kinds: (causing, waiting) location ->
+    // seconds.
+    std::map<std::pair<int, int>, double> expected_arrows(const trace::Synthetic& synth) {
+        std::map<std::pair<int, int>, double> arrows;
+        for (const trace::SynthEdge& e : synth.expected.root_causes.edges)
+            arrows[{location_of_rank(e.causing), location_of_rank(e.waiting)}] +=
+                static_cast<double>(e.ticks) / static_cast<double>(trace::kSynthResolution);
+        return arrows;
+    }
+
+    // A real mouse click on a location's cell.
+    void click_cell(int location) {
+        TopologyView& view = *window_->topology_view();
+        grab();
+        const auto pos = view.scene().display_position(location);
+        if (!pos) qFatal("location %d has no cell", location);
+        VtkGlWidget* gl = view.gl_widget();
+        const double ratio = gl->devicePixelRatioF();
+        const QPoint click(static_cast<int>(std::lround((*pos)[0] / ratio)),
+                           static_cast<int>(std::lround(gl->height() - 1 - (*pos)[1] / ratio)));
+        QTest::mouseClick(gl, Qt::LeftButton, Qt::NoModifier, click);
     }
 
   private slots:
@@ -1776,6 +1832,261 @@ class GuiTest : public QObject {
                 if (auto* box = qobject_cast<QMessageBox*>(w)) box->accept();
         });
         QVERIFY(!window.export_values_csv(work_dir() + "/no-such-dir/values.csv"));
+    }
+
+    // Issue 23: the root causes on the grid. The synthetic delay pattern's wait edges (known
+    // from its generator) as arrows: one per causing -> waiting pair, summed over the kinds,
+    // each starting at its causing cell and pointing at its waiting cell; the slow rank's
+    // arrows among them; drawn (violet pixels) only when the box is checked.
+    void root_cause_arrows_run_from_the_causing_cells() {
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::Delay;
+        options.latency_ticks = trace::kSynthDelayLatencyTicks;
+        const trace::Synthetic synth = open_synthetic(options, "synth-delay");
+        TopologyView& view = *window_->topology_view();
+        TopologyScene& scene = view.scene();
+        const auto expected = expected_arrows(synth);
+        QVERIFY(expected.size() >= 3);
+        QVERIFY(!view.arrows_shown()); // off by default: the cells' colours alone
+        QVERIFY(scene.drawn_arrows().empty());
+        const QImage without = grab();
+
+        view.set_arrow_threshold(0.0);
+        view.set_arrows_shown(true);
+        const std::vector<WaitArrow>& drawn = scene.drawn_arrows();
+        QCOMPARE(drawn.size(), expected.size());
+        vtkPolyData* glyphs = scene.arrow_glyphs();
+        QCOMPARE(glyphs->GetNumberOfPoints(), static_cast<vtkIdType>(drawn.size()));
+        vtkDataArray* directions = glyphs->GetPointData()->GetArray("direction");
+        QVERIFY(directions);
+        const int slow = location_of_rank(synth.expected.slow_rank);
+        int from_slow = 0, expected_from_slow = 0;
+        for (const auto& [ends, seconds] : expected) expected_from_slow += ends.first == slow;
+        QVERIFY(expected_from_slow >= 2);
+        for (size_t i = 0; i < drawn.size(); ++i) {
+            const WaitArrow& a = drawn[i];
+            const auto found = expected.find({a.causing, a.waiting});
+            QVERIFY2(found != expected.end(),
+                     qPrintable(QString("arrow %1 -> %2").arg(a.causing).arg(a.waiting)));
+            QVERIFY2(std::abs(a.seconds - found->second) <= 1e-9,
+                     qPrintable(QString("%1 s, expected %2 s").arg(a.seconds).arg(found->second)));
+            if (i > 0) QVERIFY(drawn[i - 1].seconds >= a.seconds); // largest first
+            // Where it starts: at the causing cell's centre (a small step to the side, so
+            // that A -> B and B -> A stay apart): no other cell's centre is as near.
+            const auto from = *scene.cell_center(a.causing);
+            const auto to = *scene.cell_center(a.waiting);
+            double p[3];
+            glyphs->GetPoint(static_cast<vtkIdType>(i), p);
+            const double off = std::hypot(p[0] - from[0], p[1] - from[1], p[2] - from[2]);
+            QVERIFY2(off <= 0.1 + 1e-5, qPrintable(QString("starts %1 from its cell").arg(off)));
+            for (int l = 0; l < static_cast<int>(window_->report()->locations.size()); ++l)
+                if (l != a.causing)
+                    if (const auto c = scene.cell_center(l))
+                        QVERIFY(std::hypot(p[0] - (*c)[0], p[1] - (*c)[1], p[2] - (*c)[2]) > off);
+            // Where it points: at the waiting cell.
+            double d[3];
+            directions->GetTuple(static_cast<vtkIdType>(i), d);
+            const double length = std::hypot(to[0] - from[0], to[1] - from[1], to[2] - from[2]);
+            const double along =
+                (d[0] * (to[0] - from[0]) + d[1] * (to[1] - from[1]) + d[2] * (to[2] - from[2])) /
+                (length * std::hypot(d[0], d[1], d[2]));
+            QVERIFY2(along > 0.9999, qPrintable(QString("direction off by %1").arg(along)));
+            from_slow += a.causing == slow;
+        }
+        QCOMPARE(from_slow, expected_from_slow);
+        // On the screen: the arrows' violet appears.
+        const QImage with = grab();
+        const QColor arrow = QColor::fromRgbF(kWaitArrow.r, kWaitArrow.g, kWaitArrow.b);
+        const int before = count_pixels(without, arrow, 25), after = count_pixels(with, arrow, 25);
+        QVERIFY2(after > before + 200,
+                 qPrintable(QString("%1 -> %2 arrow pixels").arg(before).arg(after)));
+    }
+
+    // The threshold slider drops the arrows below its share of the largest; the check box
+    // hides them all; a slice keeps only arrows between drawn cells.
+    void root_cause_threshold_and_slice_drop_arrows() {
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::Delay;
+        options.latency_ticks = trace::kSynthDelayLatencyTicks;
+        const trace::Synthetic synth = open_synthetic(options, "synth-delay-threshold");
+        TopologyView& view = *window_->topology_view();
+        const auto expected = expected_arrows(synth);
+        auto* box = view.findChild<QCheckBox*>("root_causes");
+        auto* slider = view.findChild<QSlider*>("root_cause_threshold");
+        QVERIFY(box && slider && box->isEnabled());
+        box->setChecked(true);
+        slider->setValue(0);
+        const size_t all = view.scene().drawn_arrows().size();
+        QCOMPARE(all, expected.size());
+        double largest = 0;
+        for (const auto& [ends, seconds] : expected) largest = std::max(largest, seconds);
+        slider->setValue(50);
+        size_t at_least_half = 0;
+        for (const auto& [ends, seconds] : expected) at_least_half += seconds >= 0.5 * largest;
+        QVERIFY(at_least_half >= 1 && at_least_half < all);
+        QCOMPARE(view.scene().drawn_arrows().size(), at_least_half);
+        for (const WaitArrow& a : view.scene().drawn_arrows())
+            QVERIFY(a.seconds >= 0.5 * largest * (1 - 1e-9));
+        QCOMPARE(view.scene().arrow_glyphs()->GetNumberOfPoints(),
+                 static_cast<vtkIdType>(at_least_half));
+        box->setChecked(false);
+        QVERIFY(view.scene().drawn_arrows().empty());
+        QCOMPARE(view.scene().arrow_glyphs()->GetNumberOfPoints(), vtkIdType{0});
+
+        // Row 0 only: the arrows whose both ends lie in it.
+        box->setChecked(true);
+        slider->setValue(0);
+        view.set_slice(GridSlice{1, 0, 0});
+        const report::CartTopology& g = grid();
+        size_t in_row = 0;
+        for (const auto& [ends, seconds] : expected)
+            in_row += g.coords[ends.first][1] == 0 && g.coords[ends.second][1] == 0;
+        QVERIFY(in_row < all);
+        QCOMPARE(view.scene().drawn_arrows().size(), in_row);
+        for (const WaitArrow& a : view.scene().drawn_arrows())
+            QVERIFY(g.coords[a.causing][1] == 0 && g.coords[a.waiting][1] == 0);
+    }
+
+    // Clicking the slow rank says what it caused: how many processes waited for it directly
+    // and how long, how many its waits reached, and what it waited for itself.
+    void clicking_a_root_cause_says_what_it_caused() {
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::Delay;
+        options.latency_ticks = trace::kSynthDelayLatencyTicks;
+        const trace::Synthetic synth = open_synthetic(options, "synth-delay-click");
+        const auto expected = expected_arrows(synth);
+        const int slow = location_of_rank(synth.expected.slow_rank);
+        std::set<int> victims, culprits;
+        double caused = 0, waited = 0;
+        for (const auto& [ends, seconds] : expected) {
+            if (ends.first == slow) {
+                victims.insert(ends.second);
+                caused += seconds;
+            }
+            if (ends.second == slow) {
+                culprits.insert(ends.first);
+                waited += seconds;
+            }
+        }
+        QVERIFY(victims.size() >= 2);
+        // Reached: every process along the edges from it, directly or through others.
+        std::set<int> reached{slow};
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (const auto& [ends, seconds] : expected)
+                if (reached.count(ends.first) && reached.insert(ends.second).second) grew = true;
+        }
+        click_cell(slow);
+        QCOMPARE(window_->panes()->selected_location(), slow);
+        const QString text = window_->topology_view()->info_text();
+        const QString made = QString("made %1 processes wait %2 s directly; reached %3;")
+                                 .arg(victims.size())
+                                 .arg(QString::fromStdString(format_number(caused)))
+                                 .arg(reached.size() - 1);
+        QVERIFY2(text.contains(made), qPrintable(text + "\nexpected: " + made));
+        const QString own = culprits.empty()
+                                ? QString("waited for no process")
+                                : QString("waited %1 s for %2 process")
+                                      .arg(QString::fromStdString(format_number(waited)))
+                                      .arg(culprits.size());
+        QVERIFY2(text.contains(own), qPrintable(text + "\nexpected: " + own));
+        // A process that only waited: made no process wait.
+        int victim_only = -1;
+        for (int v : victims) {
+            bool causes = false;
+            for (const auto& [ends, seconds] : expected) causes |= ends.first == v;
+            if (!causes) victim_only = v;
+        }
+        if (victim_only >= 0) {
+            click_cell(victim_only);
+            QVERIFY2(
+                window_->topology_view()->info_text().contains("made no process wait; waited "),
+                qPrintable(window_->topology_view()->info_text()));
+        }
+    }
+
+    // Delay costs coloured on the grid: a halo exchange with one slow rank (rank 5) shows that
+    // rank hottest (red) under the metric "delay".
+    void delay_costs_colour_the_slow_rank_hottest() {
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::Halo;
+        options.slow_rank = 5;
+        open_synthetic(options, "synth-halo-slow");
+        const auto delay = window_->report()->find_metric("delay");
+        QVERIFY(delay);
+        QVERIFY(window_->panes()->select_metric(*delay));
+        TopologyView& view = *window_->topology_view();
+        const int slow = location_of_rank(5);
+        const std::vector<double>& values = view.picture().values;
+        QVERIFY(values[slow] > 0);
+        for (size_t l = 0; l < values.size(); ++l)
+            if (static_cast<int>(l) != slow) QVERIFY(values[l] < values[slow]);
+        const QImage image = grab();
+        const QColor hottest = pixel_at(image, *view.scene().display_position(slow));
+        QVERIFY2(hottest.red() >= 235 && hottest.green() <= 25 && hottest.blue() <= 25,
+                 qPrintable("the slow rank should be red: " + describe(hottest)));
+    }
+
+    // The arrows from a hand-written list of wait edges: summed over the kinds per causing ->
+    // waiting pair, a process's waits for itself left out, largest first; the threshold; the
+    // words for a process (no delay costs in this report: no reach).
+    void wait_arrows_sum_the_kinds() {
+        report::Report r;
+        r.locations.resize(4);
+        r.wait_edges = {{"latesender", 1, 0, 2.0},
+                        {"barrier", 1, 0, 0.5},
+                        {"latesender", 2, 0, 1.0},
+                        {"latesender", 0, 3, 0.25},
+                        {"barrier", 3, 3, 1.0}};
+        const RootCauseArrows causes = root_cause_arrows(r);
+        const std::vector<WaitArrow> expected{{0, 1, 2.5}, {0, 2, 1.0}, {3, 0, 0.25}};
+        QVERIFY(causes.arrows == expected);
+        QCOMPARE(causes.reached, std::vector<int>(4, -1));
+        QCOMPARE(arrows_at_or_above(causes.arrows, 0.4).size(), size_t{2});
+        QCOMPARE(arrows_at_or_above(causes.arrows, 0.0).size(), size_t{3});
+        QCOMPARE(arrows_at_or_above(causes.arrows, 1.0).size(), size_t{1});
+        QCOMPARE(cause_text(causes, 0),
+                 std::string("made 2 processes wait 3.5 s directly; waited 0.25 s for 1 process"));
+        QCOMPARE(cause_text(causes, 1),
+                 std::string("made no process wait; waited 2.5 s for 1 process"));
+        QCOMPARE(cause_text(causes, 3),
+                 std::string("made 1 process wait 0.25 s directly; waited for no process"));
+        r.wait_edges.clear();
+        QVERIFY(root_cause_arrows(r).arrows.empty());
+        QCOMPARE(cause_text(root_cause_arrows(r), 0), std::string());
+    }
+
+    // `--render --edges` draws the arrows (violet pixels), without it none; a threshold outside
+    // 0..100 % is a usage error.
+    void render_edges_draws_the_arrows() {
+        namespace fs = std::filesystem;
+        const fs::path dir = work_dir().toStdString() + "/render-edges";
+        fs::remove_all(dir);
+        trace::SynthOptions options;
+        options.pattern = trace::SynthPattern::Delay;
+        options.latency_ticks = trace::kSynthDelayLatencyTicks;
+        options.grid = {4, 3};
+        options.iterations = 2;
+        trace::synthesize(options).builder.write(dir.string());
+        const auto render = [&](const QStringList& extra, const QString& png) {
+            QProcess process;
+            process.start(env("TOPOLENS_GUI"),
+                          QStringList{"--render", QString::fromStdString(dir.string()), "--png",
+                                      png, "--metric", "delay", "--size", "800x600"} +
+                              extra);
+            if (!process.waitForFinished(30000)) qFatal("render did not finish");
+            return process.exitCode();
+        };
+        const QString plain = work_dir() + "/render-no-edges.png";
+        const QString edges = work_dir() + "/render-edges.png";
+        QCOMPARE(render({}, plain), 0);
+        QCOMPARE(render({"--edges", "--edge-threshold", "0"}, edges), 0);
+        const QColor arrow = QColor::fromRgbF(kWaitArrow.r, kWaitArrow.g, kWaitArrow.b);
+        const int before = count_pixels(QImage(plain), arrow, 25);
+        const int after = count_pixels(QImage(edges), arrow, 25);
+        QVERIFY2(after > before + 200,
+                 qPrintable(QString("%1 -> %2 arrow pixels").arg(before).arg(after)));
+        QCOMPARE(render({"--edges", "--edge-threshold", "150"}, edges), 2);
     }
 
     void large_grid_hidden_cubes_change_no_picture() {
