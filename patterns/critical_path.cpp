@@ -66,18 +66,13 @@ class CriticalPath : public CataloguedPattern {
         inter_ = {metric_id(r, kInterPartitionImbalance), imbalance_[0], impact_cp, impact};
         non_critical_ = {metric_id(r, kNonCriticalPathActivities), impact};
         shared_ = std::make_shared<Shared>();
+        const SharedSynchpoints shared = synchpoints_for(r);
+        points_ = shared.points;
+        fills_ = shared.fills;
     }
 
     void subscribe(analysis::Dispatcher& d) override {
-        d.on_prepare(0, [this](Context& c, uint32_t loc) { shared_->points.prepare(c, loc); });
-        d.on_location_begin([this](Context& c, uint32_t loc) { shared_->points.scan(c, loc); });
-        d.on_receive(
-            [this](Context&, const analysis::MessageInstance& m) { shared_->points.receive(m); });
-        d.on_send(
-            [this](Context&, const analysis::MessageInstance& m) { shared_->points.send(m); });
-        d.on_collective([this](Context&, const analysis::CollectiveInstance& i, size_t member) {
-            shared_->points.collective(i, member);
-        });
+        if (fills_) fill_synchpoints(d, points_);
         d.on_backward_begin([this](Context& c, uint32_t) { start(c); });
         d.on_backward_post([this](Context&, const BackwardStep& step) { post(step); });
         d.on_backward_take([this](Context&, const BackwardStep& step) {
@@ -94,7 +89,6 @@ class CriticalPath : public CataloguedPattern {
         TimeMap profile;                // its part of the path, per call path (ticks)
     };
     struct Shared {
-        Synchpoints points;
         std::once_flag started;
         std::vector<Holder> holders;                         // by location
         std::unordered_set<uint32_t> to_sender, to_receiver; // message ids the path moves along
@@ -112,8 +106,8 @@ class CriticalPath : public CataloguedPattern {
             size_t finalize = Synchpoints::npos;
             analysis::Time latest = 0;
             for (uint32_t l = 0; l < nloc; ++l)
-                for (size_t k = 0; k < s.points.of(l).points.size(); ++k) {
-                    const Synchpoint& p = s.points.of(l).points[k];
+                for (size_t k = 0; k < points_->of(l).points.size(); ++k) {
+                    const Synchpoint& p = points_->of(l).points[k];
                     if (p.kind != Synchpoint::Kind::Finalize) continue;
                     const analysis::Time enter = c.trace().locations[l].events[p.call].time;
                     if (latest_location == trace::kNone || enter > latest) {
@@ -133,10 +127,10 @@ class CriticalPath : public CataloguedPattern {
     // of that call path in the interval).
     void leave(uint32_t loc, size_t from) {
         Holder& h = shared_->holders[loc];
-        const TimeMap times = shared_->points.runtimes(loc, from, h.end);
+        const TimeMap times = points_->runtimes(loc, from, h.end);
         for (const auto& [cp, t] : times) h.profile[cp] += t;
         if (from != Synchpoints::npos) {
-            const Synchpoint& p = shared_->points.of(loc).points[from];
+            const Synchpoint& p = points_->of(loc).points[from];
             h.profile[p.callpath] -= std::min(static_cast<double>(p.wait), at(times, p.callpath));
         }
         h.on_path = false;
@@ -152,22 +146,22 @@ class CriticalPath : public CataloguedPattern {
         size_t point = Synchpoints::npos;
         switch (step.kind) {
         case BackwardStep::Kind::Receive:
-            point = s.points.receive_point(step.id);
+            point = points_->receive_point(step.id);
             to = &s.to_sender;
             break;
         case BackwardStep::Kind::SendCompletion:
-            point = s.points.completion_point(step.id);
+            point = points_->completion_point(step.id);
             to = &s.to_receiver;
             break;
         case BackwardStep::Kind::Collective:
-            point = s.points.collective_point(loc, step.id);
+            point = points_->collective_point(loc, step.id);
             to = &s.to_delayer;
             break;
         default:
             return;
         }
         if (point == Synchpoints::npos || point == trace::kNone) return;
-        const Synchpoint& p = s.points.of(loc).points[point];
+        const Synchpoint& p = points_->of(loc).points[point];
         if (!p.synchronises || p.wait == 0 || p.partner == loc) return;
         leave(loc, point);
         to->insert(step.id);
@@ -181,16 +175,16 @@ class CriticalPath : public CataloguedPattern {
         switch (step.kind) {
         case BackwardStep::Kind::Send:
             if (s.to_sender.erase(step.id) == 0) return;
-            point = s.points.send_point(step.id);
+            point = points_->send_point(step.id);
             break;
         case BackwardStep::Kind::ReceiveRequest:
             if (s.to_receiver.erase(step.id) == 0) return;
-            point = s.points.request_point(step.id);
+            point = points_->request_point(step.id);
             break;
         case BackwardStep::Kind::Collective:
-            point = s.points.collective_point(loc, step.id);
+            point = points_->collective_point(loc, step.id);
             if (point == Synchpoints::npos) return;
-            if (s.points.of(loc).points[point].partner != loc) return; // not the delaying one
+            if (points_->of(loc).points[point].partner != loc) return; // not the delaying one
             if (s.to_delayer.erase(step.id) == 0) return;
             break;
         default:
@@ -206,7 +200,7 @@ class CriticalPath : public CataloguedPattern {
     void done(uint32_t loc) {
         Shared& s = *shared_;
         if (!s.holders[loc].on_path) return;
-        const auto& points = s.points.of(loc).points;
+        const auto& points = points_->of(loc).points;
         size_t init = Synchpoints::npos;
         for (size_t k = 0; k < points.size() && init == Synchpoints::npos; ++k)
             if (points[k].kind == Synchpoint::Kind::Init) init = k;
@@ -231,9 +225,9 @@ class CriticalPath : public CataloguedPattern {
         // T_p: the location's time per call path without its synchpoints' waits.
         std::vector<TimeMap> T(nloc);
         for (uint32_t l = 0; l < nloc; ++l) {
-            const size_t npoints = s.points.of(l).points.size();
-            const TimeMap waits = s.points.waits_between(l, Synchpoints::npos, npoints).map;
-            for (const auto& [cp, t] : s.points.runtimes(l))
+            const size_t npoints = points_->of(l).points.size();
+            const TimeMap waits = points_->waits_between(l, Synchpoints::npos, npoints).map;
+            for (const auto& [cp, t] : points_->runtimes(l))
                 T[l][cp] = t - std::min(t, at(waits, cp));
         }
         TimeMap imbalance, headroom; // summed over locations
@@ -282,6 +276,8 @@ class CriticalPath : public CataloguedPattern {
     }
 
     std::shared_ptr<Shared> shared_;
+    std::shared_ptr<Synchpoints> points_; // shared with the other root-cause pattern
+    bool fills_ = false;                  // this pattern fills points_
     int critical_path_ = -1;
     // Each leaf, then the metrics above it (the values are inclusive).
     std::vector<int> activities_, imbalance_, inter_, non_critical_;

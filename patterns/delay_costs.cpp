@@ -110,25 +110,20 @@ class DelayCosts : public CataloguedPattern {
         terminal_[1] =
             chain({kWaitTerminalLateReceiver, kWaitTerminal, kWaitsPropagatingVsTerminal});
         shared_ = std::make_shared<Shared>();
+        const SharedSynchpoints shared = synchpoints_for(r);
+        points_ = shared.points;
+        fills_ = shared.fills;
     }
 
     void subscribe(analysis::Dispatcher& d) override {
-        d.on_prepare(0, [this](Context& c, uint32_t loc) { shared_->points.prepare(c, loc); });
-        d.on_location_begin([this](Context& c, uint32_t loc) { shared_->points.scan(c, loc); });
-        d.on_receive(
-            [this](Context&, const analysis::MessageInstance& m) { shared_->points.receive(m); });
-        d.on_send(
-            [this](Context&, const analysis::MessageInstance& m) { shared_->points.send(m); });
-        d.on_collective([this](Context&, const analysis::CollectiveInstance& i, size_t member) {
-            shared_->points.collective(i, member);
-        });
+        if (fills_) fill_synchpoints(d, points_);
         d.on_backward_begin([this](Context& c, uint32_t loc) {
             Shared& s = *shared_;
             if (s.costs.empty()) {
                 s.costs.resize(c.trace().locations.size());
                 s.propagating.resize(c.trace().locations.size());
             }
-            s.costs[loc].assign(s.points.of(loc).points.size(), Costs{});
+            s.costs[loc].assign(points_->of(loc).points.size(), Costs{});
         });
         d.on_backward_post([this](Context& c, const BackwardStep& step) { post(c, step); });
         d.on_finish([this](Context& c) {
@@ -149,7 +144,7 @@ class DelayCosts : public CataloguedPattern {
     void classify_waits(Context& c) {
         const Shared& s = *shared_;
         for (uint32_t loc = 0; loc < c.trace().locations.size(); ++loc) {
-            const auto& points = s.points.of(loc).points;
+            const auto& points = points_->of(loc).points;
             for (size_t k = 0; k < points.size(); ++k) {
                 const Synchpoint& p = points[k];
                 const bool ls = p.kind == Synchpoint::Kind::Receive;
@@ -179,10 +174,9 @@ class DelayCosts : public CataloguedPattern {
     void record_wait_edges(Context& c) {
         static constexpr const char* kKinds[kWaitKinds] = {"latesender", "latereceiver", "barrier",
                                                            "n2n",        "12n",          "n21"};
-        const Shared& s = *shared_;
         std::map<std::tuple<size_t, uint32_t, uint32_t>, analysis::Time> sums;
         for (uint32_t loc = 0; loc < c.trace().locations.size(); ++loc)
-            for (const Synchpoint& p : s.points.of(loc).points)
+            for (const Synchpoint& p : points_->of(loc).points)
                 if (p.synchronises && p.wait > 0 && p.partner != trace::kNone && p.partner != loc)
                     sums[{channel(p.wait_kind), loc, p.partner}] += p.wait;
         auto& edges = c.report().wait_edges;
@@ -193,7 +187,6 @@ class DelayCosts : public CataloguedPattern {
     }
 
     struct Shared {
-        Synchpoints points;
         std::unordered_map<uint32_t, Posted> to_sender;   // by message id: Late Sender
         std::unordered_map<uint32_t, Posted> to_receiver; // by message id: Late Receiver
         std::unordered_map<uint32_t, std::vector<Posted>> to_delayer; // by collective id
@@ -209,27 +202,27 @@ class DelayCosts : public CataloguedPattern {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
         if (step.kind == BackwardStep::Kind::Receive) {
-            const size_t at = s.points.receive_point(step.id);
-            const Synchpoint& p = s.points.of(loc).points[at];
+            const size_t at = points_->receive_point(step.id);
+            const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.wait == 0) return;
             s.to_sender[step.id] = {true, static_cast<double>(p.wait),
-                                    s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+                                    points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
         } else if (step.kind == BackwardStep::Kind::SendCompletion) {
-            const size_t at = s.points.completion_point(step.id);
+            const size_t at = points_->completion_point(step.id);
             if (at == Synchpoints::npos) return;
-            const Synchpoint& p = s.points.of(loc).points[at];
+            const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.wait == 0) return;
             s.to_receiver[step.id] = {true, static_cast<double>(p.wait),
-                                      s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+                                      points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
         } else if (step.kind == BackwardStep::Kind::Collective) {
-            const size_t at = s.points.collective_point(loc, step.id);
+            const size_t at = points_->collective_point(loc, step.id);
             if (at == Synchpoints::npos) return;
-            const Synchpoint& p = s.points.of(loc).points[at];
+            const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.partner == loc) return;
             auto& posted = s.to_delayer[step.id];
             posted.resize(c.matching().collectives[step.id].members.size());
             posted[step.member] = {true, static_cast<double>(p.wait),
-                                   s.points.interval_with(loc, at, p.partner), s.costs[loc][at]};
+                                   points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
         }
     }
 
@@ -244,7 +237,7 @@ class DelayCosts : public CataloguedPattern {
     void add_costs(uint32_t loc, size_t from, size_t to, size_t ch, double scale) {
         if (!(scale > 0)) return;
         Shared& s = *shared_;
-        const auto& points = s.points.of(loc).points;
+        const auto& points = points_->of(loc).points;
         for (size_t k = from == Synchpoints::npos ? 0 : from + 1; k < to; ++k)
             if (points[k].synchronises && points[k].wait > 0)
                 s.costs[loc][k][ch] += scale * static_cast<double>(points[k].wait);
@@ -257,7 +250,7 @@ class DelayCosts : public CataloguedPattern {
         if (found == s.to_sender.end()) return;
         const Posted posted = std::move(found->second);
         s.to_sender.erase(found);
-        point_to_point(c, step.location, s.points.send_point(step.id), posted, WaitKind::LateSender,
+        point_to_point(c, step.location, points_->send_point(step.id), posted, WaitKind::LateSender,
                        step.id);
     }
 
@@ -268,7 +261,7 @@ class DelayCosts : public CataloguedPattern {
         if (found == s.to_receiver.end()) return;
         const Posted posted = std::move(found->second);
         s.to_receiver.erase(found);
-        const size_t at = s.points.request_point(step.id);
+        const size_t at = points_->request_point(step.id);
         if (at == Synchpoints::npos) return;
         point_to_point(c, step.location, at, posted, WaitKind::LateReceiver, step.id);
     }
@@ -277,12 +270,12 @@ class DelayCosts : public CataloguedPattern {
     void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
                         uint32_t message) {
         Shared& s = *shared_;
-        const Synchpoint& p = s.points.of(loc).points[at];
+        const Synchpoint& p = points_->of(loc).points[at];
         if (!p.synchronises) return;
-        const size_t from = s.points.previous_with(loc, at, p.partner);
-        const TimeMapSum waits = s.points.waits_between(loc, from, at);
+        const size_t from = points_->previous_with(loc, at, p.partner);
+        const TimeMapSum waits = points_->waits_between(loc, from, at);
         const TimeMapSum d =
-            delay_map(s.points.pruned(loc, from, at, waits.map).map, posted.interval);
+            delay_map(points_->pruned(loc, from, at, waits.map).map, posted.interval);
         const double denominator = d.sum + waits.sum;
         if (!(denominator > 0)) return;
         const size_t own = channel(kind);
@@ -292,7 +285,7 @@ class DelayCosts : public CataloguedPattern {
             // The late process's own waits explain this part of the wait (indirect), and
             // each of them propagated (Scalasca keeps the largest share any wait took).
             s.indirect[kind == WaitKind::LateSender ? 0 : 1][message] += scale * waits.sum;
-            const auto& points = s.points.of(loc).points;
+            const auto& points = points_->of(loc).points;
             for (size_t k = from == Synchpoints::npos ? 0 : from + 1; k < at; ++k)
                 if (scale > 0 && points[k].synchronises && points[k].wait > 0) {
                     double& share = s.propagating[loc][k];
@@ -310,9 +303,9 @@ class DelayCosts : public CataloguedPattern {
     void collective(Context& c, const BackwardStep& step) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
-        const size_t at = s.points.collective_point(loc, step.id);
+        const size_t at = points_->collective_point(loc, step.id);
         if (at == Synchpoints::npos) return;
-        const Synchpoint& p = s.points.of(loc).points[at];
+        const Synchpoint& p = points_->of(loc).points[at];
         if (!p.synchronises || p.partner != loc) return;
         const auto found = s.to_delayer.find(step.id);
         if (found == s.to_delayer.end()) return;
@@ -324,10 +317,10 @@ class DelayCosts : public CataloguedPattern {
         for (size_t m = 0; m < posted.size(); ++m) {
             if (!posted[m].synchronises) continue;
             const uint32_t member = members[m].location;
-            const size_t from = s.points.previous_with(loc, at, member);
-            const TimeMapSum waits = s.points.waits_between(loc, from, at);
+            const size_t from = points_->previous_with(loc, at, member);
+            const TimeMapSum waits = points_->waits_between(loc, from, at);
             const TimeMapSum d =
-                delay_map(s.points.pruned(loc, from, at, waits.map).map, posted[m].interval);
+                delay_map(points_->pruned(loc, from, at, waits.map).map, posted[m].interval);
             const double denominator = d.sum + waits.sum;
             if (!(denominator > 0)) continue;
             const double scale = posted[m].wait / denominator;
@@ -350,7 +343,7 @@ class DelayCosts : public CataloguedPattern {
                                  const std::vector<std::pair<uint32_t, Costs>>& scales) {
         if (scales.empty()) return;
         Shared& s = *shared_;
-        const auto& points = s.points.of(loc).points;
+        const auto& points = points_->of(loc).points;
         std::vector<uint32_t> remaining(p.group.begin(), p.group.end());
         std::erase(remaining, loc);
         std::unordered_map<uint32_t, size_t> intermediate; // member location -> point
@@ -359,14 +352,14 @@ class DelayCosts : public CataloguedPattern {
             if (!points[k].synchronises) continue;
             std::vector<uint32_t> left;
             for (uint32_t q : remaining)
-                if (!s.points.synchronises_with(points[k], q)) left.push_back(q);
+                if (!points_->synchronises_with(points[k], q)) left.push_back(q);
             if (left.empty()) {
                 group_from = k;
                 remaining.clear();
                 break;
             }
             for (uint32_t q : remaining)
-                if (s.points.synchronises_with(points[k], q)) intermediate[q] = k;
+                if (points_->synchronises_with(points[k], q)) intermediate[q] = k;
             remaining = std::move(left);
         }
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {
@@ -394,6 +387,8 @@ class DelayCosts : public CataloguedPattern {
     }
 
     std::shared_ptr<Shared> shared_;
+    std::shared_ptr<Synchpoints> points_; // shared with the other root-cause pattern
+    bool fills_ = false;                  // this pattern fills points_
     std::array<std::vector<int>, kWaitKinds> short_term_, long_term_; // leaf, then above
     // Late Sender, Late Receiver: leaf, then above.
     std::array<std::vector<int>, 2> direct_, indirect_, propagating_, terminal_;

@@ -414,4 +414,29 @@ TimeMap Synchpoints::interval_with(uint32_t location, size_t at, uint32_t partne
     return pruned(location, from, at, waits_between(location, from, at).map).map;
 }
 
+SharedSynchpoints synchpoints_for(const report::Report& report) {
+    // Keyed by the analysis' report; an entry lives as long as the patterns holding it (the
+    // clones of one analysis), so a later analysis at the same address starts afresh.
+    static std::mutex lock;
+    static std::map<const report::Report*, std::weak_ptr<Synchpoints>> analyses;
+    const std::lock_guard<std::mutex> guard(lock);
+    for (auto it = analyses.begin(); it != analyses.end();)
+        it = it->second.expired() ? analyses.erase(it) : std::next(it);
+    if (const auto found = analyses.find(&report); found != analyses.end())
+        return {found->second.lock(), false};
+    auto points = std::make_shared<Synchpoints>();
+    analyses[&report] = points;
+    return {points, true};
+}
+
+void fill_synchpoints(analysis::Dispatcher& d, const std::shared_ptr<Synchpoints>& points) {
+    Synchpoints* p = points.get();
+    d.on_prepare(0, [p](Context& c, uint32_t loc) { p->prepare(c, loc); });
+    d.on_location_begin([p](Context& c, uint32_t loc) { p->scan(c, loc); });
+    d.on_receive([p](Context&, const MessageInstance& m) { p->receive(m); });
+    d.on_send([p](Context&, const MessageInstance& m) { p->send(m); });
+    d.on_collective(
+        [p](Context&, const CollectiveInstance& i, size_t member) { p->collective(i, member); });
+}
+
 } // namespace topolens::patterns

@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -146,5 +147,17 @@ class Synchpoints {
     analysis::Time latest_init_enter_ = 0, earliest_init_leave_ = 0;
     analysis::Time latest_finalize_enter_ = 0, earliest_finalize_leave_ = 0;
 };
+
+// The synchpoints of one analysis, shared by the patterns that use them (delay costs and the
+// critical path): each pattern asks for them in define_metrics; the first to ask fills them
+// (subscribes Synchpoints::prepare, scan, receive, send and collective), the others only
+// read, so one analysis scans each location once.
+struct SharedSynchpoints {
+    std::shared_ptr<Synchpoints> points;
+    bool fills = false;
+};
+SharedSynchpoints synchpoints_for(const report::Report& report);
+// What the filling pattern subscribes.
+void fill_synchpoints(analysis::Dispatcher& d, const std::shared_ptr<Synchpoints>& points);
 
 } // namespace topolens::patterns
