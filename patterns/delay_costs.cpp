@@ -203,6 +203,7 @@ class DelayCosts : public CataloguedPattern {
         const uint32_t loc = step.location;
         if (step.kind == BackwardStep::Kind::Receive) {
             const size_t at = points_->receive_point(step.id);
+            if (at == Synchpoints::npos) return;
             const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.wait == 0) return;
             s.to_sender[step.id] = {true, static_cast<double>(p.wait),
@@ -270,6 +271,7 @@ class DelayCosts : public CataloguedPattern {
     void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
                         uint32_t message) {
         Shared& s = *shared_;
+        if (at == Synchpoints::npos) return;
         const Synchpoint& p = points_->of(loc).points[at];
         if (!p.synchronises) return;
         const size_t from = points_->previous_with(loc, at, p.partner);

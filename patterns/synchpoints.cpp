@@ -126,9 +126,12 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         p.call = frames[record].frame == kNone ? record : frames[record].frame;
         found.push_back({p.call, record, p});
     };
-    for (const auto& [record, id] : m.receives_of[loc]) add(record, Synchpoint::Kind::Receive, id);
+    // Only messages whose receive waited as Late Sender synchronise their ends (known from
+    // the preparation round); the others would only split the time between points.
+    for (const auto& [record, id] : m.receives_of[loc])
+        if (late_sender_wait_[id] > 0) add(record, Synchpoint::Kind::Receive, id);
     for (const auto& [record, id] : m.sends_of[loc])
-        if (id != kNone) add(record, Synchpoint::Kind::Send, id);
+        if (id != kNone && late_sender_wait_[id] > 0) add(record, Synchpoint::Kind::Send, id);
     for (const auto& [record, id] : m.collectives_of[loc])
         add(record, Synchpoint::Kind::Collective, id);
     // Late Receiver: the sender's completing call and the receiver's posting call.
@@ -251,7 +254,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
 }
 
 void Synchpoints::receive(const MessageInstance& m) {
-    if (receive_point_[m.id] == kNone) return;
+    if (receive_point_[m.id] == kNone) return; // not a Late Sender message
     Synchpoint& p = locations_[m.recv_call.location].points[receive_point_[m.id]];
     const Time wait = late_sender_wait_[m.id];
     if (wait == 0) return;

@@ -96,8 +96,9 @@ class Synchpoints {
     void collective(const analysis::CollectiveInstance& instance, size_t member);
 
     const LocationSynchpoints& of(uint32_t location) const { return locations_[location]; }
-    size_t receive_point(uint32_t message) const { return receive_point_[message]; }
-    size_t send_point(uint32_t message) const { return send_point_[message]; }
+    // Late Sender messages only; npos for the others.
+    size_t receive_point(uint32_t message) const { return point_or_npos(receive_point_[message]); }
+    size_t send_point(uint32_t message) const { return point_or_npos(send_point_[message]); }
     // Late Receiver messages only; npos for the others.
     size_t completion_point(uint32_t message) const;
     size_t request_point(uint32_t message) const;
@@ -122,6 +123,7 @@ class Synchpoints {
     bool synchronises_with(const Synchpoint& point, uint32_t location) const;
 
   private:
+    static size_t point_or_npos(uint32_t point) { return point == trace::kNone ? npos : point; }
     struct Ends {
         trace::CallSummary init, finalize;
     };
