@@ -64,13 +64,8 @@ int delaying_member(const CollectiveInstance& instance) {
     switch (collective_shape(instance.op)) {
     case CollectiveShape::Barrier:
     case CollectiveShape::AllToAll:
-    case CollectiveShape::AllToOne: {
-        int latest = -1;
-        for (size_t q = 0; q < instance.members.size(); ++q)
-            if (latest < 0 || instance.members[q].enter > instance.members[latest].enter)
-                latest = static_cast<int>(q);
-        return latest;
-    }
+    case CollectiveShape::AllToOne:
+        return instance.latest_member;
     case CollectiveShape::OneToAll:
         return instance.root;
     case CollectiveShape::Other:

@@ -346,8 +346,7 @@ class DelayCosts : public CataloguedPattern {
         if (scales.empty()) return;
         Shared& s = *shared_;
         const auto& points = points_->of(loc).points;
-        std::vector<uint32_t> remaining(p.group.begin(), p.group.end());
-        std::erase(remaining, loc);
+        std::vector<uint32_t> remaining = points_->synchronised_with(p, loc);
         std::unordered_map<uint32_t, size_t> intermediate; // member location -> point
         size_t group_from = Synchpoints::npos;
         for (size_t k = at; k-- > 0 && !remaining.empty();) {

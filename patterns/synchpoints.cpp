@@ -38,6 +38,13 @@ void Synchpoints::size_for(const Context& c) {
         completion_point_.assign(messages, kNone);
         request_point_.assign(messages, kNone);
         request_leave_.assign(messages, 0);
+        collective_members_.resize(c.matching().collectives.size());
+        for (size_t id = 0; id < collective_members_.size(); ++id) {
+            auto& members = collective_members_[id];
+            for (const trace::EventRef& member : c.matching().collectives[id].members)
+                if (member.location != kNone) members.push_back(member.location);
+            std::sort(members.begin(), members.end());
+        }
     });
 }
 
@@ -325,10 +332,14 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     }
     if (with.empty()) return;
     p.synchronises = true;
-    for (size_t q : with)
-        if (q != member) p.group.push_back(members[q].location);
-    std::sort(p.group.begin(), p.group.end());
-    p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
+    if (with.size() == n) {
+        p.with_members = true;
+    } else {
+        for (size_t q : with)
+            if (q != member) p.group.push_back(members[q].location);
+        std::sort(p.group.begin(), p.group.end());
+        p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
+    }
     const Time begin = std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
     p.completion = me.leave > begin ? me.leave - begin : 0;
 }
@@ -351,8 +362,16 @@ bool Synchpoints::synchronises_with(const Synchpoint& p, uint32_t location) cons
     if (!p.synchronises) return false;
     if (p.with_everyone) return true;
     if (p.kind == Synchpoint::Kind::Collective)
-        return std::binary_search(p.group.begin(), p.group.end(), location);
+        return p.with_members ? std::binary_search(collective_members_[p.id].begin(),
+                                                   collective_members_[p.id].end(), location)
+                              : std::binary_search(p.group.begin(), p.group.end(), location);
     return p.partner == location;
+}
+
+std::vector<uint32_t> Synchpoints::synchronised_with(const Synchpoint& p, uint32_t location) const {
+    std::vector<uint32_t> out = p.with_members ? collective_members_[p.id] : p.group;
+    std::erase(out, location);
+    return out;
 }
 
 size_t Synchpoints::previous_with(uint32_t location, size_t at, uint32_t partner) const {

@@ -66,8 +66,11 @@ struct Synchpoint {
     analysis::Time total = 0, completion = 0, wait = 0;
     // Point-to-point: the other end's location; collective: the delaying member's.
     uint32_t partner = trace::kNone;
-    // Collective: the locations it synchronised with (sorted); Init, Finalize: every one.
+    // Collective: the locations it synchronised with (sorted), unless it synchronised with
+    // every member (with_members: the common case, kept once per collective); Init,
+    // Finalize: with every location.
     std::vector<uint32_t> group;
+    bool with_members = false;
     bool with_everyone = false;
     uint32_t times_end = 0; // its segment of LocationSynchpoints::times ends here
 };
@@ -121,6 +124,8 @@ class Synchpoints {
     TimeMap interval_with(uint32_t location, size_t at, uint32_t partner) const;
 
     bool synchronises_with(const Synchpoint& point, uint32_t location) const;
+    // The other locations a collective point synchronised with, sorted.
+    std::vector<uint32_t> synchronised_with(const Synchpoint& point, uint32_t location) const;
 
   private:
     static size_t point_or_npos(uint32_t point) { return point == trace::kNone ? npos : point; }
@@ -144,6 +149,7 @@ class Synchpoints {
     std::mutex late_receivers_lock_;
     std::vector<analysis::Time> request_leave_;              // by message id
     std::vector<uint32_t> completion_point_, request_point_; // by message id
+    std::vector<std::vector<uint32_t>> collective_members_;  // by collective id, sorted
     std::vector<uint32_t> receive_point_, send_point_;       // by message id
     std::vector<Ends> ends_;                                 // by location
     analysis::Time latest_init_enter_ = 0, earliest_init_leave_ = 0;

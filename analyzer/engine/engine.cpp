@@ -436,8 +436,12 @@ class Replay {
         }
         instance.latest_enter = 0;
         instance.earliest_leave = std::numeric_limits<Time>::max();
-        for (const CallInfo& member : instance.members) {
-            instance.latest_enter = std::max(instance.latest_enter, member.enter);
+        for (size_t k = 0; k < instance.members.size(); ++k) {
+            const CallInfo& member = instance.members[k];
+            if (instance.latest_member < 0 || member.enter > instance.latest_enter) {
+                instance.latest_enter = member.enter;
+                instance.latest_member = static_cast<int>(k);
+            }
             instance.earliest_leave = std::min(instance.earliest_leave, member.leave);
         }
         return pending;

@@ -70,6 +70,7 @@ struct CollectiveInstance {
     // Over all members, computed once per instance (every member's replay needs them).
     Time latest_enter = 0;
     Time earliest_leave = 0;
+    int latest_member = -1; // the member that entered last (the lowest on ties)
 };
 
 // Severity bookkeeping and shared facts for patterns during one analysis.
