@@ -19,25 +19,27 @@ bool complete(const trace::CollectiveMatch& c) {
 
 } // namespace
 
-// The send's completing call left after its receive was posted: only then can the sender
-// have waited for the receiver, and the value from completion to request goes back in time.
-bool BackwardReplay::completed_after_posted(uint32_t id) const {
-    const trace::MessageMatch& mm = m_.messages[id];
-    if (mm.recv_posted == kNone) return false;
-    const auto& sends = m_.sends_of[mm.send.location];
-    const auto at =
-        std::lower_bound(sends.begin(), sends.end(), std::pair{mm.send.event, 0u},
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (at == sends.end() || at->first != mm.send.event) return false;
-    const uint32_t completion =
-        m_.send_completions[mm.send.location][static_cast<size_t>(at - sends.begin())];
-    if (completion == kNone) return false;
-    const trace::CallSummary call = trace::call_around(trace_, m_, mm.send.location, completion);
-    return call.region != kNone && call.leave > m_.message_calls[id].recv_post;
+// Per message: the send's completing call left after its receive was posted. Only then can
+// the sender have waited for the receiver, and a value from completion to request goes back
+// in time. Found from each sender's own sends and what travels with the message.
+std::vector<uint8_t> BackwardReplay::completed_after_posted() const {
+    std::vector<uint8_t> after(m_.messages.size(), 0);
+    for (uint32_t loc = 0; loc < m_.sends_of.size(); ++loc) {
+        const auto& sends = m_.sends_of[loc];
+        for (size_t k = 0; k < sends.size(); ++k) {
+            const uint32_t id = sends[k].second, completion = m_.send_completions[loc][k];
+            if (id == kNone || completion == kNone || m_.messages[id].recv_posted == kNone)
+                continue;
+            const trace::CallSummary call = trace::call_around(trace_, m_, loc, completion);
+            after[id] = call.region != kNone && call.leave > m_.message_calls[id].recv_post;
+        }
+    }
+    return after;
 }
 
 void BackwardReplay::build_steps() {
     const auto nloc = static_cast<uint32_t>(trace_.locations.size());
+    const std::vector<uint8_t> completed_after = completed_after_posted();
     steps_.assign(nloc, {});
     for (uint32_t loc = 0; loc < nloc; ++loc) {
         const trace::LocationFrames& frames = m_.frames[loc];
@@ -53,7 +55,7 @@ void BackwardReplay::build_steps() {
         };
         for (const auto& [record, id] : m_.receives_of[loc]) {
             add(record, BackwardStep::Kind::Receive, id, 0);
-            if (completed_after_posted(id))
+            if (completed_after[id])
                 add(m_.messages[id].recv_posted, BackwardStep::Kind::ReceiveRequest, id, 0);
         }
         const auto& sends = m_.sends_of[loc];
@@ -61,7 +63,7 @@ void BackwardReplay::build_steps() {
             const auto [record, id] = sends[k];
             if (id == kNone) continue;
             add(record, BackwardStep::Kind::Send, id, 0);
-            if (completed_after_posted(id))
+            if (completed_after[id])
                 add(m_.send_completions[loc][k], BackwardStep::Kind::SendCompletion, id, 0);
         }
         for (const auto& [record, id] : m_.collectives_of[loc]) {

@@ -31,7 +31,7 @@ class BackwardReplay {
     };
 
     void build_steps();
-    bool completed_after_posted(uint32_t message) const;
+    std::vector<uint8_t> completed_after_posted() const;
     bool advance(uint32_t loc, bool force); // false: parked
     bool ready(const BackwardStep& step) const;
     void post(const BackwardStep& step);
