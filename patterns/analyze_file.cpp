@@ -16,7 +16,8 @@ bool is_trace_path(const std::string& path) {
     return std::filesystem::path(path).extension() == ".otf2";
 }
 
-FileAnalysis analyze_file(const std::string& path, const analysis::AnalysisOptions& options) {
+FileAnalysis analyze_file(const std::string& path, const analysis::AnalysisOptions& options,
+                          bool root_causes) {
     const auto start = std::chrono::steady_clock::now();
     const auto [trace, matching] = trace::read_and_match(path, options.threads, options.progress);
     FileAnalysis file;
@@ -24,7 +25,7 @@ FileAnalysis analyze_file(const std::string& path, const analysis::AnalysisOptio
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     file.anchor = trace.path;
     file.cut_short = trace::describe_cut(trace);
-    file.result = analysis::analyze(trace, matching, all_patterns(), options);
+    file.result = analysis::analyze(trace, matching, all_patterns(root_causes), options);
     return file;
 }
 

@@ -21,6 +21,8 @@ bool is_trace_path(const std::string& path);
 
 // `options.threads` read, match and replay; `options.progress` receives the progress lines of
 // all three. Throws std::exception (trace errors, analysis::GridError) naming the problem.
-FileAnalysis analyze_file(const std::string& path, const analysis::AnalysisOptions& options = {});
+// `root_causes` false: without the root-cause analysis (all_patterns).
+FileAnalysis analyze_file(const std::string& path, const analysis::AnalysisOptions& options = {},
+                          bool root_causes = true);
 
 } // namespace topolens::patterns

@@ -10,7 +10,9 @@
 
 namespace topolens::patterns {
 
-std::vector<std::unique_ptr<analysis::Pattern>> all_patterns();
+// `root_causes` false leaves out the root-cause analysis (delay costs, wait propagation, the
+// critical path), the costliest part, as Scalasca's --no-rootcause does.
+std::vector<std::unique_ptr<analysis::Pattern>> all_patterns(bool root_causes = true);
 
 // The individual families, for tests that run one alone (with its parents' metrics).
 std::unique_ptr<analysis::Pattern> time_pattern();

@@ -197,6 +197,8 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     for (uint32_t i = 0; i < events.size(); ++i) {
         const trace::Event& e = events[i];
         if (e.kind == trace::EventKind::Enter) {
+            // Time outside every region belongs to no call path here (as in Scalasca, whose
+            // replay has no root above a trace's first region).
             if (!stack.empty()) account(stack.back(), e.time - last);
             last = e.time;
             const uint32_t local = frames[i].callpath;

@@ -25,7 +25,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 } // namespace
 
 void analyze_usage(std::ostream& out) {
-    out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC] [--quiet]\n\n"
+    out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC] [--no-root-causes]\n"
+           "                        [--quiet]\n\n"
            "Reads the OTF2 trace TRACE (archive directory or .otf2 anchor), finds its wait\n"
            "states (Late Sender, Late Receiver, Wait at NxN, Wait at Barrier, Late Broadcast,\n"
            "Early Reduce, ...) and writes a CUBE4 report, by default report.cubex in the\n"
@@ -42,13 +43,15 @@ void analyze_usage(std::ostream& out) {
            "      (rank = i + npe_i*j, as in Sweep3D). A malformed SPEC is a usage error\n"
            "      (exit 2); dimensions that do not match the trace's processes an error\n"
            "      (exit 1).\n\n"
+           "--no-root-causes leaves out the root-cause analysis (delay costs, wait propagation,\n"
+           "the critical path and who made whom wait; docs/root-causes.md), its costliest part.\n\n"
            "The trace is read, matched and replayed in TOPOLENS_THREADS threads (1 to 256;\n"
            "default: the machine's cores); the report does not depend on the number.\n";
 }
 
 int analyze_main(const std::vector<std::string>& args) {
     std::string trace_path, report_path;
-    bool quiet = false;
+    bool quiet = false, root_causes = true;
     std::optional<analysis::CartDeclaration> cart;
     const auto set_cart = [&](const std::string& spec) {
         try {
@@ -63,6 +66,7 @@ int analyze_main(const std::vector<std::string>& args) {
                 .option({"-o", "--output"}, [&](const std::string& v) { report_path = v; })
                 .option({"--cart"}, set_cart, {true, "--cart needs a grid, e.g. --cart 8x8", false})
                 .flag({"--quiet", "-q"}, [&] { quiet = true; })
+                .flag({"--no-root-causes"}, [&] { root_causes = false; })
                 .positional(OptionParser::single(trace_path, "trace", false))
                 .run(args, "analyze: ", analyze_usage, [&] {
                     if (trace_path.empty()) throw UsageError{};
@@ -82,7 +86,8 @@ int analyze_main(const std::vector<std::string>& args) {
         options.progress = progress;
         options.declared_grid = cart;
         complete_if_cut_short(trace_path);
-        const patterns::FileAnalysis file = patterns::analyze_file(trace_path, options);
+        const patterns::FileAnalysis file =
+            patterns::analyze_file(trace_path, options, root_causes);
         if (!file.cut_short.empty()) std::cerr << "topolens: " << file.cut_short << "\n";
         const analysis::AnalysisResult& result = file.result;
         const double read_seconds = file.read_seconds;

@@ -50,6 +50,31 @@ TEST(AnalyzeCommand, WritesTheReportNextToTheTraceByDefault) {
     EXPECT_NE(r.err.find("reading"), std::string::npos); // progress unless --quiet
 }
 
+// The root-cause analysis is on by default (delay costs, the critical path, wait edges) and
+// --no-root-causes leaves it out, the other metrics unchanged.
+TEST(AnalyzeCommand, RootCausesByDefaultAndLeftOutOnRequest) {
+    ScratchDir scratch;
+    write_trace(scratch / "t", false);
+    const auto with = scratch / "with.cubex", without = scratch / "without.cubex";
+    ASSERT_EQ(
+        run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o", with.string(), "-q"})
+            .exit_code,
+        0);
+    const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o",
+                                without.string(), "-q", "--no-root-causes"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const report::Report a = report::read_cube4(with.string());
+    const report::Report b = report::read_cube4(without.string());
+    ASSERT_TRUE(a.find_metric(patterns::metric::kDelay).has_value());
+    ASSERT_TRUE(a.find_metric(patterns::metric::kCriticalPath).has_value());
+    ASSERT_EQ(a.wait_edges.size(), 2u); // rank 1 waited for rank 0's send and its Allreduce
+    EXPECT_EQ(a.wait_edges[0], (report::WaitEdge{"latesender", 1, 0, 60e-9}));
+    EXPECT_FALSE(b.find_metric(patterns::metric::kDelay).has_value());
+    EXPECT_FALSE(b.find_metric(patterns::metric::kCriticalPath).has_value());
+    EXPECT_TRUE(b.wait_edges.empty());
+    EXPECT_NEAR(late_sender_of_rank1(b), late_sender_of_rank1(a), 1e-15);
+}
+
 TEST(AnalyzeCommand, QuietAndExplicitOutput) {
     ScratchDir scratch;
     write_trace(scratch / "t", false);
