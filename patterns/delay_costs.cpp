@@ -93,6 +93,10 @@ class DelayCosts : public CataloguedPattern {
             long_term_[k] = above;
             long_term_[k].insert(long_term_[k].begin(), metric_id(r, leaves[k].long_term));
         }
+        for (size_t k = 0; k < kWaitKinds; ++k) {
+            chains_[short_term_[k].front()] = short_term_[k];
+            chains_[long_term_[k].front()] = long_term_[k];
+        }
         auto chain = [&](std::initializer_list<const char*> names) {
             std::vector<int> ids;
             for (const char* name : names) ids.push_back(metric_id(r, name));
@@ -127,6 +131,7 @@ class DelayCosts : public CataloguedPattern {
         });
         d.on_backward_post([this](Context& c, const BackwardStep& step) { post(c, step); });
         d.on_finish([this](Context& c) {
+            flush_sums(c);
             classify_waits(c);
             record_wait_edges(c);
         });
@@ -196,6 +201,9 @@ class DelayCosts : public CataloguedPattern {
         // part of each of its waits that made someone wait later (by point).
         std::unordered_map<uint32_t, double> indirect[2];
         std::vector<std::unordered_map<size_t, double>> propagating;
+        // Delay costs in ticks per (metric chain, call path, location), see add(); ordered,
+        // so that the report gets them in the same order in every analysis.
+        std::map<std::tuple<int, uint32_t, uint32_t>, double> sums;
     };
 
     void post(Context& c, const BackwardStep& step) {
@@ -227,11 +235,23 @@ class DelayCosts : public CataloguedPattern {
         }
     }
 
-    void add(Context& c, const std::vector<int>& metrics, const TimeMap& delays, double scale,
+    // Delay costs are summed here per (metric, call path, location) during the backward
+    // replay and reach the report, with every ancestor metric, once at the end: far fewer
+    // report updates than one per delay and metric.
+    void add(Context&, const std::vector<int>& metrics, const TimeMap& delays, double scale,
              uint32_t loc) {
         if (!(scale > 0)) return;
         for (const auto& [cp, ticks] : delays)
-            for (int metric : metrics) c.add(metric, cp, loc, scale * ticks * c.seconds(1));
+            shared_->sums[{metrics.front(), cp, loc}] += scale * ticks;
+    }
+
+    void flush_sums(Context& c) {
+        for (const auto& [key, ticks] : shared_->sums) {
+            const auto [leaf, callpath, location] = key;
+            for (int metric : chains_.at(leaf))
+                c.add(metric, callpath, location, ticks * c.seconds(1));
+        }
+        shared_->sums.clear();
     }
 
     // Passes `scale` times each wait strictly between `from` and `to` on `loc` on as a cost.
@@ -391,6 +411,7 @@ class DelayCosts : public CataloguedPattern {
     std::shared_ptr<Synchpoints> points_; // shared with the other root-cause pattern
     bool fills_ = false;                  // this pattern fills points_
     std::array<std::vector<int>, kWaitKinds> short_term_, long_term_; // leaf, then above
+    std::map<int, std::vector<int>> chains_;                          // leaf -> its chain
     // Late Sender, Late Receiver: leaf, then above.
     std::array<std::vector<int>, 2> direct_, indirect_, propagating_, terminal_;
 };
