@@ -15,6 +15,7 @@
 #pragma once
 
 #include "analyzer/engine/engine.h"
+#include "patterns/time_map.h"
 
 #include <array>
 #include <cstdint>
@@ -26,8 +27,6 @@
 
 namespace topolens::patterns {
 
-// Call path -> ticks.
-using TimeMap = std::map<uint32_t, double>;
 
 struct TimeMapSum {
     TimeMap map;

@@ -1,0 +1,47 @@
+// Time per call path (call path -> ticks), as the root-cause analysis compares processes by
+// it: a few call paths per synchronisation interval, so a sorted vector (one allocation, no
+// tree) with the part of std::map's interface the analysis uses.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace topolens::patterns {
+
+class TimeMap {
+  public:
+    using value_type = std::pair<uint32_t, double>;
+    using const_iterator = std::vector<value_type>::const_iterator;
+    using iterator = std::vector<value_type>::iterator;
+
+    double& operator[](uint32_t callpath) {
+        auto at = lower(callpath);
+        if (at == entries_.end() || at->first != callpath)
+            at = entries_.insert(at, value_type{callpath, 0.0});
+        return at->second;
+    }
+    const_iterator find(uint32_t callpath) const {
+        const auto at =
+            std::lower_bound(entries_.begin(), entries_.end(), callpath,
+                             [](const value_type& e, uint32_t cp) { return e.first < cp; });
+        return at != entries_.end() && at->first == callpath ? at : entries_.end();
+    }
+    const_iterator begin() const { return entries_.begin(); }
+    const_iterator end() const { return entries_.end(); }
+    size_t size() const { return entries_.size(); }
+    bool empty() const { return entries_.empty(); }
+    void clear() { entries_.clear(); }
+    void reserve(size_t n) { entries_.reserve(n); }
+    bool operator==(const TimeMap&) const = default;
+
+  private:
+    iterator lower(uint32_t callpath) {
+        return std::lower_bound(entries_.begin(), entries_.end(), callpath,
+                                [](const value_type& e, uint32_t cp) { return e.first < cp; });
+    }
+    std::vector<value_type> entries_; // ascending by call path
+};
+
+} // namespace topolens::patterns
