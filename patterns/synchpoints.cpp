@@ -252,8 +252,10 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (p.kind == Synchpoint::Kind::SendCompletion) {
             p.wait = facts.wait;
             p.partner = m.messages[p.id].recv.location;
-            // After the receive was posted (the mirror of a Late Sender receive's rule).
-            p.completion = std::min(p.total, completed > requested ? completed - requested : 0);
+            // None: Scalasca gives the send of a Late Receiver no completion time, so the
+            // whole call is cut off an interval that starts at it (checked against its
+            // reports of wavefront2d and autotune_halo).
+            p.completion = 0;
         } else {
             p.partner = m.messages[p.id].send.location;
             p.completion = std::min(p.total, requested > completed ? requested - completed : 0);
