@@ -36,17 +36,6 @@ namespace {
 using analysis::BackwardStep;
 using analysis::Context;
 
-double sum(const TimeMap& map) {
-    double s = 0;
-    for (const auto& [cp, t] : map) s += t;
-    return s;
-}
-
-double at(const TimeMap& map, uint32_t cp) {
-    const auto found = map.find(cp);
-    return found == map.end() ? 0.0 : found->second;
-}
-
 class CriticalPath : public CataloguedPattern {
   public:
     CriticalPath() : CataloguedPattern(PatternKind::CriticalPath) {}
@@ -131,7 +120,7 @@ class CriticalPath : public CataloguedPattern {
         for (const auto& [cp, t] : times) h.profile[cp] += t;
         if (from != Synchpoints::npos) {
             const Synchpoint& p = points_->of(loc).points[from];
-            h.profile[p.callpath] -= std::min(static_cast<double>(p.wait), at(times, p.callpath));
+            h.profile[p.callpath] -= std::min(static_cast<double>(p.wait), times.at(p.callpath));
         }
         h.on_path = false;
     }
@@ -221,19 +210,19 @@ class CriticalPath : public CataloguedPattern {
                 G[cp] += t;
                 if (t != 0) c.add(critical_path_, cp, l, t * c.seconds(1));
             }
-        const double G_sum = sum(G);
+        const double G_sum = G.sum();
         // T_p: the location's time per call path without its synchpoints' waits.
         std::vector<TimeMap> T(nloc);
         for (uint32_t l = 0; l < nloc; ++l) {
             const size_t npoints = points_->of(l).points.size();
             const TimeMap waits = points_->waits_between(l, Synchpoints::npos, npoints).map;
             for (const auto& [cp, t] : points_->runtimes(l))
-                T[l][cp] = t - std::min(t, at(waits, cp));
+                T[l][cp] = t - std::min(t, waits.at(cp));
         }
         TimeMap imbalance, headroom; // summed over locations
         for (uint32_t l = 0; l < nloc; ++l) {
             for (const auto& [cp, t] : T[l]) {
-                const double g = at(G, cp);
+                const double g = G.at(cp);
                 if (g > 0 && std::min(g, t) > 0) add(c, activities_, cp, l, std::min(g, t));
                 if (t - g > 0) add(c, non_critical_, cp, l, t - g);
             }
@@ -241,11 +230,11 @@ class CriticalPath : public CataloguedPattern {
             TimeMap excess;
             double excess_sum = 0;
             for (const auto& [cp, g] : G) {
-                const double x = std::max(g - at(T[l], cp), 0.0);
+                const double x = std::max(g - T[l].at(cp), 0.0);
                 excess[cp] = x;
                 excess_sum += x;
             }
-            const double wait = G_sum - sum(T[l]);
+            const double wait = G_sum - T[l].sum();
             if (excess_sum > 0)
                 for (const auto& [cp, x] : excess) imbalance[cp] += x * wait / excess_sum;
             // Headroom: the path's time in call paths p never runs, scaled to what is left
@@ -253,8 +242,8 @@ class CriticalPath : public CataloguedPattern {
             TimeMap room;
             double own = 0, room_sum = 0;
             for (const auto& [cp, g] : G)
-                if (at(T[l], cp) > 0) {
-                    own += std::max(at(T[l], cp), g);
+                if (T[l].at(cp) > 0) {
+                    own += std::max(T[l].at(cp), g);
                 } else {
                     room[cp] = g;
                     room_sum += g;
@@ -268,8 +257,8 @@ class CriticalPath : public CataloguedPattern {
         for (uint32_t l = 0; l < nloc; ++l)
             for (const auto& [cp, t] : s.holders[l].profile) {
                 if (!(t > 0)) continue;
-                const double inter = t / G[cp] * at(headroom, cp);
-                const double costs = t / G[cp] * at(imbalance, cp);
+                const double inter = t / G[cp] * headroom.at(cp);
+                const double costs = t / G[cp] * imbalance.at(cp);
                 if (costs > 0) add(c, imbalance_, cp, l, costs);
                 if (inter > 0) add(c, inter_, cp, l, inter);
             }

@@ -38,20 +38,6 @@ size_t channel(WaitKind kind) {
     return static_cast<size_t>(kind);
 }
 
-// Per call path, the positive part of `late` minus `waiting` (Scalasca's delay map).
-TimeMapSum delay_map(const TimeMap& late, const TimeMap& waiting) {
-    TimeMapSum d;
-    for (const auto& [cp, t] : late) {
-        const auto w = waiting.find(cp);
-        const double x = t - (w == waiting.end() ? 0.0 : w->second);
-        if (x > 0) {
-            d.map[cp] = x;
-            d.sum += x;
-        }
-    }
-    return d;
-}
-
 // What a waiting process posts for the one it waited for.
 struct Posted {
     bool synchronises = false;
@@ -287,6 +273,21 @@ class DelayCosts : public CataloguedPattern {
         point_to_point(c, step.location, at, posted, WaitKind::LateReceiver, step.id);
     }
 
+    // The late process `loc` at its point `at` against the waiting `partner`'s interval: its
+    // own interval since the two last synchronised (from), its own waits in there, and
+    // per call path what it spent more than the waiting one (the delay).
+    struct Comparison {
+        size_t from;
+        TimeMapSum waits, delay;
+    };
+    Comparison compare(uint32_t loc, size_t at, uint32_t partner, const TimeMap& waiting) const {
+        const size_t from = points_->previous_with(loc, at, partner);
+        TimeMapSum waits = points_->waits_between(loc, from, at);
+        TimeMapSum delay =
+            positive_difference(points_->pruned(loc, from, at, waits.map).map, waiting);
+        return {from, std::move(waits), std::move(delay)};
+    }
+
     // The late end `loc` of a message, at its point `at`, and what the waiting end posted.
     void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
                         uint32_t message) {
@@ -294,10 +295,7 @@ class DelayCosts : public CataloguedPattern {
         if (at == Synchpoints::npos) return;
         const Synchpoint& p = points_->of(loc).points[at];
         if (!p.synchronises) return;
-        const size_t from = points_->previous_with(loc, at, p.partner);
-        const TimeMapSum waits = points_->waits_between(loc, from, at);
-        const TimeMapSum d =
-            delay_map(points_->pruned(loc, from, at, waits.map).map, posted.interval);
+        const auto [from, waits, d] = compare(loc, at, p.partner, posted.interval);
         const double denominator = d.sum + waits.sum;
         if (!(denominator > 0)) return;
         const size_t own = channel(kind);
@@ -339,10 +337,7 @@ class DelayCosts : public CataloguedPattern {
         for (size_t m = 0; m < posted.size(); ++m) {
             if (!posted[m].synchronises) continue;
             const uint32_t member = members[m].location;
-            const size_t from = points_->previous_with(loc, at, member);
-            const TimeMapSum waits = points_->waits_between(loc, from, at);
-            const TimeMapSum d =
-                delay_map(points_->pruned(loc, from, at, waits.map).map, posted[m].interval);
+            const auto [from, waits, d] = compare(loc, at, member, posted[m].interval);
             const double denominator = d.sum + waits.sum;
             if (!(denominator > 0)) continue;
             const double scale = posted[m].wait / denominator;

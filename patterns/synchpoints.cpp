@@ -413,17 +413,19 @@ TimeMapSum Synchpoints::waits_between(uint32_t location, size_t from, size_t to)
     return waits;
 }
 
+TimeMapSum positive_difference(const TimeMap& minuend, const TimeMap& subtrahend) {
+    TimeMapSum d;
+    for (const auto& [cp, t] : minuend)
+        if (const double x = t - subtrahend.at(cp); x > 0) {
+            d.map[cp] = x;
+            d.sum += x;
+        }
+    return d;
+}
+
 TimeMapSum Synchpoints::pruned(uint32_t location, size_t from, size_t to,
                                const TimeMap& waits) const {
-    TimeMapSum m;
-    for (const auto& [cp, t] : runtimes(location, from, to)) {
-        const auto w = waits.find(cp);
-        const double d = t - (w == waits.end() ? 0.0 : w->second);
-        if (d > 0) {
-            m.map[cp] = d;
-            m.sum += d;
-        }
-    }
+    TimeMapSum m = positive_difference(runtimes(location, from, to), waits);
     if (from != npos) {
         // The interval starts when the previous synchronisation completed.
         const Synchpoint& p = locations_[location].points[from];

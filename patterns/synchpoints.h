@@ -27,11 +27,14 @@
 
 namespace topolens::patterns {
 
-
 struct TimeMapSum {
     TimeMap map;
     double sum = 0.0;
 };
+
+// Per call path of `minuend`, the positive part of it minus `subtrahend` (call paths where
+// the difference is not positive are left out), and the sum (Scalasca's CalculateDiff).
+TimeMapSum positive_difference(const TimeMap& minuend, const TimeMap& subtrahend);
 
 // The kinds of wait a synchpoint can hold, each a channel of long-term delay costs.
 enum class WaitKind : uint8_t {

@@ -28,6 +28,16 @@ class TimeMap {
                              [](const value_type& e, uint32_t cp) { return e.first < cp; });
         return at != entries_.end() && at->first == callpath ? at : entries_.end();
     }
+    // The ticks at `callpath`, 0 where it has none.
+    double at(uint32_t callpath) const {
+        const auto found = find(callpath);
+        return found == end() ? 0.0 : found->second;
+    }
+    double sum() const {
+        double total = 0;
+        for (const auto& [cp, ticks] : entries_) total += ticks;
+        return total;
+    }
     const_iterator begin() const { return entries_.begin(); }
     const_iterator end() const { return entries_.end(); }
     size_t size() const { return entries_.size(); }
