@@ -28,6 +28,20 @@ constexpr double kTolerance = 25e-6; // seconds
 
 class ScalascaOracle : public testing::TestWithParam<const char*> {};
 
+// `metric` (id `m`) of `report` within kTolerance of the values file's at every location,
+// which the file must hold for each of them.
+void expect_every_location(const report::Report& report, int m, const test::OracleValues& values,
+                           const std::string& metric) {
+    size_t compared = 0;
+    for (const auto& [key, expected] : values) {
+        if (key.first != metric) continue;
+        ++compared;
+        EXPECT_NEAR(report.total(m, key.second), expected, kTolerance)
+            << metric << " at location " << key.second;
+    }
+    EXPECT_EQ(compared, report.locations.size()) << metric;
+}
+
 TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2"))
@@ -52,14 +66,7 @@ TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
     for (const char* name : shared) {
         const auto m = report.find_metric(name);
         ASSERT_TRUE(m.has_value()) << name;
-        size_t compared = 0;
-        for (const auto& [key, expected] : values) {
-            if (key.first != name) continue;
-            ++compared;
-            EXPECT_NEAR(report.total(*m, key.second), expected, kTolerance)
-                << name << " at location " << key.second;
-        }
-        EXPECT_EQ(compared, report.locations.size()) << name;
+        expect_every_location(report, *m, values, name);
     }
 }
 
@@ -195,14 +202,7 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
         ASSERT_TRUE(m.has_value()) << name;
         if (not_yet_equal(GetParam(), name)) continue;
         ++metrics_compared;
-        size_t compared = 0;
-        for (const auto& [key, expected] : values) {
-            if (key.first != name) continue;
-            ++compared;
-            EXPECT_NEAR(report.total(*m, key.second), expected, kTolerance)
-                << name << " at location " << key.second;
-        }
-        EXPECT_EQ(compared, report.locations.size()) << name;
+        expect_every_location(report, *m, values, name);
     }
     if (metrics_compared == 0) GTEST_SKIP() << "not equal yet: " << GetParam();
 }
@@ -222,14 +222,7 @@ TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
     for (const char* name : critical) {
         const auto m = report.find_metric(name);
         ASSERT_TRUE(m.has_value()) << name;
-        size_t compared = 0;
-        for (const auto& [key, expected] : values) {
-            if (key.first != name) continue;
-            ++compared;
-            EXPECT_NEAR(report.total(*m, key.second), expected, kTolerance)
-                << name << " at location " << key.second;
-        }
-        EXPECT_EQ(compared, report.locations.size()) << name;
+        expect_every_location(report, *m, values, name);
     }
 }
 
