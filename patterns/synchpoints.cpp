@@ -5,6 +5,7 @@
 #include "patterns/late_sender.h"
 
 #include <algorithm>
+#include <map>
 #include <limits>
 
 namespace topolens::patterns {

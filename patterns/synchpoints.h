@@ -17,9 +17,7 @@
 #include "analyzer/engine/engine.h"
 #include "patterns/time_map.h"
 
-#include <array>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
