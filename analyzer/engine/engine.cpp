@@ -34,6 +34,15 @@ void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, do
     report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
 }
 
+void Context::add_foreign(ForeignValues& values) {
+    for (std::vector<ForeignValue>& found : values) {
+        for (const ForeignValue& v : found)
+            report_.add_value(v.metric, static_cast<int>(v.callpath), static_cast<int>(v.location),
+                              v.value);
+        std::vector<ForeignValue>().swap(found);
+    }
+}
+
 void Context::begin_location(uint32_t location) {
     warned_.clear(); // once per location: the warnings are merged in location order
     callpaths_ = report_.callpaths.size();
@@ -567,9 +576,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         workers.push_back(std::move(worker));
     }
     std::mutex report_lock;
+    ForeignValues foreign(nloc);
     for (auto& worker : workers) {
         for (Pattern* pattern : worker->patterns) pattern->subscribe(worker->dispatcher);
         worker->context = std::make_unique<Context>(trace, matching, result.report, callpaths);
+        worker->context->keep_foreign(&foreign);
         if (workers.size() > 1) worker->context->share_report(&report_lock);
     }
 
@@ -639,6 +650,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         if (worker->error && (!failed || worker->error_location < failed->error_location))
             failed = worker.get();
     if (failed) std::rethrow_exception(failed->error);
+    context.add_foreign(foreign);
     merge_warnings(workers, context);
     for (size_t w = 1; w < workers.size(); ++w)
         for (size_t p = 0; p < patterns.size(); ++p)

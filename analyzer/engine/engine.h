@@ -73,6 +73,16 @@ struct CollectiveInstance {
     int latest_member = -1; // the member that entered last (the lowest on ties)
 };
 
+// A value a location's replay found for another location (a Late Receiver's sender, a
+// collective's members).
+struct ForeignValue {
+    int metric = -1;
+    uint32_t callpath = 0, location = 0;
+    double value = 0;
+};
+// Per replayed location, the values it found for others.
+using ForeignValues = std::vector<std::vector<ForeignValue>>;
+
 // Severity bookkeeping and shared facts for patterns during one analysis.
 class Context {
   public:
@@ -100,10 +110,17 @@ class Context {
             const size_t slot = static_cast<size_t>(metric) * callpaths_ + callpath;
             if (local_[slot] == 0.0) touched_.push_back(slot);
             local_[slot] += value;
+        } else if (value != 0.0 && foreign_ && current_ != trace::kNone) {
+            (*foreign_)[current_].push_back({metric, callpath, location, value});
         } else if (value != 0.0) {
             add_to_report(metric, callpath, location, value);
         }
     }
+    // Values for other locations are kept with the replayed location, for add_foreign():
+    // added in location order after the replay, every sum is the same bit for bit however
+    // the locations were shared out to threads.
+    void keep_foreign(ForeignValues* values) { foreign_ = values; }
+    void add_foreign(ForeignValues& values);
     // Once per message (per location while replaying one).
     void warn(const std::string& message);
     const std::vector<std::string>& warnings() const { return warnings_; }
@@ -133,6 +150,7 @@ class Context {
     report::Report& report_;
     double resolution_;
     uint32_t current_ = trace::kNone;
+    ForeignValues* foreign_ = nullptr;
     size_t callpaths_ = 0;
     std::vector<double> local_;   // [metric * callpaths + callpath]
     std::vector<size_t> touched_; // slots of local_ that hold a value

@@ -13,10 +13,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace topolens;
@@ -122,8 +124,9 @@ void expect_same_matching(const trace::Matching& a, const trace::Matching& b) {
     EXPECT_EQ(a.warnings, b.warnings);
 }
 
-// Every stored value, bit for bit: each cell is summed by one location's replay, so the
-// order in which threads finish cannot change it.
+// Every stored value, bit for bit: each cell is summed by one location's replay, then the
+// values other locations found for it are added in location order, so the order in which
+// threads finish cannot change it.
 void expect_same_report(const analysis::AnalysisResult& a, const analysis::AnalysisResult& b) {
     const report::Report& x = a.report;
     const report::Report& y = b.report;
@@ -465,6 +468,54 @@ struct WarnsPerLocation : analysis::Pattern {
 };
 
 } // namespace
+
+namespace {
+
+// Location 0 keeps 1 for itself but finishes late; locations 1 and 2 add ±1e16 to it.
+// Floating-point addition is not associative: in location order the sum is
+// (1 + 1e16) - 1e16 = 0, in the order the threads finish 1e16 - 1e16 + 1 = 1.
+struct AddsForOthers : analysis::Pattern {
+    int metric = -1;
+    std::string name() const override { return "adds for others"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<AddsForOthers>(*this);
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report& r) override {
+        report::Metric m;
+        m.unique_name = "found_by_others";
+        metric = r.add_metric(m);
+    }
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_location_begin([this](analysis::Context& c, uint32_t loc) {
+            if (loc == 0) c.add(metric, 0, 0, 1.0);
+            if (loc == 1) c.add(metric, 0, 0, 1e16);
+            if (loc == 2) c.add(metric, 0, 0, -1e16);
+        });
+        d.on_location_done([](analysis::Context&, uint32_t loc, analysis::Time, analysis::Time) {
+            if (loc == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        });
+    }
+};
+
+} // namespace
+
+TEST(Parallel, ValuesForOtherLocationsAreAddedInLocationOrder) {
+    const volatile double big = 1e16;
+    ASSERT_NE((1.0 + big) - big, (big - big) + 1.0); // the orders differ
+    const trace::Synthetic s = mixed_trace();
+    for (unsigned threads : {1u, 2u, 3u}) {
+        SCOPED_TRACE(threads);
+        std::vector<std::unique_ptr<analysis::Pattern>> list;
+        list.push_back(std::make_unique<AddsForOthers>());
+        analysis::AnalysisOptions options;
+        options.threads = threads;
+        const analysis::AnalysisResult r = analysis::analyze(s.builder.trace(), list, options);
+        const auto m = r.report.find_metric("found_by_others");
+        ASSERT_TRUE(m);
+        EXPECT_EQ(r.report.value(*m, 0, 0), (1.0 + big) - big);
+    }
+}
 
 TEST(Parallel, WarningsOfAParallelReplayComeInLocationOrder) {
     const trace::Synthetic s = mixed_trace();
