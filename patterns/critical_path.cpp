@@ -63,8 +63,8 @@ class CriticalPath : public CataloguedPattern {
     void subscribe(analysis::Dispatcher& d) override {
         if (fills_) fill_synchpoints(d, points_);
         d.on_backward_begin([this](Context& c, uint32_t) { start(c); });
-        d.on_backward_post([this](Context&, const BackwardStep& step) { post(step); });
-        d.on_backward_take([this](Context&, const BackwardStep& step) {
+        d.on_backward_post([this](const Context&, const BackwardStep& step) { post(step); });
+        d.on_backward_take([this](const Context&, const BackwardStep& step) {
             if (step.partners_posted) take(step);
         });
         d.on_backward_done([this](Context&, uint32_t loc) { done(loc); });
@@ -77,12 +77,23 @@ class CriticalPath : public CataloguedPattern {
         size_t end = Synchpoints::npos; // the point where the path left this location
         TimeMap profile;                // its part of the path, per call path (ticks)
     };
+    // Steps of different locations run at once: a holder is written only by its location's
+    // steps, the hand-overs under handover_lock.
     struct Shared {
         std::once_flag started;
-        std::vector<Holder> holders;                         // by location
+        std::vector<Holder> holders; // by location
+        std::mutex handover_lock;
         std::unordered_set<uint32_t> to_sender, to_receiver; // message ids the path moves along
         std::unordered_set<uint32_t> to_delayer;             // collective ids the path moves along
     };
+    static bool hand_over(Shared& s, std::unordered_set<uint32_t>& to, uint32_t id) {
+        const std::lock_guard<std::mutex> hold(s.handover_lock);
+        return to.insert(id).second;
+    }
+    static bool handed_over(Shared& s, std::unordered_set<uint32_t>& to, uint32_t id) {
+        const std::lock_guard<std::mutex> hold(s.handover_lock);
+        return to.erase(id) != 0;
+    }
 
     // Once, before the first location's steps: the path starts at the MPI_Finalize entered
     // last (the lowest location of a tie). A trace without MPI_Finalize has no path.
@@ -153,7 +164,7 @@ class CriticalPath : public CataloguedPattern {
         const Synchpoint& p = points_->of(loc).points[point];
         if (!p.synchronises || p.wait == 0 || p.partner == loc) return;
         leave(loc, point);
-        to->insert(step.id);
+        hand_over(s, *to, step.id);
     }
 
     // The end the path was handed to takes it, from its event on.
@@ -163,18 +174,18 @@ class CriticalPath : public CataloguedPattern {
         size_t point = Synchpoints::npos;
         switch (step.kind) {
         case BackwardStep::Kind::Send:
-            if (s.to_sender.erase(step.id) == 0) return;
+            if (!handed_over(s, s.to_sender, step.id)) return;
             point = points_->send_point(step.id);
             break;
         case BackwardStep::Kind::ReceiveRequest:
-            if (s.to_receiver.erase(step.id) == 0) return;
+            if (!handed_over(s, s.to_receiver, step.id)) return;
             point = points_->request_point(step.id);
             break;
         case BackwardStep::Kind::Collective:
             point = points_->collective_point(loc, step.id);
             if (point == Synchpoints::npos) return;
             if (points_->of(loc).points[point].partner != loc) return; // not the delaying one
-            if (s.to_delayer.erase(step.id) == 0) return;
+            if (!handed_over(s, s.to_delayer, step.id)) return;
             break;
         default:
             return;

@@ -22,6 +22,8 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -110,21 +112,24 @@ class DelayCosts : public CataloguedPattern {
         d.on_backward_begin([this](Context& c, uint32_t loc) {
             Shared& s = *shared_;
             if (s.costs.empty()) {
-                s.costs.resize(c.trace().locations.size());
-                s.propagating.resize(c.trace().locations.size());
+                const size_t nloc = c.trace().locations.size();
+                s.costs.resize(nloc);
+                s.propagating.resize(nloc);
+                s.sums.resize(nloc);
+                for (auto& by_message : s.indirect) by_message.resize(nloc);
             }
             s.costs[loc].assign(points_->of(loc).points.size(), Costs{});
         });
-        d.on_backward_post([this](Context& c, const BackwardStep& step) { post(c, step); });
+        d.on_backward_post([this](const Context& c, const BackwardStep& step) { post(c, step); });
         d.on_finish([this](Context& c) {
             flush_sums(c);
             classify_waits(c);
             record_wait_edges(c);
         });
-        d.on_backward_take([this](Context& c, const BackwardStep& step) {
+        d.on_backward_take([this](const Context& c, const BackwardStep& step) {
             if (!step.partners_posted) return;
-            if (step.kind == BackwardStep::Kind::Send) late_sender(c, step);
-            if (step.kind == BackwardStep::Kind::ReceiveRequest) late_receiver(c, step);
+            if (step.kind == BackwardStep::Kind::Send) late_sender(step);
+            if (step.kind == BackwardStep::Kind::ReceiveRequest) late_receiver(step);
             if (step.kind == BackwardStep::Kind::Collective) collective(c, step);
         });
     }
@@ -145,8 +150,10 @@ class DelayCosts : public CataloguedPattern {
                 const int which = ls ? 0 : 1;
                 const double wait = static_cast<double>(p.wait);
                 double indirect = 0, propagating = 0;
-                if (const auto i = s.indirect[which].find(p.id); i != s.indirect[which].end())
-                    indirect = i->second;
+                if (p.partner < s.indirect[which].size())
+                    if (const auto i = s.indirect[which][p.partner].find(p.id);
+                        i != s.indirect[which][p.partner].end())
+                        indirect = i->second;
                 if (loc < s.propagating.size())
                     if (const auto f = s.propagating[loc].find(k); f != s.propagating[loc].end())
                         propagating = f->second;
@@ -177,65 +184,89 @@ class DelayCosts : public CataloguedPattern {
                              static_cast<int>(std::get<2>(key)), c.seconds(ticks)});
     }
 
+    // Steps of different locations run at once: what is posted is under posted_lock, the
+    // rest is kept per location and written only by that location's steps.
     struct Shared {
+        std::mutex posted_lock;
         std::unordered_map<uint32_t, Posted> to_sender;   // by message id: Late Sender
         std::unordered_map<uint32_t, Posted> to_receiver; // by message id: Late Receiver
         std::unordered_map<uint32_t, std::vector<Posted>> to_delayer; // by collective id
         std::vector<std::vector<Costs>> costs;                        // by location, point
         // Point-to-point waits (0: Late Sender, 1: Late Receiver): the part of each message's
-        // wait the late process's own waits explain (by message id), and per location the
-        // part of each of its waits that made someone wait later (by point).
-        std::unordered_map<uint32_t, double> indirect[2];
+        // wait the late process's own waits explain (by late location, message id), and per
+        // location the part of each of its waits that made someone wait later (by point).
+        std::array<std::vector<std::unordered_map<uint32_t, double>>, 2> indirect;
         std::vector<std::unordered_map<size_t, double>> propagating;
-        // Delay costs in ticks per (metric chain, call path, location), see add(); ordered,
+        // Delay costs in ticks per location and (metric chain, call path), see add(); ordered,
         // so that the report gets them in the same order in every analysis.
-        std::map<std::tuple<int, uint32_t, uint32_t>, double> sums;
+        std::vector<std::map<std::pair<int, uint32_t>, double>> sums;
     };
 
-    void post(Context& c, const BackwardStep& step) {
+    // What a step posts, under the lock (the reader takes it out).
+    template <class Map, class Fill> static void put(Shared& s, Map& map, uint32_t id, Fill fill) {
+        const std::lock_guard<std::mutex> hold(s.posted_lock);
+        fill(map[id]);
+    }
+    template <class Map> static auto take_out(Shared& s, Map& map, uint32_t id) {
+        const std::lock_guard<std::mutex> hold(s.posted_lock);
+        std::optional<typename Map::mapped_type> found;
+        if (const auto at = map.find(id); at != map.end()) {
+            found = std::move(at->second);
+            map.erase(at);
+        }
+        return found;
+    }
+
+    void post(const Context& c, const BackwardStep& step) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
+        auto posted_at = [&](size_t at) {
+            const Synchpoint& p = points_->of(loc).points[at];
+            return Posted{true, static_cast<double>(p.wait),
+                          points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
+        };
         if (step.kind == BackwardStep::Kind::Receive) {
             const size_t at = points_->receive_point(step.id);
             if (at == Synchpoints::npos) return;
             const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.wait == 0) return;
-            s.to_sender[step.id] = {true, static_cast<double>(p.wait),
-                                    points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
+            put(s, s.to_sender, step.id, [&](Posted& to) { to = posted_at(at); });
         } else if (step.kind == BackwardStep::Kind::SendCompletion) {
             const size_t at = points_->completion_point(step.id);
             if (at == Synchpoints::npos) return;
             const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.wait == 0) return;
-            s.to_receiver[step.id] = {true, static_cast<double>(p.wait),
-                                      points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
+            put(s, s.to_receiver, step.id, [&](Posted& to) { to = posted_at(at); });
         } else if (step.kind == BackwardStep::Kind::Collective) {
             const size_t at = points_->collective_point(loc, step.id);
             if (at == Synchpoints::npos) return;
             const Synchpoint& p = points_->of(loc).points[at];
             if (!p.synchronises || p.partner == loc) return;
-            auto& posted = s.to_delayer[step.id];
-            posted.resize(c.matching().collectives[step.id].members.size());
-            posted[step.member] = {true, static_cast<double>(p.wait),
-                                   points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
+            Posted mine = posted_at(at);
+            const size_t members = c.matching().collectives[step.id].members.size();
+            put(s, s.to_delayer, step.id, [&](std::vector<Posted>& posted) {
+                posted.resize(members);
+                posted[step.member] = std::move(mine);
+            });
         }
     }
 
     // Delay costs are summed here per (metric, call path, location) during the backward
     // replay and reach the report, with every ancestor metric, once at the end: far fewer
     // report updates than one per delay and metric.
-    void add(Context&, const std::vector<int>& metrics, const TimeMap& delays, double scale,
-             uint32_t loc) {
+    void add(const std::vector<int>& metrics, const TimeMap& delays, double scale, uint32_t loc) {
         if (!(scale > 0)) return;
-        for (const auto& [cp, ticks] : delays)
-            shared_->sums[{metrics.front(), cp, loc}] += scale * ticks;
+        auto& sums = shared_->sums[loc];
+        for (const auto& [cp, ticks] : delays) sums[{metrics.front(), cp}] += scale * ticks;
     }
 
     void flush_sums(Context& c) {
-        for (const auto& [key, ticks] : shared_->sums) {
-            const auto [leaf, callpath, location] = key;
-            for (int metric : chains_.at(leaf))
-                c.add(metric, callpath, location, ticks * c.seconds(1));
+        for (uint32_t location = 0; location < shared_->sums.size(); ++location) {
+            for (const auto& [key, ticks] : shared_->sums[location]) {
+                const auto [leaf, callpath] = key;
+                for (int metric : chains_.at(leaf))
+                    c.add(metric, callpath, location, ticks * c.seconds(1));
+            }
         }
         shared_->sums.clear();
     }
@@ -251,26 +282,22 @@ class DelayCosts : public CataloguedPattern {
     }
 
     // At the send a receiver waited for.
-    void late_sender(Context& c, const BackwardStep& step) {
+    void late_sender(const BackwardStep& step) {
         Shared& s = *shared_;
-        const auto found = s.to_sender.find(step.id);
-        if (found == s.to_sender.end()) return;
-        const Posted posted = std::move(found->second);
-        s.to_sender.erase(found);
-        point_to_point(c, step.location, points_->send_point(step.id), posted, WaitKind::LateSender,
+        const std::optional<Posted> posted = take_out(s, s.to_sender, step.id);
+        if (!posted) return;
+        point_to_point(step.location, points_->send_point(step.id), *posted, WaitKind::LateSender,
                        step.id);
     }
 
     // At the receive request a sender waited for.
-    void late_receiver(Context& c, const BackwardStep& step) {
+    void late_receiver(const BackwardStep& step) {
         Shared& s = *shared_;
-        const auto found = s.to_receiver.find(step.id);
-        if (found == s.to_receiver.end()) return;
-        const Posted posted = std::move(found->second);
-        s.to_receiver.erase(found);
+        const std::optional<Posted> posted = take_out(s, s.to_receiver, step.id);
+        if (!posted) return;
         const size_t at = points_->request_point(step.id);
         if (at == Synchpoints::npos) return;
-        point_to_point(c, step.location, at, posted, WaitKind::LateReceiver, step.id);
+        point_to_point(step.location, at, *posted, WaitKind::LateReceiver, step.id);
     }
 
     // The late process `loc` at its point `at` against the waiting `partner`'s interval: its
@@ -289,7 +316,7 @@ class DelayCosts : public CataloguedPattern {
     }
 
     // The late end `loc` of a message, at its point `at`, and what the waiting end posted.
-    void point_to_point(Context& c, uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
+    void point_to_point(uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
                         uint32_t message) {
         Shared& s = *shared_;
         if (at == Synchpoints::npos) return;
@@ -300,11 +327,11 @@ class DelayCosts : public CataloguedPattern {
         if (!(denominator > 0)) return;
         const size_t own = channel(kind);
         const double scale = std::min(posted.wait / denominator, 1.0);
-        add(c, short_term_[own], d.map, scale, loc);
+        add(short_term_[own], d.map, scale, loc);
         if (waits.sum > 0) {
             // The late process's own waits explain this part of the wait (indirect), and
             // each of them propagated (Scalasca keeps the largest share any wait took).
-            s.indirect[kind == WaitKind::LateSender ? 0 : 1][message] += scale * waits.sum;
+            s.indirect[kind == WaitKind::LateSender ? 0 : 1][loc][message] += scale * waits.sum;
             const auto& points = points_->of(loc).points;
             for (size_t k = from == Synchpoints::npos ? 0 : from + 1; k < at; ++k)
                 if (scale > 0 && points[k].synchronises && points[k].wait > 0) {
@@ -314,23 +341,22 @@ class DelayCosts : public CataloguedPattern {
         }
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {
             const double carried = posted.costs[ch] / denominator;
-            add(c, long_term_[ch], d.map, carried, loc);
+            add(long_term_[ch], d.map, carried, loc);
             add_costs(loc, from, at, ch, carried + (ch == own ? scale : 0.0));
         }
     }
 
     // At the delaying member of a collective operation.
-    void collective(Context& c, const BackwardStep& step) {
+    void collective(const Context& c, const BackwardStep& step) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
         const size_t at = points_->collective_point(loc, step.id);
         if (at == Synchpoints::npos) return;
         const Synchpoint& p = points_->of(loc).points[at];
         if (!p.synchronises || p.partner != loc) return;
-        const auto found = s.to_delayer.find(step.id);
-        if (found == s.to_delayer.end()) return;
-        const std::vector<Posted> posted = std::move(found->second);
-        s.to_delayer.erase(found);
+        const std::optional<std::vector<Posted>> taken = take_out(s, s.to_delayer, step.id);
+        if (!taken) return;
+        const std::vector<Posted>& posted = *taken;
         const auto& members = c.matching().collectives[step.id].members;
         const size_t kind = channel(p.wait_kind);
         std::vector<std::pair<uint32_t, Costs>> scales; // (member location, scale by channel)
@@ -341,11 +367,11 @@ class DelayCosts : public CataloguedPattern {
             const double denominator = d.sum + waits.sum;
             if (!(denominator > 0)) continue;
             const double scale = posted[m].wait / denominator;
-            add(c, short_term_[kind], d.map, scale, loc);
+            add(short_term_[kind], d.map, scale, loc);
             Costs sigma{};
             for (size_t ch = 0; ch < kWaitKinds; ++ch) {
                 const double carried = posted[m].costs[ch] / denominator;
-                add(c, long_term_[ch], d.map, carried, loc);
+                add(long_term_[ch], d.map, carried, loc);
                 sigma[ch] = carried + (ch == kind ? scale : 0.0);
             }
             scales.push_back({member, sigma});

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, runs the whole ctest suite, then the
-# unit tests under ASan+UBSan and the parallel tests under TSan. Every stage runs even when
-# an earlier one failed; the end lists each stage's result, and the exit status is non-zero
-# if any failed.
+# unit tests under ASan+UBSan and the threaded replays' tests (forward and backward) under
+# TSan. Every stage runs even when an earlier one failed; the end lists each stage's result,
+# and the exit status is non-zero if any failed.
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 
@@ -57,7 +57,7 @@ tsan_suite() {
         cmake --build "$build" -j "$(nproc)" --target topolens topolens_analysis_tests &&
         TSAN_OPTIONS="halt_on_error=1" \
             ctest --test-dir "$build" --no-tests=error --output-on-failure -j "$(nproc)" \
-                --timeout 600 -R '^Parallel\.'
+                --timeout 600 -R '^(Parallel|BackwardReplay)\.'
 }
 
 stage "build and ctest" main_suite

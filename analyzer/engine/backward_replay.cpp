@@ -1,14 +1,15 @@
 #include "analyzer/engine/backward_replay.h"
 
 #include <algorithm>
+#include <thread>
 
 namespace topolens::analysis {
 
 using trace::kNone;
 
 BackwardReplay::BackwardReplay(const trace::Trace& trace, const trace::Matching& matching,
-                               const Dispatcher& dispatch, Context& context)
-    : trace_(trace), m_(matching), d_(dispatch), ctx_(context) {}
+                               const Dispatcher& dispatch, Context& context, unsigned threads)
+    : trace_(trace), m_(matching), d_(dispatch), ctx_(context), threads_(std::max(threads, 1u)) {}
 
 namespace {
 
@@ -100,6 +101,7 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
         if (loc < state_.size() && state_[loc].parked) {
             state_[loc].parked = false;
             runnable_.push_back(loc);
+            changed_.notify_one();
         }
     };
     switch (step.kind) {
@@ -120,8 +122,10 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
     }
 }
 
+// The patterns post first; the step counts as posted after, so a reader finds what they left.
 void BackwardReplay::post(const BackwardStep& step) {
     for (const auto& callback : d_.backward_post_) callback(ctx_, step);
+    const std::lock_guard<std::mutex> hold(lock_);
     switch (step.kind) {
     case BackwardStep::Kind::Send:
     case BackwardStep::Kind::ReceiveRequest:
@@ -158,19 +162,72 @@ bool BackwardReplay::advance(uint32_t loc, bool force) {
         }
         while (s.next > s.group_begin) {
             const BackwardStep& step = steps[s.next - 1].step;
-            const bool forced = !ready(step);
-            if (forced && !force) return false;
+            bool forced = false;
+            {
+                const std::lock_guard<std::mutex> hold(lock_);
+                forced = !ready(step);
+                if (forced && !force) {
+                    s.parked = true;
+                    return false;
+                }
+            }
             force = false;
             take(step, forced);
             --s.next;
         }
         s.group_posted = false;
     }
-    if (!s.done) {
-        s.done = true;
-        for (const auto& callback : d_.backward_done_) callback(ctx_, loc);
-    }
     return true;
+}
+
+// Takes the next location that can go on; when none can and no thread is visiting one, the
+// locations left wait for each other (a cycle): the lowest goes on without its partners.
+// That state does not depend on the threads (a location that can go on in one schedule can
+// in every other), so neither does which location is let go.
+void BackwardReplay::work() {
+    const auto nloc = static_cast<uint32_t>(steps_.size());
+    std::unique_lock<std::mutex> hold(lock_);
+    while (finished_ < nloc && !error_) {
+        if (!runnable_.empty()) {
+            const uint32_t loc = runnable_.back();
+            runnable_.pop_back();
+            if (state_[loc].done) continue;
+            const bool force = loc == forced_;
+            if (force) forced_ = trace::kNone;
+            ++busy_;
+            hold.unlock();
+            bool done = false;
+            try {
+                done = advance(loc, force);
+            } catch (...) {
+                hold.lock();
+                if (!error_) error_ = std::current_exception();
+                --busy_;
+                break;
+            }
+            hold.lock();
+            --busy_;
+            if (done) {
+                state_[loc].done = true;
+                ++finished_;
+            }
+            if (finished_ == nloc || (busy_ == 0 && runnable_.empty())) changed_.notify_all();
+            continue;
+        }
+        if (busy_ == 0) {
+            uint32_t lowest = 0;
+            while (lowest < nloc && (state_[lowest].done || !state_[lowest].parked)) ++lowest;
+            if (lowest == nloc) break; // cannot happen: every unfinished location is parked
+            ctx_.warn("backward replay: a cycle of waits between processes (clock-condition "
+                      "violations?) was broken; values that would travel along it count as zero");
+            state_[lowest].parked = false;
+            forced_ = lowest;
+            runnable_.push_back(lowest);
+            continue;
+        }
+        changed_.wait(hold);
+    }
+    changed_.notify_all();
 }
 
 void BackwardReplay::run() {
@@ -186,30 +243,15 @@ void BackwardReplay::run() {
     }
     // Highest location first, so that the locations run in ascending order off the stack.
     for (uint32_t loc = nloc; loc-- > 0;) runnable_.push_back(loc);
-    uint32_t finished = 0;
-    while (finished < nloc) {
-        while (!runnable_.empty()) {
-            const uint32_t loc = runnable_.back();
-            runnable_.pop_back();
-            if (state_[loc].done) continue;
-            if (advance(loc, false))
-                ++finished;
-            else
-                state_[loc].parked = true;
-        }
-        if (finished == nloc) break;
-        // Every location left waits for another: a cycle. The lowest goes on without.
-        uint32_t lowest = 0;
-        while (lowest < nloc && (state_[lowest].done || !state_[lowest].parked)) ++lowest;
-        if (lowest == nloc) break; // cannot happen: every unfinished location is parked
-        ctx_.warn("backward replay: a cycle of waits between processes (clock-condition "
-                  "violations?) was broken; values that would travel along it count as zero");
-        state_[lowest].parked = false;
-        if (advance(lowest, true))
-            ++finished;
-        else
-            state_[lowest].parked = true;
+    {
+        std::vector<std::jthread> pool;
+        for (unsigned t = 1; t < std::min<unsigned>(threads_, nloc); ++t)
+            pool.emplace_back([this] { work(); });
+        work();
     }
+    if (error_) std::rethrow_exception(error_);
+    for (uint32_t loc = 0; loc < nloc; ++loc)
+        for (const auto& callback : d_.backward_done_) callback(ctx_, loc);
 }
 
 } // namespace topolens::analysis

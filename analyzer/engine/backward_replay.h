@@ -1,17 +1,23 @@
 // The backward replay: each location's message ends and collective parts visited in reverse
 // event order, the patterns exchanging values against the direction of the messages (see
-// BackwardStep in engine.h). Locations are scheduled as a parallel replay would run them: a
-// location goes on until it must read what another has not posted yet, and waits there.
+// BackwardStep in engine.h). Locations are scheduled as a parallel replay runs them: a
+// location goes on until it must read what another has not posted yet, and waits there;
+// threads take the locations that can go on. What a step reads was posted before it, so the
+// values do not depend on the threads.
 #pragma once
 
 #include "analyzer/engine/engine.h"
+
+#include <condition_variable>
+#include <exception>
+#include <mutex>
 
 namespace topolens::analysis {
 
 class BackwardReplay {
   public:
     BackwardReplay(const trace::Trace& trace, const trace::Matching& matching,
-                   const Dispatcher& dispatch, Context& context);
+                   const Dispatcher& dispatch, Context& context, unsigned threads = 1);
     // Runs every location's steps; a cycle of waits (which clock-condition violations can
     // make) is broken at its lowest location, whose step then reads without its partners
     // (BackwardStep::partners_posted false), with one warning.
@@ -32,6 +38,7 @@ class BackwardReplay {
 
     void build_steps();
     std::vector<uint8_t> completed_after_posted() const;
+    void work();                            // one thread's share, until every location is done
     bool advance(uint32_t loc, bool force); // false: parked
     bool ready(const BackwardStep& step) const;
     void post(const BackwardStep& step);
@@ -42,11 +49,21 @@ class BackwardReplay {
     const trace::Matching& m_;
     const Dispatcher& d_;
     Context& ctx_;
+    unsigned threads_;
     std::vector<std::vector<Step>> steps_; // by location, in event order
+    // A location's steps are visited by one thread at a time; the rest is under lock_: a
+    // location parks in the same locked moment it finds a step not ready, so a post cannot
+    // miss waking it.
     std::vector<LocationState> state_;
+    std::mutex lock_;
+    std::condition_variable changed_;
     std::vector<uint8_t> receive_posted_, completion_posted_; // by message id
     std::vector<uint32_t> collective_posted_;                 // by collective id: members posted
     std::vector<uint32_t> runnable_;
+    uint32_t forced_ = trace::kNone; // the location a broken cycle lets go on without its partners
+    uint32_t finished_ = 0;
+    unsigned busy_ = 0; // threads visiting a location's steps
+    std::exception_ptr error_;
 };
 
 } // namespace topolens::analysis

@@ -655,10 +655,12 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     for (size_t w = 1; w < workers.size(); ++w)
         for (size_t p = 0; p < patterns.size(); ++p)
             workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
-    // The backward replay, in one thread over the merged patterns (what it needs of the
-    // forward replay is kept per location, shared by a pattern's clones).
+    // The backward replay, over the merged patterns (what it needs of the forward replay is
+    // kept per location, shared by a pattern's clones), in as many threads.
     if (workers.front()->dispatcher.replays_backward())
-        BackwardReplay(trace, matching, workers.front()->dispatcher, context).run();
+        BackwardReplay(trace, matching, workers.front()->dispatcher, context,
+                       static_cast<unsigned>(workers.size()))
+            .run();
     // After every location: results that need them all.
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);

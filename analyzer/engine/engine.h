@@ -268,12 +268,16 @@ class Dispatcher {
     void on_finish(Finish callback) { finish_.push_back(std::move(callback)); }
 
     // The backward replay (after the forward replay and the workers' merge, before
-    // on_finish), run only if a pattern subscribes: see BackwardStep. Its severities go
-    // straight to the report (Context::add with any location).
-    using Backward = std::function<void(Context&, const BackwardStep&)>;
+    // on_finish), run only if a pattern subscribes: see BackwardStep. Steps of different
+    // locations run in different threads at once (one location in one thread at a time), so
+    // post and take see the Context read-only: a pattern keeps what it finds per location
+    // and what it posts under a lock of its own, and adds severities in on_backward_done or
+    // on_finish.
+    using Backward = std::function<void(const Context&, const BackwardStep&)>;
     void on_backward_post(Backward callback) { backward_post_.push_back(std::move(callback)); }
     void on_backward_take(Backward callback) { backward_take_.push_back(std::move(callback)); }
-    // Before a location's first backward step, after its last.
+    // Before any location's first backward step, location by location; after every
+    // location's last, in location order (in one thread, both).
     void on_backward_begin(LocationBegin callback) {
         backward_begin_.push_back(std::move(callback));
     }

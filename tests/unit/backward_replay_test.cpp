@@ -9,7 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 using namespace topolens;
@@ -29,6 +33,7 @@ class HopCounter : public analysis::Pattern {
         std::vector<double> hops;                 // by location
         std::vector<double> to_sender;            // by message id
         std::vector<std::vector<double>> members; // by collective id
+        std::mutex members_lock;                  // members post at once
         std::vector<double> gathered;             // by location
         std::vector<uint32_t> order;              // locations in the order they finished
         size_t unposted_takes = 0;
@@ -55,14 +60,16 @@ class HopCounter : public analysis::Pattern {
                 s.members.assign(c.matching().collectives.size(), {});
             }
         });
-        d.on_backward_post([this](Context&, const BackwardStep& step) {
+        d.on_backward_post([this](const Context&, const BackwardStep& step) {
             Shared& s = *shared_;
             if (step.kind == BackwardStep::Kind::Receive)
                 s.to_sender[step.id] = s.hops[step.location] + 1;
-            if (step.kind == BackwardStep::Kind::Collective)
+            if (step.kind == BackwardStep::Kind::Collective) {
+                const std::lock_guard<std::mutex> hold(s.members_lock);
                 s.members[step.id].push_back(step.location + 1.0);
+            }
         });
-        d.on_backward_take([this](Context& c, const BackwardStep& step) {
+        d.on_backward_take([this](const Context& c, const BackwardStep& step) {
             Shared& s = *shared_;
             if (!step.partners_posted) {
                 ++s.unposted_takes;
@@ -181,6 +188,51 @@ TEST(BackwardReplay, CycleOfWaitsIsBrokenOnceWithAWarning) {
 TEST(BackwardReplay, RunsOnlyWhenAPatternSubscribes) {
     analysis::Dispatcher d;
     EXPECT_FALSE(d.replays_backward());
-    d.on_backward_take([](Context&, const BackwardStep&) {});
+    d.on_backward_take([](const Context&, const BackwardStep&) {});
     EXPECT_TRUE(d.replays_backward());
+}
+
+namespace {
+
+// Counts how many locations are inside a take at once; each collective take lasts 100 ms.
+struct Overlap : analysis::Pattern {
+    std::shared_ptr<std::atomic<int>> inside = std::make_shared<std::atomic<int>>(0);
+    std::shared_ptr<std::atomic<int>> most = std::make_shared<std::atomic<int>>(0);
+    std::string name() const override { return "overlap"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<Overlap>(*this);
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report&) override {}
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_backward_take([this](const Context&, const BackwardStep& step) {
+            if (step.kind != BackwardStep::Kind::Collective) return;
+            const int now = ++*inside;
+            int seen = most->load();
+            while (now > seen && !most->compare_exchange_weak(seen, now)) {
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            --*inside;
+        });
+    }
+};
+
+int most_at_once(unsigned threads) {
+    std::vector<std::unique_ptr<analysis::Pattern>> patterns;
+    auto overlap = std::make_unique<Overlap>();
+    const auto most = overlap->most;
+    patterns.push_back(std::move(overlap));
+    analysis::AnalysisOptions options;
+    options.threads = threads;
+    analysis::analyze(chain().trace(), patterns, options);
+    return most->load();
+}
+
+} // namespace
+
+// The members of the closing MPI_Allreduce can all go on once each posted: with threads
+// they do so at once, in one thread one after the other.
+TEST(BackwardReplay, LocationsThatCanGoOnRunInThreadsAtOnce) {
+    EXPECT_EQ(most_at_once(1), 1);
+    EXPECT_GE(most_at_once(4), 2);
 }
