@@ -93,8 +93,12 @@ report::Report open_report(const std::string& path, std::ostream& notes,
     } catch (const std::exception& e) {
         notes << "topolens: the report could not be written, it is used unsaved: " << e.what()
               << "\n";
+        return std::move(file.result.report);
     }
-    return std::move(file.result.report);
+    // The report as saved: Cube's files hold each metric with its children, and taking
+    // those apart again can round a value's last digit differently, so every later command
+    // on the directory shows what this one shows.
+    return report::read_cube4(report_path.string());
 }
 
 } // namespace topolens::patterns
