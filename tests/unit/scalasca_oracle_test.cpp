@@ -161,6 +161,9 @@ struct NotYetEqual {
     const char* why;
 };
 const NotYetEqual kNotYetEqual[] = {
+    // autotune_halo: rounding in Scalasca, not a rule (docs/root-causes.md): at 79 Late
+    // Receiver waits whose two intervals are equal in ticks (d + w = 0), its double seconds
+    // leave d = 4.4e-16 s and give that call path the whole long-term cost of the wait.
     {"autotune_halo", metric::kDelayLateSenderLongTerm, "3 locations, 150 us apart in all"},
     {"autotune_halo", metric::kDelayLateReceiverLongTerm, "1 location, 50 us apart"},
     {"collectives", metric::kDelayEarlyReduce, "the Reduce whose latest sender is rank 1"},

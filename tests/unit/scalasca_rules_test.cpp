@@ -127,6 +127,45 @@ TEST(LateReceiverRule, AWaitallThatWaitedAsLateSenderIsNoLateReceiver) {
     EXPECT_EQ(total(r, metric::kLateReceiver, 0), 0.0);
 }
 
+// ---------------------------------------------------------------- Delay costs
+
+// In a region [6, 150] on every rank: rank 0's MPI_Send to rank 1 [10, 100] waited as Late
+// Receiver, so the whole call is cut off the interval after it; so is rank 1's receive
+// [20, 60]. After gaps of `gap` and 10 ticks, rank 1's MPI_Send [70, 120] waits for rank 0's
+// MPI_Recv (Late Receiver 30 + gap), and then rank 1 arrives late for rank 2 (Late Sender
+// 115), which passes the whole of that wait on as a cost (scale 1). Rank 0's delay for rank
+// 1 is gap - 10.
+TraceBuilder late_receiver_after_a_cut_send(trace::Time gap) {
+    TraceBuilder b(3);
+    begin(b, 3);
+    const auto exchange = b.region("exchange");
+    for (uint32_t r = 0; r < 3; ++r) b.enter(r, 6, exchange);
+    b.mpi_send(0, 10, 100, 1, b.world(), 0, 1 << 20);
+    b.mpi_recv(0, 100 + gap, 120, 1, b.world(), 1, 1 << 20);
+    b.mpi_recv(1, 20, 60, 0, b.world(), 0, 1 << 20);
+    b.mpi_send(1, 70, 120, 0, b.world(), 1, 1 << 20);
+    b.mpi_send(1, 125, 130, 2, b.world(), 2, 8);
+    b.mpi_recv(2, 10, 130, 1, b.world(), 2, 8);
+    for (uint32_t r = 0; r < 3; ++r) b.leave(r, 150, exchange);
+    end(b, 3, 200);
+    return b;
+}
+
+TEST(DelayCostRule, ALateProcessNoSlowerThanTheWaitingOneTakesNoLongTermCost) {
+    // d + w = 0: the cost that reached the wait (40 ticks, propagated) is assigned nowhere.
+    // Scalasca's rule too, in exact arithmetic; in its double seconds the two equal gaps can
+    // differ by 4.4e-16 s and then give rank 0 the whole cost (docs/root-causes.md).
+    const auto tie = run(late_receiver_after_a_cut_send(10));
+    EXPECT_NEAR(value(tie, metric::kWaitPropagatingLateReceiver, "program/exchange/MPI_Send", 1),
+                40 * kTick, 1e-15);
+    EXPECT_EQ(total(tie, metric::kDelayLateReceiver, 0), 0.0);
+    EXPECT_EQ(total(tie, metric::kDelayLateSenderLongTerm, 0), 0.0);
+    // One tick of delay explains the wait (41 ticks now) and takes all of its cost.
+    const auto later = run(late_receiver_after_a_cut_send(11));
+    EXPECT_NEAR(total(later, metric::kDelayLateReceiver, 0), 1 * kTick, 1e-15);
+    EXPECT_NEAR(total(later, metric::kDelayLateSenderLongTerm, 0), 41 * kTick, 1e-15);
+}
+
 // ---------------------------------------------------------------- Wrong Order
 
 TEST(WrongOrderRule, SameSourceAndDifferentSourcesAreSplit) {
