@@ -407,6 +407,10 @@ class DelayCosts : public CataloguedPattern {
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {
             double scale = 0;               // of the members without intermediate points
             std::map<size_t, double> later; // intermediate point -> its members' scales
+            // Every intermediate point takes up the scales of the points before it, also one
+            // whose members added nothing (no delay, or no wait): Scalasca's scale map has a
+            // key at each (CalculateScales), where the scale of the interval switches.
+            for (const auto& [member, k] : intermediate) later[k];
             for (const auto& [member, sigma] : scales) {
                 const auto in = intermediate.find(member);
                 if (in == intermediate.end())

@@ -5,8 +5,8 @@
 #include "patterns/late_sender.h"
 
 #include <algorithm>
-#include <map>
 #include <limits>
+#include <map>
 
 namespace topolens::patterns {
 
@@ -300,10 +300,17 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     p.partner = members[delaying].location;
     const bool delayer = static_cast<size_t>(delaying) == member;
     std::vector<size_t> with; // the members it synchronised with
+    // The completion (Scalasca's rule) starts when the last member the others waited for
+    // was in (`waited_for`) and the first of the synchronising members whose ends count
+    // (`ending`) was out: for a broadcast only the members that waited for the root, for a
+    // reduction only the root and its latest sender.
+    Time waited_for = instance.latest_enter;
+    std::vector<size_t> ending;
     switch (collective_shape(instance.op)) {
     case CollectiveShape::Barrier:
         p.wait_kind = WaitKind::Barrier;
         for (size_t q = 0; q < n; ++q) with.push_back(q);
+        ending = with;
         break;
     case CollectiveShape::AllToAll:
         p.wait_kind = WaitKind::NxN;
@@ -312,13 +319,16 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
             if (instance.earliest_leave > instance.latest_enter || q == size_t(delaying) ||
                 collective_wait(instance, q) > 0)
                 with.push_back(q);
+        ending = with;
         if (std::find(with.begin(), with.end(), member) == with.end()) with.clear();
         break;
     case CollectiveShape::OneToAll: // the root and the members that waited for it
         p.wait_kind = WaitKind::LateBroadcast;
+        waited_for = members[delaying].enter;
+        for (size_t q = 0; q < n; ++q)
+            if (collective_wait(instance, q) > 0) ending.push_back(q);
         if (delayer) {
-            for (size_t q = 0; q < n; ++q)
-                if (collective_wait(instance, q) > 0) with.push_back(q);
+            with = ending;
             if (!with.empty()) with.push_back(member);
         } else if (p.wait > 0) {
             with = {member, size_t(delaying)};
@@ -327,9 +337,11 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     case CollectiveShape::AllToOne: { // the root, if it waited, and the latest sender
         p.wait_kind = WaitKind::EarlyReduce;
         const size_t root = instance.root >= 0 ? size_t(instance.root) : n;
-        if (root < n && members[root].enter < members[delaying].enter &&
-            (member == root || delayer))
-            with = {root, size_t(delaying)};
+        waited_for = members[delaying].enter;
+        if (root < n && members[root].enter < members[delaying].enter) {
+            ending = {root, size_t(delaying)};
+            if (member == root || delayer) with = ending;
+        }
         break;
     }
     case CollectiveShape::Other:
@@ -345,7 +357,9 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         std::sort(p.group.begin(), p.group.end());
         p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
     }
-    const Time begin = std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
+    Time first_out = std::numeric_limits<Time>::max();
+    for (size_t q : ending) first_out = std::min(first_out, members[q].leave);
+    const Time begin = std::max(first_out, std::min(waited_for, me.leave));
     p.completion = me.leave > begin ? me.leave - begin : 0;
 }
 

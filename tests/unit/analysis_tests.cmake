@@ -11,6 +11,7 @@ add_executable(topolens_analysis_tests
   parallel_analysis_test.cpp
   backward_replay_test.cpp
   critical_path_test.cpp
+  collective_delay_rules_test.cpp
   scalasca_rules_test.cpp
   scalasca_oracle_test.cpp
   message_statistics_test.cpp
