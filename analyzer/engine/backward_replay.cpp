@@ -101,7 +101,7 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
         if (loc < state_.size() && state_[loc].parked) {
             state_[loc].parked = false;
             runnable_.push_back(loc);
-            changed_.notify_one();
+            if (idle_ > 0) changed_.notify_one(); // a futex call only when a thread sleeps
         }
     };
     switch (step.kind) {
@@ -225,7 +225,9 @@ void BackwardReplay::work() {
             runnable_.push_back(lowest);
             continue;
         }
+        ++idle_;
         changed_.wait(hold);
+        --idle_;
     }
     changed_.notify_all();
 }

@@ -63,6 +63,7 @@ class BackwardReplay {
     uint32_t forced_ = trace::kNone; // the location a broken cycle lets go on without its partners
     uint32_t finished_ = 0;
     unsigned busy_ = 0; // threads visiting a location's steps
+    unsigned idle_ = 0; // threads waiting for a location to take
     std::exception_ptr error_;
 };
 
