@@ -533,7 +533,7 @@ class ArchiveReader {
         stem_ = (a.parent_path() / a.stem()).string();
     }
 
-    void read(Trace& trace, unsigned threads, const ReadHooks& hooks) {
+    void read(Trace& trace, unsigned threads, const ReadHooks& hooks, LocationShare share) {
         // OTF2 trusts the counts in these files: damaged ones fail here, before it allocates.
         const AnchorFacts facts = check_archive_files(anchor_);
         definition_chunk_size_ = facts.definition_chunk_size;
@@ -553,9 +553,15 @@ class ArchiveReader {
             std::free(creator);
         }
         trace.locations.resize(trace.defs.locations.size());
+        const size_t nloc = trace.locations.size();
+        share.last = static_cast<uint32_t>(std::min<size_t>(share.last, nloc));
+        if (share.first >= share.last && nloc > 0)
+            throw TraceError(anchor_ + ": locations " + std::to_string(share.first) + " to " +
+                             std::to_string(share.last) + " asked for, the trace has " +
+                             std::to_string(nloc) + " (0 to " + std::to_string(nloc) + ")");
         if (hooks.definitions_read) hooks.definitions_read(trace);
         programs_.assign(trace.locations.size(), Program{});
-        read_locations(trace, threads);
+        read_locations(trace, threads, share);
         // The program of the first location that names one (each location's own slot: the
         // locations are read in parallel).
         for (Program& program : programs_)
@@ -623,11 +629,11 @@ class ArchiveReader {
     // its local definitions, then (all read) its events: the errors are reported in the
     // order a serial read meets them (all opening before any definitions before any events,
     // each phase in location order).
-    void read_locations(Trace& trace, unsigned threads) {
+    void read_locations(Trace& trace, unsigned threads, LocationShare share) {
         const std::vector<Location>& locs = trace.defs.locations;
         // Missing files first, as a serial read finds them before reading any events.
         no_event_file_.assign(locs.size(), false);
-        for (size_t i = 0; i < locs.size(); ++i) {
+        for (size_t i = share.first; i < share.last; ++i) {
             const std::string file = location_file(locs[i].otf2_id, ".evt");
             no_event_file_[i] = posix_layout_ && !fs::exists(file);
             // A rank of a run that died may leave an empty file: nothing reached the disk.
@@ -646,7 +652,7 @@ class ArchiveReader {
             }
         }
         std::vector<Group> groups;
-        for (const auto& [begin, end] : location_groups(locs, threads))
+        for (const auto& [begin, end] : location_groups(locs, share, threads))
             groups.push_back(Group{{}, groups.empty() ? reader_.get() : nullptr, begin, end, {}});
         if (groups.empty()) return;
 
@@ -698,14 +704,16 @@ class ArchiveReader {
     }
 
     std::vector<std::pair<size_t, size_t>> location_groups(const std::vector<Location>& locs,
+                                                           LocationShare share,
                                                            unsigned threads) const {
         uint64_t total = 0;
-        for (const Location& l : locs) total += std::max<uint64_t>(1, declared_events(l.otf2_id));
+        for (size_t i = share.first; i < share.last; ++i)
+            total += std::max<uint64_t>(1, declared_events(locs[i].otf2_id));
         std::vector<std::pair<size_t, size_t>> groups;
-        const uint64_t share = total / std::max(1u, threads) + 1;
+        const uint64_t per_thread = total / std::max(1u, threads) + 1;
         uint64_t in_group = 0;
-        for (size_t i = 0; i < locs.size(); ++i) {
-            if (groups.empty() || (in_group >= share && groups.size() < threads)) {
+        for (size_t i = share.first; i < share.last; ++i) {
+            if (groups.empty() || (in_group >= per_thread && groups.size() < threads)) {
                 groups.push_back({i, i});
                 in_group = 0;
             }
@@ -954,10 +962,10 @@ std::string find_anchor(const std::string& path) {
     return anchors.front();
 }
 
-void read_trace_into(const std::string& path, Trace& out, unsigned threads,
-                     const ReadHooks& hooks) {
+void read_trace_into(const std::string& path, Trace& out, unsigned threads, const ReadHooks& hooks,
+                     LocationShare share) {
     ArchiveReader reader(find_anchor(path));
-    reader.read(out, threads == 0 ? worker_threads() : threads, hooks);
+    reader.read(out, threads == 0 ? worker_threads() : threads, hooks, share);
 }
 
 Trace read_trace(const std::string& path, unsigned threads) {

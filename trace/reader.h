@@ -3,7 +3,9 @@
 
 #include "trace/model.h"
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 
 namespace topolens::trace {
@@ -23,8 +25,19 @@ struct ReadHooks {
     std::function<void(const Trace&, uint32_t location)> location_read;
 };
 
-// read_trace into `out` (which the hooks may hold on to), with hooks.
-void read_trace_into(const std::string& path, Trace& out, unsigned threads, const ReadHooks& hooks);
+// Whose events to read: locations [first, last) of the trace's location order (`last` is
+// clamped to the number of locations). The definitions are read whole, the other locations
+// keep no events: one share per process of an analysis run across processes.
+struct LocationShare {
+    uint32_t first = 0;
+    uint32_t last = std::numeric_limits<uint32_t>::max();
+};
+
+// read_trace into `out` (which the hooks may hold on to), with hooks; only `share`'s
+// locations' events (the program, Trace::defs.program, is the first of them that names one).
+// A share beyond the trace's locations is a TraceError.
+void read_trace_into(const std::string& path, Trace& out, unsigned threads, const ReadHooks& hooks,
+                     LocationShare share = {});
 
 // The anchor file of `path`: the file itself, or in a directory `traces.otf2`, else its only
 // `*.otf2` file. Throws TraceError when there is none (or several).

@@ -12,10 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -234,6 +236,69 @@ TEST(Parallel, ReadingInThreadsGivesTheSameEvents) {
     for (unsigned threads : kThreadCounts) {
         SCOPED_TRACE(threads);
         expect_same_events(one, trace::read_trace(anchor, threads));
+    }
+}
+
+// One share of the locations (as each process of an analysis across processes reads): the
+// whole definitions, the share's events exactly as a full read has them, no other events.
+TEST(Parallel, ReadingAShareReadsItsLocationsOnly) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    const trace::Trace all = trace::read_trace(anchor, 1);
+    const trace::LocationShare shares[] = {{0, 4}, {4, 12}, {11, 12}, {3, 7}, {5, 1000}};
+    for (const trace::LocationShare share : shares)
+        for (unsigned threads : {1u, 3u}) {
+            SCOPED_TRACE(std::to_string(share.first) + ".." + std::to_string(share.last) + ", " +
+                         std::to_string(threads) + " threads");
+            trace::Trace part;
+            std::vector<uint32_t> handed; // by the reading threads
+            std::mutex lock;
+            trace::ReadHooks hooks;
+            hooks.location_read = [&](const trace::Trace&, uint32_t loc) {
+                const std::lock_guard<std::mutex> hold(lock);
+                handed.push_back(loc);
+            };
+            trace::read_trace_into(anchor, part, threads, hooks, share);
+            ASSERT_EQ(part.locations.size(), all.locations.size());
+            EXPECT_EQ(part.defs.locations.size(), all.defs.locations.size());
+            EXPECT_EQ(part.defs.regions.size(), all.defs.regions.size());
+            const uint32_t last = std::min<uint32_t>(share.last, 12);
+            std::sort(handed.begin(), handed.end());
+            std::vector<uint32_t> expected;
+            for (uint32_t loc = share.first; loc < last; ++loc) expected.push_back(loc);
+            EXPECT_EQ(handed, expected);
+            for (uint32_t loc = 0; loc < all.locations.size(); ++loc) {
+                const auto& mine = part.locations[loc].events;
+                if (loc < share.first || loc >= last) {
+                    EXPECT_TRUE(mine.empty()) << "location " << loc;
+                    continue;
+                }
+                const auto& full = all.locations[loc].events;
+                ASSERT_EQ(mine.size(), full.size()) << "location " << loc;
+                for (size_t i = 0; i < full.size(); ++i)
+                    ASSERT_TRUE(mine[i].time == full[i].time && mine[i].kind == full[i].kind &&
+                                mine[i].region() == full[i].region())
+                        << "location " << loc << " event " << i;
+            }
+        }
+}
+
+TEST(Parallel, AShareBeyondTheTracesLocationsIsRefusedByName) {
+    ScratchDir dir;
+    const std::string anchor = written_mixed_trace(dir);
+    for (const trace::LocationShare share : {trace::LocationShare{12, 20}, {5, 5}}) {
+        trace::Trace part;
+        try {
+            trace::read_trace_into(anchor, part, 1, {}, share);
+            ADD_FAILURE() << "no error for " << share.first << ".." << share.last;
+        } catch (const trace::TraceError& e) {
+            EXPECT_NE(
+                std::string(e.what()).find("locations " + std::to_string(share.first) + " to " +
+                                           std::to_string(std::min<uint32_t>(share.last, 12)) +
+                                           " asked for, the trace has 12 (0 to 12)"),
+                std::string::npos)
+                << e.what();
+        }
     }
 }
 
