@@ -533,6 +533,13 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         return analyze(clamped, rematched, patterns, options);
     }
     AnalysisResult result;
+    auto mark = std::chrono::steady_clock::now();
+    auto lap = [&mark] { // seconds since the last lap
+        const auto now = std::chrono::steady_clock::now();
+        const double seconds = std::chrono::duration<double>(now - mark).count();
+        mark = now;
+        return seconds;
+    };
     const unsigned threads = options.threads ? options.threads : trace::worker_threads();
     const auto callpaths = std::make_shared<const std::vector<uint32_t>>(
         fill_definitions(trace, matching, result.report));
@@ -642,8 +649,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     size_t rounds = 0;
     for (const auto& worker : workers)
         rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
+    result.phases.setup = lap();
     for (size_t round = 0; round < rounds && !failed_yet(); ++round) phase(round);
+    result.phases.preparation = lap();
     if (!failed_yet()) phase(kReplay);
+    result.phases.replay = lap();
     // The error of the lowest location, as a replay in one thread would meet it first.
     const Worker* failed = nullptr;
     for (const auto& worker : workers)
@@ -662,8 +672,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
                        static_cast<unsigned>(workers.size()))
             .run();
     // After every location: results that need them all.
+    result.phases.backward = lap();
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
+    result.phases.finish = lap();
     result.warnings = context.warnings();
     result.events = total;
     return result;

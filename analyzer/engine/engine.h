@@ -321,10 +321,20 @@ struct AnalysisOptions {
     unsigned threads = 0;
 };
 
+// Wall-clock seconds of analyze()'s phases, where its time goes (analysis_bench prints them).
+struct AnalysisPhases {
+    double setup = 0;       // definitions, grid, metrics, patterns' clones
+    double preparation = 0; // the preparation rounds
+    double replay = 0;      // the forward replay
+    double backward = 0;    // the merge of the threads' results and the backward replay
+    double finish = 0;      // results over all locations, values made exclusive
+};
+
 struct AnalysisResult {
     report::Report report;
     std::vector<std::string> warnings;
     uint64_t events = 0;
+    AnalysisPhases phases;
 };
 
 // Runs `patterns` over `trace`. The report holds the trace's definitions (regions, call

@@ -62,6 +62,8 @@ struct Measure {
     double cpu = 0;       // seconds of this process's CPU time
     double part_wall = 0; // analysis phase: analyze() alone
     double part_cpu = 0;
+    // analyze()'s own phases (AnalysisPhases), wall seconds
+    double setup = 0, preparation = 0, replay = 0, backward = 0, finish = 0;
     uint64_t events = 0;
     uint64_t peak_growth = 0; // bytes
     bool hwm_reset = false;   // VmHWM was reset by clear_refs
@@ -291,6 +293,11 @@ Measure measure_analysis(const std::string& anchor, unsigned threads) {
             topolens::analysis::analyze(t, matching, patterns, options);
         m.part_wall = a.wall_s();
         m.part_cpu = a.cpu_s();
+        m.setup = result.phases.setup;
+        m.preparation = result.phases.preparation;
+        m.replay = result.phases.replay;
+        m.backward = result.phases.backward;
+        m.finish = result.phases.finish;
         m.wall = c.wall_s();
         m.cpu = c.cpu_s();
         m.events = event_count(t);
@@ -524,6 +531,14 @@ int main(int argc, char** argv) {
              per_s(read_wall), fmt("%.2f", read_wall / bare.wall), "", ""});
         row({"  of which analyze()", fmt("%.3f", m.part_wall), fmt("%.3f", m.part_cpu),
              per_s(m.part_wall), fmt("%.2f", m.part_wall / bare.wall), "", ""});
+        const std::pair<const char*, double> phases[] = {
+            {"    setup", m.setup},
+            {"    preparation rounds", m.preparation},
+            {"    forward replay", m.replay},
+            {"    merge, backward replay", m.backward},
+            {"    finish, exclusive values", m.finish}};
+        for (const auto& [phase, seconds] : phases)
+            row({phase, fmt("%.3f", seconds), "", "", fmt("%.2f", seconds / bare.wall), "", ""});
     };
     if (analysis.ok && serial.ok) {
         analysis_lines("read+match, analyze" + in, analysis);

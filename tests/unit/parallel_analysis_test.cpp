@@ -741,3 +741,32 @@ TEST(Parallel, ParallelForRunsEveryIndexOnceAndRethrows) {
                                      }),
                  std::runtime_error);
 }
+
+// analyze()'s phases (what analysis_bench prints) cover its time: each measured, in order,
+// adding up to the whole call.
+TEST(Parallel, TheAnalysisPhasesAddUpToTheAnalysis) {
+    trace::SynthOptions o;
+    o.grid = {4, 3};
+    o.iterations = 200; // long enough that the time outside the phases is small beside them
+    const trace::Synthetic s = trace::synthesize(o);
+    const trace::Matching matching = trace::match(s.builder.trace());
+    const auto patterns = patterns::all_patterns();
+    for (unsigned threads : {1u, 3u}) {
+        SCOPED_TRACE(threads);
+        analysis::AnalysisOptions options;
+        options.threads = threads;
+        const auto start = std::chrono::steady_clock::now();
+        const analysis::AnalysisResult r =
+            analysis::analyze(s.builder.trace(), matching, patterns, options);
+        const double whole =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const analysis::AnalysisPhases& p = r.phases;
+        for (double seconds : {p.setup, p.preparation, p.replay, p.backward, p.finish})
+            EXPECT_GE(seconds, 0.0);
+        EXPECT_GT(p.replay, 0.0);
+        EXPECT_GT(p.backward, 0.0); // the root-cause analysis replays backward
+        const double sum = p.setup + p.preparation + p.replay + p.backward + p.finish;
+        EXPECT_LE(sum, whole);
+        EXPECT_GE(sum, 0.5 * whole) << "of " << whole << " s";
+    }
+}
