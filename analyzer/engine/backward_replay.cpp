@@ -84,26 +84,28 @@ void BackwardReplay::build_steps() {
 bool BackwardReplay::ready(const BackwardStep& step) const {
     switch (step.kind) {
     case BackwardStep::Kind::Send:
-        return receive_posted_[step.id] != 0;
+        return receive_posted_[step.id].load() != 0;
     case BackwardStep::Kind::Receive:
     case BackwardStep::Kind::SendCompletion:
         return true; // they only post
     case BackwardStep::Kind::ReceiveRequest:
-        return completion_posted_[step.id] != 0;
+        return completion_posted_[step.id].load() != 0;
     case BackwardStep::Kind::Collective:
-        return collective_posted_[step.id] == m_.collectives[step.id].members.size();
+        return collective_posted_[step.id].load() == m_.collectives[step.id].members.size();
     }
     return true;
 }
 
+void BackwardReplay::wake(uint32_t loc) {
+    if (loc >= state_.size() || !parked_[loc].load()) return;
+    const std::lock_guard<std::mutex> hold(lock_);
+    if (!parked_[loc].load()) return; // woken already
+    parked_[loc].store(false);
+    runnable_.push_back(loc);
+    if (idle_ > 0) changed_.notify_one(); // a futex call only when a thread sleeps
+}
+
 void BackwardReplay::wake_partners(const BackwardStep& step) {
-    auto wake = [&](uint32_t loc) {
-        if (loc < state_.size() && state_[loc].parked) {
-            state_[loc].parked = false;
-            runnable_.push_back(loc);
-            if (idle_ > 0) changed_.notify_one(); // a futex call only when a thread sleeps
-        }
-    };
     switch (step.kind) {
     case BackwardStep::Kind::Send:
     case BackwardStep::Kind::ReceiveRequest:
@@ -115,7 +117,7 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
         wake(m_.messages[step.id].recv.location);
         break;
     case BackwardStep::Kind::Collective:
-        if (collective_posted_[step.id] == m_.collectives[step.id].members.size())
+        if (collective_posted_[step.id].load() == m_.collectives[step.id].members.size())
             for (const trace::EventRef& member : m_.collectives[step.id].members)
                 wake(member.location);
         break;
@@ -125,19 +127,18 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
 // The patterns post first; the step counts as posted after, so a reader finds what they left.
 void BackwardReplay::post(const BackwardStep& step) {
     for (const auto& callback : d_.backward_post_) callback(ctx_, step);
-    const std::lock_guard<std::mutex> hold(lock_);
     switch (step.kind) {
     case BackwardStep::Kind::Send:
     case BackwardStep::Kind::ReceiveRequest:
-        break;
+        return;
     case BackwardStep::Kind::Receive:
-        receive_posted_[step.id] = 1;
+        receive_posted_[step.id].store(1);
         break;
     case BackwardStep::Kind::SendCompletion:
-        completion_posted_[step.id] = 1;
+        completion_posted_[step.id].store(1);
         break;
     case BackwardStep::Kind::Collective:
-        ++collective_posted_[step.id];
+        collective_posted_[step.id].fetch_add(1);
         break;
     }
     wake_partners(step);
@@ -162,14 +163,14 @@ bool BackwardReplay::advance(uint32_t loc, bool force) {
         }
         while (s.next > s.group_begin) {
             const BackwardStep& step = steps[s.next - 1].step;
-            bool forced = false;
-            {
+            bool forced = !ready(step);
+            if (forced && !force) {
                 const std::lock_guard<std::mutex> hold(lock_);
-                forced = !ready(step);
-                if (forced && !force) {
-                    s.parked = true;
-                    return false;
-                }
+                parked_[loc].store(true);
+                if (!ready(step)) return false;
+                // Posted meanwhile (a waking post needs lock_, so none took it): go on.
+                parked_[loc].store(false);
+                forced = false;
             }
             force = false;
             take(step, forced);
@@ -216,11 +217,11 @@ void BackwardReplay::work() {
         }
         if (busy_ == 0) {
             uint32_t lowest = 0;
-            while (lowest < nloc && (state_[lowest].done || !state_[lowest].parked)) ++lowest;
+            while (lowest < nloc && (state_[lowest].done || !parked_[lowest].load())) ++lowest;
             if (lowest == nloc) break; // cannot happen: every unfinished location is parked
             ctx_.warn("backward replay: a cycle of waits between processes (clock-condition "
                       "violations?) was broken; values that would travel along it count as zero");
-            state_[lowest].parked = false;
+            parked_[lowest].store(false);
             forced_ = lowest;
             runnable_.push_back(lowest);
             continue;
@@ -236,9 +237,11 @@ void BackwardReplay::run() {
     build_steps();
     const auto nloc = static_cast<uint32_t>(steps_.size());
     state_.assign(nloc, {});
-    receive_posted_.assign(m_.messages.size(), 0);
-    completion_posted_.assign(m_.messages.size(), 0);
-    collective_posted_.assign(m_.collectives.size(), 0);
+    // Value-initialised: nothing posted, nobody parked.
+    parked_ = std::make_unique<std::atomic<bool>[]>(nloc);
+    receive_posted_ = std::make_unique<std::atomic<uint8_t>[]>(m_.messages.size());
+    completion_posted_ = std::make_unique<std::atomic<uint8_t>[]>(m_.messages.size());
+    collective_posted_ = std::make_unique<std::atomic<uint32_t>[]>(m_.collectives.size());
     for (uint32_t loc = 0; loc < nloc; ++loc) {
         state_[loc].next = steps_[loc].size();
         for (const auto& callback : d_.backward_begin_) callback(ctx_, loc);

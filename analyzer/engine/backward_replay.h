@@ -8,8 +8,10 @@
 
 #include "analyzer/engine/engine.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 
 namespace topolens::analysis {
@@ -32,7 +34,6 @@ class BackwardReplay {
         size_t next = 0;        // steps still to visit: [0, next)
         size_t group_begin = 0; // first step of the call being visited; posted up to `next`
         bool group_posted = false;
-        bool parked = false;
         bool done = false;
     };
 
@@ -44,6 +45,7 @@ class BackwardReplay {
     void post(const BackwardStep& step);
     void take(BackwardStep step, bool forced);
     void wake_partners(const BackwardStep& step);
+    void wake(uint32_t loc);
 
     const trace::Trace& trace_;
     const trace::Matching& m_;
@@ -51,14 +53,16 @@ class BackwardReplay {
     Context& ctx_;
     unsigned threads_;
     std::vector<std::vector<Step>> steps_; // by location, in event order
-    // A location's steps are visited by one thread at a time; the rest is under lock_: a
-    // location parks in the same locked moment it finds a step not ready, so a post cannot
-    // miss waking it.
+    // A location's steps are visited by one thread at a time. What is posted and who is
+    // parked are atomic: a post sets its flag, then wakes a parked reader; a reader parks,
+    // then looks at the flag again, so one of the two sees the other (both sequentially
+    // consistent) and no post is missed. The rest is under lock_.
     std::vector<LocationState> state_;
+    std::unique_ptr<std::atomic<bool>[]> parked_;                                // by location
+    std::unique_ptr<std::atomic<uint8_t>[]> receive_posted_, completion_posted_; // by message
+    std::unique_ptr<std::atomic<uint32_t>[]> collective_posted_; // by collective: members posted
     std::mutex lock_;
     std::condition_variable changed_;
-    std::vector<uint8_t> receive_posted_, completion_posted_; // by message id
-    std::vector<uint32_t> collective_posted_;                 // by collective id: members posted
     std::vector<uint32_t> runnable_;
     uint32_t forced_ = trace::kNone; // the location a broken cycle lets go on without its partners
     uint32_t finished_ = 0;

@@ -666,10 +666,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         for (size_t p = 0; p < patterns.size(); ++p)
             workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
     // The backward replay, over the merged patterns (what it needs of the forward replay is
-    // kept per location, shared by a pattern's clones), in as many threads.
+    // kept per location, shared by a pattern's clones).
     if (workers.front()->dispatcher.replays_backward())
         BackwardReplay(trace, matching, workers.front()->dispatcher, context,
-                       static_cast<unsigned>(workers.size()))
+                       std::clamp<unsigned>(options.backward_threads, 1,
+                                            static_cast<unsigned>(workers.size())))
             .run();
     // After every location: results that need them all.
     result.phases.backward = lap();

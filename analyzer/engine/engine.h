@@ -319,6 +319,10 @@ struct AnalysisOptions {
     // Threads matching and replaying locations (0: trace::worker_threads()). The replay
     // stays in one thread if a pattern cannot be cloned. Results do not depend on the number.
     unsigned threads = 0;
+    // Threads of the backward replay, at most `threads`. One by default: its locations go
+    // on for a few steps between waits, and two threads taking turns were slower than one
+    // (docs/performance.md). Results do not depend on the number either.
+    unsigned backward_threads = 1;
 };
 
 // Wall-clock seconds of analyze()'s phases, where its time goes (analysis_bench prints them).

@@ -102,6 +102,7 @@ analysis::AnalysisResult run(const TraceBuilder& b, unsigned threads = 1) {
     patterns.push_back(std::make_unique<HopCounter>());
     analysis::AnalysisOptions options;
     options.threads = threads;
+    options.backward_threads = threads;
     return analysis::analyze(b.trace(), patterns, options);
 }
 
@@ -224,6 +225,7 @@ int most_at_once(unsigned threads) {
     patterns.push_back(std::move(overlap));
     analysis::AnalysisOptions options;
     options.threads = threads;
+    options.backward_threads = threads;
     analysis::analyze(chain().trace(), patterns, options);
     return most->load();
 }

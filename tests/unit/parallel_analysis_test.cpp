@@ -154,9 +154,12 @@ void expect_same_report(const analysis::AnalysisResult& a, const analysis::Analy
     EXPECT_EQ(a.events, b.events);
 }
 
+// The backward replay in as many threads too (one by default), so that its results are
+// compared across thread counts as well.
 analysis::AnalysisResult analyze_with(const trace::Trace& t, unsigned threads) {
     analysis::AnalysisOptions options;
     options.threads = threads;
+    options.backward_threads = threads;
     return analysis::analyze(t, patterns::all_patterns(), options);
 }
 
@@ -465,6 +468,7 @@ TEST(Parallel, PatternsKeepNoStateFromOneAnalysisToTheNext) {
         SCOPED_TRACE(threads);
         analysis::AnalysisOptions options;
         options.threads = threads;
+        options.backward_threads = threads;
         for (const trace::Trace* t : {&tuned, &mixed.builder.trace(), &tuned}) {
             const auto fresh = patterns::all_patterns();
             expect_same_report(analysis::analyze(*t, fresh, options),
