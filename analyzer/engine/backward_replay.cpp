@@ -44,7 +44,10 @@ void BackwardReplay::build_steps() {
     steps_.assign(nloc, {});
     for (uint32_t loc = 0; loc < nloc; ++loc) {
         const trace::LocationFrames& frames = m_.frames[loc];
-        std::vector<std::pair<uint32_t, Step>> found; // (record, step)
+        // Sorted by record as (record, index) keys: 8-byte keys sort much faster than the
+        // steps, and steps of one record keep the order they were found in.
+        std::vector<Step> found;
+        std::vector<uint64_t> order;
         auto add = [&](uint32_t record, BackwardStep::Kind kind, uint32_t id, uint32_t member) {
             Step s;
             s.call = frames[record].frame == kNone ? record : frames[record].frame;
@@ -52,7 +55,8 @@ void BackwardReplay::build_steps() {
             s.step.location = loc;
             s.step.id = id;
             s.step.member = member;
-            found.push_back({record, s});
+            order.push_back(uint64_t{record} << 32 | found.size());
+            found.push_back(s);
         };
         for (const auto& [record, id] : m_.receives_of[loc]) {
             add(record, BackwardStep::Kind::Receive, id, 0);
@@ -74,10 +78,9 @@ void BackwardReplay::build_steps() {
                 if (c.members[k].location == loc && c.members[k].event == record)
                     add(record, BackwardStep::Kind::Collective, id, k);
         }
-        std::sort(found.begin(), found.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        steps_[loc].reserve(found.size());
-        for (auto& f : found) steps_[loc].push_back(f.second);
+        std::sort(order.begin(), order.end());
+        steps_[loc].reserve(order.size());
+        for (const uint64_t key : order) steps_[loc].push_back(found[key & 0xffffffffu]);
     }
 }
 
