@@ -48,12 +48,10 @@ class CriticalPath : public CataloguedPattern {
     void define_metrics(report::Report& r) override {
         using namespace metric;
         critical_path_ = metric_id(r, kCriticalPath);
-        const int impact = metric_id(r, kPerformanceImpact);
-        const int impact_cp = metric_id(r, kPerformanceImpactCriticalPath);
-        activities_ = {metric_id(r, kCriticalPathActivities), impact_cp, impact};
-        imbalance_ = {metric_id(r, kCriticalImbalanceImpact), impact_cp, impact};
-        inter_ = {metric_id(r, kInterPartitionImbalance), imbalance_[0], impact_cp, impact};
-        non_critical_ = {metric_id(r, kNonCriticalPathActivities), impact};
+        activities_ = metric_chain(r, kCriticalPathActivities);
+        imbalance_ = metric_chain(r, kCriticalImbalanceImpact);
+        inter_ = metric_chain(r, kInterPartitionImbalance);
+        non_critical_ = metric_chain(r, kNonCriticalPathActivities);
         shared_ = std::make_shared<Shared>();
         const SharedSynchpoints shared = synchpoints_for(r);
         points_ = shared.points;
@@ -160,7 +158,7 @@ class CriticalPath : public CataloguedPattern {
         default:
             return;
         }
-        if (point == Synchpoints::npos || point == trace::kNone) return;
+        if (point == Synchpoints::npos) return;
         const Synchpoint& p = points_->of(loc).points[point];
         if (!p.synchronises || p.wait == 0 || p.partner == loc) return;
         leave(loc, point);
@@ -190,7 +188,7 @@ class CriticalPath : public CataloguedPattern {
         default:
             return;
         }
-        if (point == trace::kNone) return;
+        if (point == Synchpoints::npos) return;
         Holder& h = s.holders[loc];
         h.on_path = true;
         h.end = point;

@@ -59,48 +59,24 @@ class DelayCosts : public CataloguedPattern {
 
     void define_metrics(report::Report& r) override {
         using namespace metric;
-        const char* p2p[] = {kDelayP2P, kDelayMpi, kDelay};
-        const char* coll[] = {kDelayCollective, kDelayMpi, kDelay};
-        struct Leaf {
-            const char *aggregate, *short_term, *long_term;
-            const char* const* above;
-        };
-        const Leaf leaves[kWaitKinds] = {
-            {kDelayLateSenderAggregate, kDelayLateSender, kDelayLateSenderLongTerm, p2p},
-            {kDelayLateReceiverAggregate, kDelayLateReceiver, kDelayLateReceiverLongTerm, p2p},
-            {kDelayBarrierAggregate, kDelayBarrier, kDelayBarrierLongTerm, coll},
-            {kDelayNxNAggregate, kDelayNxN, kDelayNxNLongTerm, coll},
-            {kDelayLateBroadcastAggregate, kDelayLateBroadcast, kDelayLateBroadcastLongTerm, coll},
-            {kDelayEarlyReduceAggregate, kDelayEarlyReduce, kDelayEarlyReduceLongTerm, coll},
-        };
+        const char* const short_term[kWaitKinds] = {kDelayLateSender,    kDelayLateReceiver,
+                                                    kDelayBarrier,       kDelayNxN,
+                                                    kDelayLateBroadcast, kDelayEarlyReduce};
+        const char* const long_term[kWaitKinds] = {
+            kDelayLateSenderLongTerm, kDelayLateReceiverLongTerm,  kDelayBarrierLongTerm,
+            kDelayNxNLongTerm,        kDelayLateBroadcastLongTerm, kDelayEarlyReduceLongTerm};
         for (size_t k = 0; k < kWaitKinds; ++k) {
-            std::vector<int> above{metric_id(r, leaves[k].aggregate)};
-            for (int a = 0; a < 3; ++a) above.push_back(metric_id(r, leaves[k].above[a]));
-            short_term_[k] = above;
-            short_term_[k].insert(short_term_[k].begin(), metric_id(r, leaves[k].short_term));
-            long_term_[k] = above;
-            long_term_[k].insert(long_term_[k].begin(), metric_id(r, leaves[k].long_term));
+            short_term_[k] = metric_chain(r, short_term[k]);
+            long_term_[k] = metric_chain(r, long_term[k]);
         }
-        for (size_t k = 0; k < kWaitKinds; ++k) {
-            chains_[short_term_[k].front()] = short_term_[k];
-            chains_[long_term_[k].front()] = long_term_[k];
-        }
-        auto chain = [&](std::initializer_list<const char*> names) {
-            std::vector<int> ids;
-            for (const char* name : names) ids.push_back(metric_id(r, name));
-            return ids;
-        };
-        direct_[0] = chain({kWaitDirectLateSender, kWaitDirect, kWaitsDirectVsIndirect});
-        direct_[1] = chain({kWaitDirectLateReceiver, kWaitDirect, kWaitsDirectVsIndirect});
-        indirect_[0] = chain({kWaitIndirectLateSender, kWaitIndirect, kWaitsDirectVsIndirect});
-        indirect_[1] = chain({kWaitIndirectLateReceiver, kWaitIndirect, kWaitsDirectVsIndirect});
-        propagating_[0] =
-            chain({kWaitPropagatingLateSender, kWaitPropagating, kWaitsPropagatingVsTerminal});
-        propagating_[1] =
-            chain({kWaitPropagatingLateReceiver, kWaitPropagating, kWaitsPropagatingVsTerminal});
-        terminal_[0] = chain({kWaitTerminalLateSender, kWaitTerminal, kWaitsPropagatingVsTerminal});
-        terminal_[1] =
-            chain({kWaitTerminalLateReceiver, kWaitTerminal, kWaitsPropagatingVsTerminal});
+        direct_ = {metric_chain(r, kWaitDirectLateSender),
+                   metric_chain(r, kWaitDirectLateReceiver)};
+        indirect_ = {metric_chain(r, kWaitIndirectLateSender),
+                     metric_chain(r, kWaitIndirectLateReceiver)};
+        propagating_ = {metric_chain(r, kWaitPropagatingLateSender),
+                        metric_chain(r, kWaitPropagatingLateReceiver)};
+        terminal_ = {metric_chain(r, kWaitTerminalLateSender),
+                     metric_chain(r, kWaitTerminalLateReceiver)};
         shared_ = std::make_shared<Shared>();
         const SharedSynchpoints shared = synchpoints_for(r);
         points_ = shared.points;
@@ -264,7 +240,7 @@ class DelayCosts : public CataloguedPattern {
         for (uint32_t location = 0; location < shared_->sums.size(); ++location) {
             for (const auto& [key, ticks] : shared_->sums[location]) {
                 const auto [leaf, callpath] = key;
-                for (int metric : chains_.at(leaf))
+                for (int metric : metric_chain(c.report(), leaf))
                     c.add(metric, callpath, location, ticks * c.seconds(1));
             }
         }
@@ -436,7 +412,6 @@ class DelayCosts : public CataloguedPattern {
     std::shared_ptr<Synchpoints> points_; // shared with the other root-cause pattern
     bool fills_ = false;                  // this pattern fills points_
     std::array<std::vector<int>, kWaitKinds> short_term_, long_term_; // leaf, then above
-    std::map<int, std::vector<int>> chains_;                          // leaf -> its chain
     // Late Sender, Late Receiver: leaf, then above.
     std::array<std::vector<int>, 2> direct_, indirect_, propagating_, terminal_;
 };

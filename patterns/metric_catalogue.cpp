@@ -1359,6 +1359,19 @@ int metric_id(const report::Report& report, std::string_view unique_name) {
     return *found;
 }
 
+std::vector<int> metric_chain(const report::Report& report, int metric) {
+    std::vector<int> chain;
+    // Bounded by the number of metrics, as a damaged parent cycle must not hang.
+    for (int m = metric; m >= 0 && chain.size() < report.metrics.size();
+         m = report.metrics[m].parent)
+        chain.push_back(m);
+    return chain;
+}
+
+std::vector<int> metric_chain(const report::Report& report, std::string_view unique_name) {
+    return metric_chain(report, metric_id(report, unique_name));
+}
+
 std::string metric_table_markdown() {
     std::ostringstream out;
     out << "| metric (unique name) | under | meaning |\n|---|---|---|\n";

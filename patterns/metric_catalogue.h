@@ -76,6 +76,11 @@ std::vector<analysis::MetricDefinition> catalogue_metrics(const report::Report& 
 // The id of a defined metric; throws std::logic_error if the report has none of that name.
 int metric_id(const report::Report& report, std::string_view unique_name);
 
+// A defined metric's id followed by its ancestors' up to the root: where a pattern adds a
+// value metric-inclusive (the tree is the catalogue's, so no pattern repeats it).
+std::vector<int> metric_chain(const report::Report& report, int metric);
+std::vector<int> metric_chain(const report::Report& report, std::string_view unique_name);
+
 // docs/metrics.md's metric table: header and one row per metric, depth first (each metric followed
 // by its subtree), a templated row once.
 std::string metric_table_markdown();
