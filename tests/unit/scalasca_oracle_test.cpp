@@ -43,14 +43,18 @@ void expect_every_location(const report::Report& report, int m, const test::Orac
     EXPECT_EQ(compared, report.locations.size()) << metric;
 }
 
+// topolens' report of the oracle folder's trace, every pattern on.
+report::Report topolens_report(const std::filesystem::path& dir) {
+    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
+    return analysis::analyze(trace, matching, patterns::all_patterns()).report;
+}
+
 TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2"))
         << dir << " is missing: configure with -DTOPOLENS_ORACLE_DIR=<scalasca-oracle folder>";
     const auto values = test::read_oracle_values(dir / "scalasca-values.csv");
-    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
-    const report::Report report =
-        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const report::Report report = topolens_report(dir);
     const char* shared[] = {metric::kTime,
                             metric::kVisits,
                             metric::kLateSender,
@@ -103,6 +107,29 @@ const Statistic kStatistics[] = {
      {metric::kBytesSent, metric::kBytesReceived, metric::kBytesOut, metric::kBytesIn}},
 };
 
+using CallpathRows = std::map<std::string, std::vector<double>>; // call path -> by location
+
+// Adds `metric` of `r` (with its subtree) to `rows`, per call path and location, the call
+// paths named as in `names` (ours may have a root "program" above Scalasca's roots).
+void add_by_callpath(CallpathRows& rows, const report::Report& r, int metric,
+                     const report::Report& names) {
+    const size_t nloc = r.locations.size();
+    for (const int m : r.metric_subtree(metric))
+        for (int cp : r.callpaths_with_values(m)) {
+            const auto same = names.find_callpath(r.callpath_name(cp));
+            ASSERT_TRUE(same.has_value()) << r.callpath_name(cp);
+            auto& row = rows[names.callpath_name(*same)];
+            row.resize(nloc);
+            for (size_t l = 0; l < nloc; ++l) row[l] += r.value(m, cp, static_cast<int>(l));
+        }
+}
+
+CallpathRows by_callpath(const report::Report& r, int metric, const report::Report& names) {
+    CallpathRows rows;
+    add_by_callpath(rows, r, metric, names);
+    return rows;
+}
+
 // Counts and bytes are whole numbers: equal, not near. Per location against the values
 // file (the leaves it has), and per call path and location against Scalasca's report itself.
 TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation) {
@@ -110,11 +137,8 @@ TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
     const report::Report scalasca = report::read_cube4((dir / "scalasca-rootcause.cubex").string());
-    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
-    const report::Report report =
-        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const report::Report report = topolens_report(dir);
     ASSERT_EQ(report.locations.size(), scalasca.locations.size());
-    const int nloc = static_cast<int>(report.locations.size());
     for (const Statistic& statistic : kStatistics) {
         SCOPED_TRACE(statistic.name);
         const auto mine = report.find_metric(statistic.name);
@@ -129,27 +153,13 @@ TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation
             EXPECT_EQ(compared, report.locations.size());
         }
         // Every call path either report has a value at.
-        std::map<std::string, std::vector<double>> expected, got;
+        CallpathRows expected;
         for (const char* name : statistic.scalasca) {
             const auto theirs = scalasca.find_metric(name);
             ASSERT_TRUE(theirs.has_value()) << name;
-            for (const int m : scalasca.metric_subtree(*theirs))
-                for (int cp : scalasca.callpaths_with_values(m)) {
-                    // Ours may have a root "program" above Scalasca's roots.
-                    const auto same = report.find_callpath(scalasca.callpath_name(cp));
-                    ASSERT_TRUE(same.has_value()) << scalasca.callpath_name(cp);
-                    auto& row = expected[report.callpath_name(*same)];
-                    row.resize(nloc);
-                    for (int l = 0; l < nloc; ++l) row[l] += scalasca.value(m, cp, l);
-                }
+            add_by_callpath(expected, scalasca, *theirs, report);
         }
-        for (const int m : report.metric_subtree(*mine))
-            for (int cp : report.callpaths_with_values(m)) {
-                auto& row = got[report.callpath_name(cp)];
-                row.resize(nloc);
-                for (int l = 0; l < nloc; ++l) row[l] += report.value(m, cp, l);
-            }
-        EXPECT_EQ(got, expected);
+        EXPECT_EQ(by_callpath(report, *mine, report), expected);
     }
 }
 
@@ -176,24 +186,6 @@ bool rounded_in_scalasca(const std::string& trace, const std::string& name) {
     return false;
 }
 
-// Per call path (summed over the metric's subtree), per location, named as in `names`
-// (ours may have a root "program" above Scalasca's roots).
-std::map<std::string, std::vector<double>> by_callpath(const report::Report& r, int metric,
-                                                       const report::Report& names) {
-    const size_t nloc = r.locations.size();
-    std::map<std::string, std::vector<double>> rows;
-    for (const int m : r.metric_subtree(metric))
-        for (int cp : r.callpaths_with_values(m)) {
-            const auto same = names.find_callpath(r.callpath_name(cp));
-            EXPECT_TRUE(same.has_value()) << r.callpath_name(cp);
-            if (!same) continue;
-            auto& row = rows[names.callpath_name(*same)];
-            row.resize(nloc);
-            for (size_t l = 0; l < nloc; ++l) row[l] += r.value(m, cp, static_cast<int>(l));
-        }
-    return rows;
-}
-
 // The rounding case above, call path by call path against Scalasca's report.
 void expect_equal_but_where_scalasca_rounds(const report::Report& report,
                                             const report::Report& scalasca,
@@ -201,7 +193,7 @@ void expect_equal_but_where_scalasca_rounds(const report::Report& report,
     const size_t nloc = report.locations.size();
     const auto ours = by_callpath(report, *report.find_metric(name), report);
     const auto theirs = by_callpath(scalasca, *scalasca.find_metric(name), report);
-    std::map<std::string, std::vector<double>> all = theirs;
+    CallpathRows all = theirs;
     for (const auto& [path, row] : ours) all.emplace(path, row);
     bool scalasca_larger = false;
     for (const auto& [path, unused] : all) {
@@ -230,9 +222,7 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
-    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
-    const report::Report report =
-        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const report::Report report = topolens_report(dir);
     const char* delays[] = {metric::kDelayLateSender,
                             metric::kDelayLateSenderLongTerm,
                             metric::kDelayLateReceiver,
@@ -266,9 +256,7 @@ TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
-    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
-    const report::Report report =
-        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const report::Report report = topolens_report(dir);
     const char* critical[] = {metric::kCriticalPath, metric::kCriticalPathActivities,
                               metric::kCriticalImbalanceImpact, metric::kInterPartitionImbalance,
                               metric::kNonCriticalPathActivities};
@@ -286,9 +274,7 @@ TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
 TEST_P(ScalascaOracle, ClockConditionViolationsAsScalascaCountsThem) {
     const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
-    const auto [trace, matching] = trace::read_and_match((dir / "traces.otf2").string());
-    const report::Report report =
-        analysis::analyze(trace, matching, patterns::all_patterns()).report;
+    const report::Report report = topolens_report(dir);
     const double expected =
         std::string(GetParam()) == "synth-mixed" ? 0.0 : double(report.locations.size() - 1);
     EXPECT_EQ(report.total(*report.find_metric(metric::kClockViolationsCollective)), expected);
