@@ -3,6 +3,7 @@
 #include "trace/model.h"
 
 #include <string>
+#include <unordered_set>
 
 namespace topolens::trace {
 
@@ -12,8 +13,16 @@ std::vector<LocationShare> share_locations(const std::vector<uint32_t>& process,
     if (weight.size() != n) throw std::logic_error("share_locations: one weight per location");
     // Where a process begins: the places a share may begin.
     std::vector<uint32_t> starts;
-    for (uint32_t loc = 0; loc < n; ++loc)
-        if (loc == 0 || process[loc] != process[loc - 1]) starts.push_back(loc);
+    std::unordered_set<uint32_t> seen;
+    for (uint32_t loc = 0; loc < n; ++loc) {
+        if (loc > 0 && process[loc] == process[loc - 1]) continue;
+        if (!seen.insert(process[loc]).second)
+            throw TraceError("the locations of process " + std::to_string(process[loc]) +
+                             " are not next to each other in the trace (location " +
+                             std::to_string(loc) +
+                             "): it cannot be shared out to ranks; analyze it in one process");
+        starts.push_back(loc);
+    }
     if (ranks == 0 || ranks > starts.size())
         throw TraceError("the analysis has " + std::to_string(ranks) + " ranks and the trace " +
                          std::to_string(starts.size()) +

@@ -1,7 +1,7 @@
 // How an MPI-parallel analysis shares a trace's locations out to its ranks.
 #pragma once
 
-#include "trace/reader.h"
+#include "trace/model.h"
 
 #include <cstdint>
 #include <vector>

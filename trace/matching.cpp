@@ -1,14 +1,18 @@
 #include "trace/matching.h"
 
 #include "trace/clock_range.h"
+#include "trace/exchange.h"
+#include "trace/location_shares.h"
 #include "trace/prefault.h"
 #include "trace/reader.h"
 #include "trace/threads.h"
 
 #include <algorithm>
 #include <exception>
+#include <filesystem>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
@@ -46,6 +50,20 @@ class LocationWarnings {
         for (const auto& [kind, message] : kept_) warnings.add(kind, message);
         kept_.clear();
         counts_.clear();
+    }
+    // To the rank that hands them over (the kept ones are all it needs).
+    void write(ByteWriter& out) const {
+        out.put<uint64_t>(kept_.size());
+        for (const auto& [kind, message] : kept_) {
+            out.put_string(kind);
+            out.put_string(message);
+        }
+    }
+    void read(ByteReader& in) {
+        for (auto n = in.get<uint64_t>(); n > 0; --n) {
+            std::string kind = in.get_string();
+            kept_.push_back({std::move(kind), in.get_string()});
+        }
     }
 
   private:
@@ -105,9 +123,16 @@ struct PendingSend {
     uint32_t slot;
 };
 
+// What a receiver's rank needs of a send another rank read.
+struct SendSide {
+    CallSummary call;
+    Time time = 0;
+};
+
 struct SendQueue {
     std::vector<PendingSend> sends;
     size_t next = 0;
+    std::vector<SendSide> sides; // parallel to sends, for sends another rank read; else empty
 };
 
 // The queues last looked up, by channel: a location talks to few channels in turn.
@@ -153,11 +178,33 @@ class ChannelQueues {
     ChannelCache cache_; // used by the scanning thread only
 };
 
+// A location's MpiCollectiveEnd record, as the merge of collectives needs it (also of a
+// location another analyzer rank read).
+struct CollectiveEnd {
+    uint32_t event;
+    Ref comm;
+    uint32_t root; // a rank of comm, or kNone
+    CollectiveOp op;
+    Time time;
+};
+
 // A receive in MPI's matching order: by when it was posted (Irecv), not completed.
 struct PostedReceive {
     uint32_t posted;
     uint32_t event;
 };
+
+// A collective member's part spans its MpiCollectiveBegin and MpiCollectiveEnd records,
+// where the trace has them (between the call's enter and the end record).
+void collective_records(const std::vector<Event>& events, uint32_t enter, uint32_t end,
+                        CallSummary& call) {
+    for (uint32_t i = end; i-- > enter + 1;)
+        if (events[i].kind == EventKind::MpiCollectiveBegin) {
+            call.enter = events[i].time;
+            call.leave = events[end].time;
+            return;
+        }
+}
 
 // ---------------------------------------------------------------- matching in passes
 
@@ -172,12 +219,14 @@ struct LocationScan {
     struct Matched {
         PendingSend send;
         uint32_t recv_event, posted;
+        const SendSide* side; // a send another rank read: what is known of it; else nullptr
     };
     std::vector<Node> nodes;
     ChannelQueues queues; // sender = this location: only its receivers' passes pop them
     std::vector<PostedReceive> posted;
-    std::vector<uint32_t> collective_ends;
-    std::vector<Matched> matched; // by posting
+    std::vector<CollectiveEnd> collective_ends;
+    std::vector<CallSummary> collective_calls; // parallel; shared analysis only
+    std::vector<Matched> matched;              // by posting
     // Threads: receive requests posted here and not completed here (request -> the
     // MpiIrecvRequest), and receives completed here whose request was not posted here.
     std::vector<std::pair<uint64_t, uint32_t>> open_posts;
@@ -251,8 +300,8 @@ class MatcherImpl {
                         continue;
                     }
                     std::fill(sequence_.begin(), sequence_.end(), 0);
-                    for (uint32_t i : scans_[loc].collective_ends)
-                        collective(loc, i, trace_.locations[loc].events[i]);
+                    for (const CollectiveEnd& end : scans_[loc].collective_ends)
+                        collective(loc, end);
                 }
             } catch (...) {
                 merge_error = std::current_exception();
@@ -481,7 +530,7 @@ class MatcherImpl {
             return;
         }
         case EventKind::MpiCollectiveEnd:
-            out.collective_ends.push_back(i);
+            out.collective_ends.push_back({i, e.comm(), e.root(), e.op(), e.time});
             return;
         default:
             return;
@@ -561,6 +610,325 @@ class MatcherImpl {
             unfinished(loc, out, i, request.first, request.second);
     }
 
+    // The sends of `channel` waiting for their receives: the sender's queue, or the one
+    // another rank sent this rank (a shared analysis, see complete_shared).
+    SendQueue* find_queue(const Channel& channel) {
+        if (is_local(channel.sender)) return scans_[channel.sender].queues.find(channel);
+        auto found = imported_.find(channel);
+        return found == imported_.end() ? nullptr : &found->second;
+    }
+
+    static LocationScan::Matched matched(SendQueue& queue, uint32_t recv_event, uint32_t posted) {
+        const size_t k = queue.next++;
+        return {queue.sends[k], recv_event, posted,
+                queue.sides.empty() ? nullptr : &queue.sides[k]};
+    }
+
+    bool is_local(uint32_t loc) const { return loc >= share_.first && loc < share_.last; }
+
+    uint32_t owner_of(uint32_t loc) const {
+        auto after =
+            std::upper_bound(shares_.begin(), shares_.end(), loc,
+                             [](uint32_t l, const LocationShare& s) { return l < s.first; });
+        return static_cast<uint32_t>(after - shares_.begin()) - 1;
+    }
+
+  public:
+    // The matching of one rank's share, the other ranks completing theirs at once: every
+    // rank learns every location's call tree, warnings and collective records (small), sends
+    // its sends to the rank of their receiver, and hears back where each was received.
+    // Message and collective ids are the serial matching's (Matching::global_message_ids).
+    void complete_shared(Exchange& exchange, LocationShare share) {
+        const auto nloc = static_cast<uint32_t>(trace_.locations.size());
+        share_ = {share.first, std::min(share.last, nloc)};
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            if (!scans_[loc].scanned)
+                throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
+                                       " was never scanned");
+        learn_shares(exchange);
+        if (threads_) merge_thread_sends();
+        learn_every_location(exchange);
+        m_.callpath_nodes.resize(nloc);
+        for (uint32_t loc = 0; loc < nloc; ++loc) {
+            m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
+            scans_[loc].warnings.hand_to(warn_);
+            if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
+            for (CallSummary& call : scans_[loc].collective_calls)
+                if (call.callpath != kNone) call.callpath = m_.callpath_nodes[loc][call.callpath];
+            if (threads_) {
+                process_collectives(loc);
+                continue;
+            }
+            std::fill(sequence_.begin(), sequence_.end(), 0);
+            for (const CollectiveEnd& end : scans_[loc].collective_ends) collective(loc, end);
+        }
+        send_sends_to_receivers(exchange);
+        parallel_for(share_.last - share_.first, workers_, [&](size_t k, unsigned) {
+            match_receives(share_.first + static_cast<uint32_t>(k));
+        });
+        number_shared_messages(exchange);
+        finish_shared(exchange);
+        keep_shared_collectives();
+        m_.share = share_;
+    }
+
+  private:
+    void learn_shares(Exchange& exchange) {
+        Bytes mine;
+        ByteWriter(mine).put(share_);
+        shares_.clear();
+        for (const Bytes& theirs : exchange.all_gather(std::move(mine)))
+            shares_.push_back(ByteReader(theirs, "shares").get<LocationShare>());
+        for (size_t r = 0; r < shares_.size(); ++r)
+            if ((r == 0 ? 0 : shares_[r - 1].last) != shares_[r].first ||
+                shares_[r].first >= shares_[r].last)
+                throw std::logic_error("trace::Matcher: the ranks' shares are not contiguous");
+        if (shares_.back().last != trace_.locations.size())
+            throw std::logic_error("trace::Matcher: the ranks' shares leave locations out");
+    }
+
+    // Each location's call tree, scan warnings and collective records, to every rank.
+    void learn_every_location(Exchange& exchange) {
+        Bytes mine;
+        ByteWriter out(mine);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            LocationScan& scan = scans_[loc];
+            out.put_all(scan.nodes);
+            scan.warnings.write(out);
+            out.put<uint8_t>(scan.time_goes_backwards);
+            out.put_all(scan.collective_ends);
+            scan.collective_calls.clear();
+            for (const CollectiveEnd& end : scan.collective_ends)
+                scan.collective_calls.push_back(local_collective_call(loc, end.event));
+            out.put_all(scan.collective_calls);
+        }
+        const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        for (uint32_t r = 0; r < all.size(); ++r) {
+            if (r == exchange.rank()) continue;
+            ByteReader in(all[r], "location summaries");
+            for (uint32_t loc = shares_[r].first; loc < shares_[r].last; ++loc) {
+                LocationScan& scan = scans_[loc];
+                scan.nodes = in.get_all<LocationScan::Node>();
+                scan.warnings.read(in);
+                scan.time_goes_backwards = in.get<uint8_t>() != 0;
+                scan.collective_ends = in.get_all<CollectiveEnd>();
+                scan.collective_calls = in.get_all<CallSummary>();
+            }
+        }
+    }
+
+    // A collective member's part, its call path still the location's own number.
+    CallSummary local_collective_call(uint32_t loc, uint32_t event) const {
+        const auto& events = trace_.locations[loc].events;
+        const LocationFrames& f = m_.frames[loc];
+        const uint32_t enter = f[event].frame;
+        CallSummary call;
+        if (enter == kNone) return call;
+        const uint32_t leave = f[enter].frame;
+        call.region = events[enter].region();
+        call.callpath = f[enter].callpath;
+        call.enter = events[enter].time;
+        call.leave = leave == kNone ? events.back().time : events[leave].time;
+        collective_records(events, enter, event, call);
+        return call;
+    }
+
+    // Every sender's queues of channels received on another rank, to that rank, with what
+    // its receives need of each send.
+    void send_sends_to_receivers(Exchange& exchange) {
+        std::vector<Bytes> out(exchange.size());
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            for (const auto& [channel, queue] : scans_[loc].queues.all()) {
+                if (is_local(channel.receiver)) continue;
+                ByteWriter to(out[owner_of(channel.receiver)]);
+                to.put(channel);
+                to.put_all(queue.sends);
+                std::vector<SendSide> sides;
+                sides.reserve(queue.sends.size());
+                for (const PendingSend& send : queue.sends)
+                    sides.push_back(
+                        {call_around(trace_, m_, send.send.location, send.send.event),
+                         trace_.locations[send.send.location].events[send.send.event].time});
+                to.put_all(sides);
+            }
+        const std::vector<Bytes> in = exchange.all_to_all(std::move(out));
+        for (const Bytes& bytes : in) {
+            ByteReader from(bytes, "sends");
+            while (!from.done()) {
+                const auto channel = from.get<Channel>();
+                SendQueue& queue = imported_[channel];
+                queue.sends = from.get_all<PendingSend>();
+                queue.sides = from.get_all<SendSide>();
+            }
+        }
+    }
+
+    struct SharedMessage {
+        uint32_t id; // the whole trace's
+        MessageMatch match;
+        MessageCalls calls;
+        uint32_t slot; // in the sender's sends_of
+    };
+
+    // Message ids as the serial matching gives them (by receiving location, then posting);
+    // the rank of each sender on another rank hears its messages' ids and receive sides.
+    void number_shared_messages(Exchange& exchange) {
+        const auto nloc = static_cast<uint32_t>(trace_.locations.size());
+        Bytes mine;
+        ByteWriter out(mine);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            out.put<uint64_t>(scans_[loc].matched.size());
+            out.put<uint64_t>(scans_[loc].unmatched_receives);
+            scans_[loc].receive_warnings.write(out);
+        }
+        std::vector<uint32_t> first_id(nloc + 1, 0);
+        uint64_t messages = 0;
+        const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        for (uint32_t r = 0; r < all.size(); ++r) {
+            ByteReader in(all[r], "message counts");
+            for (uint32_t loc = shares_[r].first; loc < shares_[r].last; ++loc) {
+                messages += in.get<uint64_t>();
+                if (messages >= kNone)
+                    throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
+                                     " matched messages: more than the analysis can number");
+                first_id[loc + 1] = static_cast<uint32_t>(messages);
+                m_.unmatched_receives += in.get<uint64_t>();
+                LocationWarnings warnings;
+                warnings.read(in);
+                warnings.hand_to(warn_);
+            }
+        }
+        std::vector<SharedMessage> mine_all; // messages with an end here
+        std::vector<Bytes> back(exchange.size());
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            uint32_t id = first_id[loc];
+            for (const LocationScan::Matched& x : scans_[loc].matched) {
+                SharedMessage msg{
+                    id++, {x.send.send, {loc, x.recv_event}, x.posted}, {}, x.send.slot};
+                MessageCalls& calls = msg.calls;
+                const EventRef send = x.send.send;
+                if (x.side) {
+                    calls.send_call = x.side->call;
+                    calls.send_time = x.side->time;
+                } else {
+                    calls.send_call = call_around(trace_, m_, send.location, send.event);
+                    calls.send_time = trace_.locations[send.location].events[send.event].time;
+                }
+                calls.recv_call = call_around(trace_, m_, loc, x.recv_event);
+                calls.recv_time = trace_.locations[loc].events[x.recv_event].time;
+                calls.recv_post = x.posted == x.recv_event
+                                      ? calls.recv_call.enter
+                                      : call_around(trace_, m_, loc, x.posted).enter;
+                if (!is_local(send.location)) ByteWriter(back[owner_of(send.location)]).put(msg);
+                mine_all.push_back(msg);
+            }
+            std::vector<LocationScan::Matched>().swap(scans_[loc].matched);
+        }
+        for (const auto& [channel, queue] : imported_) taken_.push_back({channel, queue.next});
+        imported_.clear();
+        for (const Bytes& bytes : exchange.all_to_all(std::move(back))) {
+            ByteReader from(bytes, "received messages");
+            while (!from.done()) mine_all.push_back(from.get<SharedMessage>());
+        }
+        std::sort(mine_all.begin(), mine_all.end(),
+                  [](const SharedMessage& a, const SharedMessage& b) { return a.id < b.id; });
+        m_.messages.reserve(mine_all.size());
+        m_.message_calls.reserve(mine_all.size());
+        m_.global_message_ids.reserve(mine_all.size());
+        for (const SharedMessage& msg : mine_all) {
+            const auto id = static_cast<uint32_t>(m_.messages.size());
+            m_.messages.push_back(msg.match);
+            m_.message_calls.push_back(msg.calls);
+            m_.global_message_ids.push_back(msg.id);
+            if (is_local(msg.match.recv.location))
+                m_.receives_of[msg.match.recv.location].push_back({msg.match.recv.event, id});
+            if (is_local(msg.match.send.location))
+                m_.sends_of[msg.match.send.location][msg.slot].second = id;
+        }
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            std::sort(m_.receives_of[loc].begin(), m_.receives_of[loc].end());
+    }
+
+    // Sends never received and collectives with members missing, warned about as the serial
+    // matching does: the receivers' ranks tell the senders' how far each queue was taken.
+    void finish_shared(Exchange& exchange) {
+        // (Imported queues were dropped after numbering; how far each was taken went back
+        // with it: see taken_.)
+        std::vector<Bytes> out(exchange.size());
+        for (const auto& [channel, next] : taken_)
+            ByteWriter(out[owner_of(channel.sender)]).put(Taken{channel, next});
+        for (const Bytes& bytes : exchange.all_to_all(std::move(out))) {
+            ByteReader from(bytes, "queues taken");
+            while (!from.done()) {
+                const auto taken = from.get<Taken>();
+                if (SendQueue* queue = scans_[taken.channel.sender].queues.find(taken.channel))
+                    queue->next = taken.next;
+            }
+        }
+        Bytes mine;
+        ByteWriter counts(mine);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            LocationWarnings warnings;
+            uint64_t unmatched = 0;
+            for (const auto& [channel, queue] : scans_[loc].queues.all())
+                for (size_t k = queue.next; k < queue.sends.size(); ++k) {
+                    ++unmatched;
+                    const EventRef& send = queue.sends[k].send;
+                    warnings.add("unmatched send", where(trace_, send.location, send.event) +
+                                                       ": send without a matching receive");
+                }
+            counts.put(unmatched);
+            warnings.write(counts);
+        }
+        for (const Bytes& bytes : exchange.all_gather(std::move(mine))) {
+            ByteReader in(bytes, "unmatched sends");
+            while (!in.done()) {
+                m_.unmatched_sends += in.get<uint64_t>();
+                LocationWarnings warnings;
+                warnings.read(in);
+                warnings.hand_to(warn_);
+            }
+        }
+        warn_incomplete_collectives();
+    }
+
+    // The collectives with a member here, renumbered in order, with every member's part.
+    void keep_shared_collectives() {
+        std::vector<uint32_t> local_id(m_.collectives.size(), kNone);
+        std::vector<CollectiveMatch> kept;
+        for (uint32_t id = 0; id < m_.collectives.size(); ++id) {
+            const CollectiveMatch& c = m_.collectives[id];
+            if (std::none_of(c.members.begin(), c.members.end(), [&](const EventRef& r) {
+                    return r.location != kNone && is_local(r.location);
+                }))
+                continue;
+            local_id[id] = static_cast<uint32_t>(kept.size());
+            std::vector<CallSummary> calls;
+            for (const EventRef& r : c.members) {
+                CallSummary call;
+                if (r.location != kNone) {
+                    const auto& ends = scans_[r.location].collective_ends;
+                    auto at = std::lower_bound(
+                        ends.begin(), ends.end(), r.event,
+                        [](const CollectiveEnd& e, uint32_t event) { return e.event < event; });
+                    call = scans_[r.location].collective_calls[at - ends.begin()];
+                }
+                calls.push_back(call);
+            }
+            m_.member_calls.push_back(std::move(calls));
+            m_.global_collective_ids.push_back(id);
+            kept.push_back(std::move(m_.collectives[id]));
+        }
+        m_.collectives = std::move(kept);
+        for (uint32_t loc = 0; loc < m_.collectives_of.size(); ++loc) {
+            if (!is_local(loc)) {
+                m_.collectives_of[loc].clear();
+                continue;
+            }
+            for (auto& [event, id] : m_.collectives_of[loc]) id = local_id[id];
+        }
+    }
+
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
     // channel has one receiving process, so processes may do this in parallel; the threads
     // of a process are matched together, by the first of its locations, their receives
@@ -585,7 +953,7 @@ class MatcherImpl {
             SendQueue* queue = nullptr;
             if (source_loc != kNone) {
                 const Channel channel{source_loc, loc, e.comm(), e.tag()};
-                queue = cache.get(channel, [&] { return scans_[source_loc].queues.find(channel); });
+                queue = cache.get(channel, [&] { return find_queue(channel); });
             }
             if (!queue || queue->next == queue->sends.size()) {
                 ++out.unmatched_receives;
@@ -594,7 +962,7 @@ class MatcherImpl {
                                              ": receive without a matching send");
                 continue;
             }
-            out.matched.push_back({queue->sends[queue->next++], p.event, p.posted});
+            out.matched.push_back(matched(*queue, p.event, p.posted));
         }
         std::vector<PostedReceive>().swap(out.posted);
     }
@@ -646,8 +1014,7 @@ class MatcherImpl {
                 source < m_.location_of_rank.size() ? m_.location_of_rank[source] : kNone;
             SendQueue* queue = nullptr;
             if (source_loc != kNone)
-                queue =
-                    scans_[source_loc].queues.find(Channel{source_loc, first, e.comm(), e.tag()});
+                queue = find_queue(Channel{source_loc, first, e.comm(), e.tag()});
             if (!queue || queue->next == queue->sends.size()) {
                 ++out.unmatched_receives;
                 out.receive_warnings.add("unmatched receive",
@@ -655,7 +1022,7 @@ class MatcherImpl {
                                              ": receive without a matching send");
                 continue;
             }
-            out.matched.push_back({queue->sends[queue->next++], p.receive.event, p.receive.posted});
+            out.matched.push_back(matched(*queue, p.receive.event, p.receive.posted));
         }
     }
 
@@ -665,20 +1032,15 @@ class MatcherImpl {
     void process_collectives(uint32_t loc) {
         const auto& locations = locations_of_rank_[trace_.defs.locations[loc].rank];
         if (locations[0] != loc) return;
-        struct End {
-            Time time;
-            uint32_t location, event;
-        };
-        std::vector<End> ends;
+        std::vector<std::pair<uint32_t, const CollectiveEnd*>> ends;
         for (uint32_t l : locations)
-            for (uint32_t i : scans_[l].collective_ends)
-                ends.push_back({trace_.locations[l].events[i].time, l, i});
+            for (const CollectiveEnd& end : scans_[l].collective_ends) ends.push_back({l, &end});
         if (locations.size() > 1)
-            std::stable_sort(ends.begin(), ends.end(),
-                             [](const End& a, const End& b) { return a.time < b.time; });
+            std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
+                return a.second->time < b.second->time;
+            });
         std::fill(sequence_.begin(), sequence_.end(), 0);
-        for (const End& end : ends)
-            collective(end.location, end.event, trace_.locations[end.location].events[end.event]);
+        for (const auto& [location, end] : ends) collective(location, *end);
     }
 
     void prefault_in_parallel(const void* data, size_t bytes) const {
@@ -756,6 +1118,10 @@ class MatcherImpl {
                     warn_.add("unmatched send", where(trace_, send.location, send.event) +
                                                     ": send without a matching receive");
                 }
+        warn_incomplete_collectives();
+    }
+
+    void warn_incomplete_collectives() {
         for (const CollectiveMatch& c : m_.collectives) {
             const auto missing =
                 std::count_if(c.members.begin(), c.members.end(),
@@ -771,23 +1137,24 @@ class MatcherImpl {
     }
 
     // The k-th collective of a location on a communicator is the k-th of every member.
-    void collective(uint32_t loc, uint32_t i, const Event& e) {
-        if (e.comm() >= trace_.defs.communicators.size()) return; // the reader rejects these
-        const Communicator& comm = trace_.defs.communicators[e.comm()];
-        const uint32_t rank = ranks_.rank_of(e.comm(), loc);
+    void collective(uint32_t loc, const CollectiveEnd& e) {
+        const uint32_t i = e.event;
+        if (e.comm >= trace_.defs.communicators.size()) return; // the reader rejects these
+        const Communicator& comm = trace_.defs.communicators[e.comm];
+        const uint32_t rank = ranks_.rank_of(e.comm, loc);
         if (rank == kNone) {
             warn_.add("collective outside communicator",
                       where(trace_, loc, i) + ": collective on a communicator it is not in");
             return;
         }
         uint32_t id;
-        const uint32_t k = sequence_[e.comm()]++;
+        const uint32_t k = sequence_[e.comm]++;
         if (comm.is_self) { // every location has its own MPI_COMM_SELF
             id = static_cast<uint32_t>(m_.collectives.size());
             m_.collectives.push_back({});
             m_.collectives.back().members.resize(1);
         } else {
-            auto& list = instances_of_comm_[e.comm()];
+            auto& list = instances_of_comm_[e.comm];
             if (k == list.size()) {
                 list.push_back(static_cast<uint32_t>(m_.collectives.size()));
                 m_.collectives.push_back({});
@@ -796,12 +1163,11 @@ class MatcherImpl {
             id = list[k];
         }
         CollectiveMatch& c = m_.collectives[id];
-        const auto op = e.op();
-        const uint32_t root =
-            e.root() == kNone ? kNone : world_rank(trace_, e.comm(), e.root(), loc);
+        const auto op = e.op;
+        const uint32_t root = e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, loc);
         if (c.comm == kNone) {
             c.op = op;
-            c.comm = e.comm();
+            c.comm = e.comm;
             c.root = root;
         } else if (c.op != op || c.root != root) {
             warn_.add("collective mismatch",
@@ -836,6 +1202,16 @@ class MatcherImpl {
     std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order
     std::vector<uint32_t> sequence_;                       // per comm, for the location merged
     std::vector<LocationScan> scans_;
+    // A shared analysis (complete_shared): this rank's locations, every rank's, and the
+    // queues of sends other ranks read for receives here (then how far each was taken).
+    LocationShare share_;
+    std::vector<LocationShare> shares_;
+    std::unordered_map<Channel, SendQueue, ChannelHash> imported_;
+    struct Taken {
+        Channel channel;
+        uint64_t next;
+    };
+    std::vector<Taken> taken_;
 };
 
 } // namespace
@@ -872,6 +1248,21 @@ Matching Matcher::finish() {
     return std::move(impl_->matching);
 }
 
+Matching Matcher::finish(Exchange& exchange, LocationShare share) {
+    if (impl_->finished) throw std::logic_error("trace::Matcher: finish() called twice");
+    impl_->finished = true;
+    impl_->matcher.complete_shared(exchange, share);
+    return std::move(impl_->matching);
+}
+
+CallSummary collective_call(const Trace& trace, const Matching& matching, EventRef member) {
+    CallSummary call = call_around(trace, matching, member.location, member.event);
+    const uint32_t enter = matching.frames[member.location][member.event].frame;
+    if (enter != kNone)
+        collective_records(trace.locations[member.location].events, enter, member.event, call);
+    return call;
+}
+
 Matching match(const Trace& trace, unsigned threads) {
     if (threads == 0) threads = worker_threads();
     Matcher matcher(trace, threads);
@@ -904,6 +1295,68 @@ std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned thre
     read_trace_into(path, result.first, threads, hooks);
     result.second = matcher->finish();
     clamp_if_backwards(result.first, result.second, threads);
+    return result;
+}
+
+namespace {
+
+// Each location's weight when locations are shared out: the size of its event file.
+std::vector<uint64_t> event_file_sizes(const Trace& trace) {
+    const std::filesystem::path anchor(trace.path);
+    const std::filesystem::path dir = anchor.parent_path() / anchor.stem();
+    std::vector<uint64_t> sizes;
+    for (const Location& l : trace.defs.locations) {
+        std::error_code error; // a missing file is the reader's to report
+        const auto size =
+            std::filesystem::file_size(dir / (std::to_string(l.otf2_id) + ".evt"), error);
+        sizes.push_back(error ? 0 : size);
+    }
+    return sizes;
+}
+
+// This rank's share scanned anew after its times were clamped (every rank does it too).
+Matching rematch_share(const Trace& trace, Exchange& exchange, LocationShare share,
+                       unsigned threads) {
+    Matcher matcher(trace, threads);
+    parallel_for(share.last - share.first, threads == 0 ? worker_threads() : threads,
+                 [&](size_t k, unsigned) { matcher.scan(share.first + static_cast<uint32_t>(k)); });
+    return matcher.finish(exchange, share);
+}
+
+} // namespace
+
+std::pair<Trace, Matching> read_and_match_share(const std::string& path, Exchange& exchange,
+                                                unsigned threads) {
+    std::pair<Trace, Matching> result;
+    std::unique_ptr<Matcher> matcher;
+    LocationShare share;
+    ReadHooks hooks;
+    hooks.choose_share = [&](const Trace& t) {
+        std::vector<uint32_t> process;
+        for (const Location& l : t.defs.locations) process.push_back(l.rank);
+        share = share_locations(process, event_file_sizes(t), exchange.size())[exchange.rank()];
+        return share;
+    };
+    hooks.definitions_read = [&](const Trace& t) {
+        matcher = std::make_unique<Matcher>(t, threads);
+    };
+    hooks.location_read = [&](const Trace&, uint32_t location) { matcher->scan(location); };
+    // A rank that cannot read its share stops every rank, with its error.
+    std::optional<std::string> error;
+    try {
+        read_trace_into(path, result.first, threads, hooks);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    if (const std::optional<std::string> first = exchange.first_error(error))
+        throw TraceError(*first);
+    result.second = matcher->finish(exchange, share);
+    if (result.second.time_goes_backwards) {
+        clamp_times(result.first);
+        std::vector<std::string> warnings = std::move(result.second.warnings);
+        result.second = rematch_share(result.first, exchange, share, threads);
+        result.second.warnings = std::move(warnings);
+    }
     return result;
 }
 

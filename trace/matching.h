@@ -101,7 +101,22 @@ struct Matching {
     // Some location's events are not in time order (warned about): the trace must be
     // clamped (clamp_if_backwards) before a replay, or durations would wrap around.
     bool time_goes_backwards = false;
+
+    // A matching of one rank's share of the trace (Matcher::finish with an Exchange): the
+    // per-location lists above are filled for the share's locations only (call path nodes
+    // for all); `messages` and `collectives` are those with an end (a member) in the share,
+    // in the order of the whole trace's numbering, whose ids the two lists below give. The
+    // counts and warnings are the whole trace's, on every rank. For a whole trace the share
+    // is every location and both lists are empty (ids are the whole trace's).
+    LocationShare share;
+    std::vector<uint32_t> global_message_ids, global_collective_ids;
+    // Per collective of the share, per member (communicator rank order): its part of the
+    // operation (collective_call), as members on other ranks recorded it. Empty for a whole
+    // trace, where each member's part is found in its events.
+    std::vector<std::vector<CallSummary>> member_calls;
 };
+
+class Exchange;
 
 // World rank (location index) of `rank` in communicator `comm`, as seen from `location`
 // (MPI_COMM_SELF maps rank 0 to the location itself); kNone if out of range.
@@ -123,6 +138,9 @@ class Matcher {
     Matcher& operator=(const Matcher&) = delete;
     void scan(uint32_t location);
     Matching finish();
+    // The matching of `share` (whose locations were scanned; the trace holds only their
+    // events), the other ranks of `exchange` finishing theirs at once: collective.
+    Matching finish(Exchange& exchange, LocationShare share);
 
   private:
     struct Impl;
@@ -134,6 +152,12 @@ class Matcher {
 // A trace whose time goes backwards comes back clamped (clamp_if_backwards).
 std::pair<Trace, Matching> read_and_match(const std::string& path, unsigned threads = 0,
                                           std::ostream* progress = nullptr);
+
+// read_and_match for one rank of an analysis shared out by `exchange`: this rank reads and
+// matches its share of the locations (share_locations, weighed by the size of their event
+// files). Collective; every rank gets the same TraceError if any rank's share is damaged.
+std::pair<Trace, Matching> read_and_match_share(const std::string& path, Exchange& exchange,
+                                                unsigned threads = 0);
 
 // Time going backwards: each event stamped before its predecessor on the same location
 // is taken to happen at the predecessor's time (the running maximum per location), so no
@@ -165,5 +189,10 @@ inline CallSummary call_around(const Trace& trace, const Matching& matching, uin
     call.leave = leave == kNone ? events.back().time : events[leave].time;
     return call;
 }
+
+// A collective member's part of the operation: its call, from its MpiCollectiveBegin record
+// (where the trace has one; Scalasca times collective wait states by these records) to its
+// MpiCollectiveEnd record. Call path and region are the call's.
+CallSummary collective_call(const Trace& trace, const Matching& matching, EventRef member);
 
 } // namespace topolens::trace

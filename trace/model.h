@@ -78,6 +78,14 @@ struct ClockOffset {
     double stddev = 0.0;
 };
 
+// Whose events to read: locations [first, last) of the trace's location order (`last` is
+// clamped to the number of locations). The definitions are read whole, the other locations
+// keep no events: one share per process of an analysis run across processes.
+struct LocationShare {
+    uint32_t first = 0;
+    uint32_t last = std::numeric_limits<uint32_t>::max();
+};
+
 struct Location {
     std::string name;
     uint32_t rank = 0; // MPI world rank (location group id)

@@ -554,6 +554,7 @@ class ArchiveReader {
         }
         trace.locations.resize(trace.defs.locations.size());
         const size_t nloc = trace.locations.size();
+        if (hooks.choose_share) share = hooks.choose_share(trace);
         share.last = static_cast<uint32_t>(std::min<size_t>(share.last, nloc));
         if (share.first >= share.last && nloc > 0)
             throw TraceError(anchor_ + ": locations " + std::to_string(share.first) + " to " +

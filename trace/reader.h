@@ -21,16 +21,11 @@ Trace read_trace(const std::string& path, unsigned threads = 0);
 // locations is sized (before any events), `location_read` in the reading thread as soon as
 // a location's events are complete (clock-corrected), while they are still in the caches.
 struct ReadHooks {
+    // If set: whose events to read, chosen once the definitions are in (before
+    // definitions_read); it replaces read_trace_into's `share`.
+    std::function<LocationShare(const Trace&)> choose_share;
     std::function<void(const Trace&)> definitions_read;
     std::function<void(const Trace&, uint32_t location)> location_read;
-};
-
-// Whose events to read: locations [first, last) of the trace's location order (`last` is
-// clamped to the number of locations). The definitions are read whole, the other locations
-// keep no events: one share per process of an analysis run across processes.
-struct LocationShare {
-    uint32_t first = 0;
-    uint32_t last = std::numeric_limits<uint32_t>::max();
 };
 
 // read_trace into `out` (which the hooks may hold on to), with hooks; only `share`'s

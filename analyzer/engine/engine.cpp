@@ -410,21 +410,13 @@ class Replay {
         for (const auto& callback : d_.collectives_) callback(ctx_, pending->instance, mine);
     }
 
-    // A member's part of a collective spans its MpiCollectiveBegin and MpiCollectiveEnd
-    // records, where the trace has them (Scalasca times collective wait states by those
-    // records, not by the call's enter and leave); call path and region are the call's.
-    CallInfo collective_call(const trace::EventRef& member) const {
-        CallInfo call = call_around(member.location, member.event);
-        const auto& events = trace_.locations[member.location].events;
-        const uint32_t enter = m_.frames[member.location][member.event].frame;
-        if (enter == kNone) return call;
-        for (uint32_t i = member.event; i-- > enter + 1;)
-            if (events[i].kind == EventKind::MpiCollectiveBegin) {
-                call.enter = events[i].time;
-                call.leave = events[member.event].time;
-                break;
-            }
-        return call;
+    // A member's part of the operation (trace::collective_call); found in its events, or,
+    // in an analysis shared out to ranks, as the matching brought it from the member's rank.
+    CallInfo collective_call(uint32_t id, size_t member) const {
+        const trace::EventRef& ref = m_.collectives[id].members[member];
+        return call_info(ref.location, m_.member_calls.empty()
+                                           ? trace::collective_call(trace_, m_, ref)
+                                           : m_.member_calls[id][member]);
     }
 
     PendingInstance build_instance(const trace::CollectiveMatch& c, uint32_t id) const {
@@ -434,14 +426,15 @@ class Replay {
         instance.id = id;
         instance.comm = c.comm;
         instance.members.reserve(c.members.size());
-        for (const trace::EventRef& member : c.members) {
+        for (size_t k = 0; k < c.members.size(); ++k) {
+            const trace::EventRef& member = c.members[k];
             if (member.location == kNone) {
                 pending.incomplete = true;
                 return pending;
             }
             if (c.root != kNone && trace_.defs.locations[member.location].rank == c.root)
                 instance.root = static_cast<int>(instance.members.size());
-            instance.members.push_back(collective_call(member));
+            instance.members.push_back(collective_call(id, k));
         }
         instance.latest_enter = 0;
         instance.earliest_leave = std::numeric_limits<Time>::max();

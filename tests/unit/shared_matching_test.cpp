@@ -1,0 +1,288 @@
+// An analysis shared out to ranks: each rank reads and matches its share of the locations
+// and, through the Exchange, sees exactly the serial matching of the messages and
+// collectives its locations take part in, under the same ids, with the same warnings and
+// counts as the whole trace's. Ranks run as threads (ThreadExchange), as in an MPI run.
+#include "test_util.h"
+#include "trace/builder.h"
+#include "trace/bytes.h"
+#include "trace/location_shares.h"
+#include "trace/matching.h"
+#include "trace/reader.h"
+#include "trace/synthetic.h"
+#include "trace/thread_exchange.h"
+
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace topolens;
+using test::ScratchDir;
+
+namespace {
+
+TEST(LocationShares, WholeProcessesAboutAsHeavyEach) {
+    // Four processes, the second with two threads (locations 1 and 2).
+    const std::vector<uint32_t> process = {0, 1, 1, 2, 3};
+    const std::vector<uint64_t> weight = {10, 10, 10, 10, 10};
+    auto shares = trace::share_locations(process, weight, 2);
+    ASSERT_EQ(shares.size(), 2u);
+    EXPECT_EQ(shares[0].first, 0u);
+    EXPECT_EQ(shares[0].last, 3u); // 30 of 50: the thread pair stays together
+    EXPECT_EQ(shares[1].first, 3u);
+    EXPECT_EQ(shares[1].last, 5u);
+    shares = trace::share_locations(process, weight, 4);
+    ASSERT_EQ(shares.size(), 4u);
+    const uint32_t firsts[] = {0, 1, 3, 4}, lasts[] = {1, 3, 4, 5};
+    for (size_t r = 0; r < 4; ++r) {
+        EXPECT_EQ(shares[r].first, firsts[r]) << "rank " << r;
+        EXPECT_EQ(shares[r].last, lasts[r]) << "rank " << r;
+    }
+    // One heavy location takes a share of its own.
+    shares = trace::share_locations({0, 1, 2, 3}, {100, 1, 1, 1}, 2);
+    EXPECT_EQ(shares[0].last, 1u);
+    EXPECT_EQ(shares[1].first, 1u);
+    EXPECT_EQ(shares[1].last, 4u);
+}
+
+TEST(LocationShares, MoreRanksThanProcessesAreRefusedByName) {
+    try {
+        trace::share_locations({0, 1, 1, 2}, {1, 1, 1, 1}, 4);
+        FAIL() << "4 ranks for 3 processes were accepted";
+    } catch (const trace::TraceError& e) {
+        EXPECT_TRUE(test::contains_words(e.what(), "4 ranks")) << e.what();
+        EXPECT_TRUE(test::contains_words(e.what(), "3 processes")) << e.what();
+    }
+    EXPECT_THROW(trace::share_locations({0, 1, 0}, {1, 1, 1}, 2), trace::TraceError);
+}
+
+TEST(Bytes, ValuesComeBackInOrderAndReadingPastTheEndIsCaught) {
+    trace::Bytes bytes;
+    trace::ByteWriter out(bytes);
+    out.put<uint32_t>(7);
+    out.put<double>(0.1);
+    out.put_all(std::vector<uint64_t>{1, 2, 3});
+    out.put_string("late sender");
+    trace::ByteReader in(bytes, "test");
+    EXPECT_EQ(in.get<uint32_t>(), 7u);
+    EXPECT_EQ(in.get<double>(), 0.1);
+    EXPECT_EQ(in.get_all<uint64_t>(), (std::vector<uint64_t>{1, 2, 3}));
+    EXPECT_EQ(in.get_string(), "late sender");
+    EXPECT_TRUE(in.done());
+    EXPECT_THROW(in.get<uint8_t>(), std::logic_error);
+}
+
+TEST(ThreadExchange, EachRankGetsWhatEveryRankSentIt) {
+    constexpr unsigned kRanks = 3;
+    std::mutex lock;
+    std::vector<std::vector<uint32_t>> got(kRanks);
+    std::vector<std::string> errors(kRanks);
+    trace::run_ranks_in_threads(kRanks, [&](trace::Exchange& ex) {
+        std::vector<trace::Bytes> out(ex.size());
+        for (unsigned to = 0; to < ex.size(); ++to)
+            trace::ByteWriter(out[to]).put<uint32_t>(10 * ex.rank() + to);
+        std::vector<uint32_t> mine;
+        for (const trace::Bytes& in : ex.all_to_all(std::move(out)))
+            mine.push_back(trace::ByteReader(in, "test").get<uint32_t>());
+        std::optional<std::string> error;
+        if (ex.rank() >= 1) error = "rank " + std::to_string(ex.rank()) + " failed";
+        const auto first = ex.first_error(error);
+        const std::lock_guard<std::mutex> hold(lock);
+        got[ex.rank()] = mine;
+        errors[ex.rank()] = first.value_or("none");
+    });
+    for (unsigned r = 0; r < kRanks; ++r) {
+        EXPECT_EQ(got[r], (std::vector<uint32_t>{r, 10 + r, 20 + r})) << "rank " << r;
+        EXPECT_EQ(errors[r], "rank 1 failed") << "rank " << r;
+    }
+}
+
+bool same_call(const trace::CallSummary& x, const trace::CallSummary& y) {
+    return x.enter == y.enter && x.leave == y.leave && x.region == y.region &&
+           x.callpath == y.callpath;
+}
+
+// One rank's matching against the whole trace's: its share's view, under the whole
+// trace's ids.
+void expect_view_of_share(const trace::Trace& whole, const trace::Matching& all,
+                          const trace::Matching& view) {
+    const trace::LocationShare share = view.share;
+    auto local = [&](uint32_t loc) { return loc >= share.first && loc < share.last; };
+    ASSERT_EQ(view.calltree.size(), all.calltree.size());
+    for (size_t k = 0; k < all.calltree.size(); ++k)
+        EXPECT_TRUE(view.calltree[k].region == all.calltree[k].region &&
+                    view.calltree[k].parent == all.calltree[k].parent)
+            << "node " << k;
+    EXPECT_EQ(view.callpath_nodes, all.callpath_nodes);
+    EXPECT_EQ(view.warnings, all.warnings);
+    EXPECT_EQ(view.unmatched_sends, all.unmatched_sends);
+    EXPECT_EQ(view.unmatched_receives, all.unmatched_receives);
+    EXPECT_EQ(view.incomplete_collectives, all.incomplete_collectives);
+    EXPECT_EQ(view.location_of_rank, all.location_of_rank);
+
+    std::vector<uint32_t> expected_messages;
+    for (uint32_t id = 0; id < all.messages.size(); ++id)
+        if (local(all.messages[id].send.location) || local(all.messages[id].recv.location))
+            expected_messages.push_back(id);
+    ASSERT_EQ(view.global_message_ids, expected_messages);
+    ASSERT_EQ(view.messages.size(), expected_messages.size());
+    ASSERT_EQ(view.message_calls.size(), expected_messages.size());
+    for (size_t k = 0; k < view.messages.size(); ++k) {
+        const uint32_t id = expected_messages[k];
+        const trace::MessageMatch& x = view.messages[k];
+        const trace::MessageMatch& y = all.messages[id];
+        EXPECT_TRUE(x.send.location == y.send.location && x.send.event == y.send.event &&
+                    x.recv.location == y.recv.location && x.recv.event == y.recv.event &&
+                    x.recv_posted == y.recv_posted)
+            << "message " << id;
+        const trace::MessageCalls& a = view.message_calls[k];
+        const trace::MessageCalls& b = all.message_calls[id];
+        EXPECT_TRUE(same_call(a.send_call, b.send_call) && same_call(a.recv_call, b.recv_call) &&
+                    a.send_time == b.send_time && a.recv_time == b.recv_time &&
+                    a.recv_post == b.recv_post)
+            << "message " << id;
+    }
+    std::vector<uint32_t> expected_collectives;
+    for (uint32_t id = 0; id < all.collectives.size(); ++id)
+        for (const trace::EventRef& m : all.collectives[id].members)
+            if (m.location != trace::kNone && local(m.location)) {
+                expected_collectives.push_back(id);
+                break;
+            }
+    ASSERT_EQ(view.global_collective_ids, expected_collectives);
+    ASSERT_EQ(view.collectives.size(), expected_collectives.size());
+    ASSERT_EQ(view.member_calls.size(), expected_collectives.size());
+    for (size_t k = 0; k < view.collectives.size(); ++k) {
+        const uint32_t id = expected_collectives[k];
+        const trace::CollectiveMatch& x = view.collectives[k];
+        const trace::CollectiveMatch& y = all.collectives[id];
+        EXPECT_TRUE(x.op == y.op && x.comm == y.comm && x.root == y.root) << "collective " << id;
+        ASSERT_EQ(x.members.size(), y.members.size());
+        for (size_t m = 0; m < x.members.size(); ++m) {
+            EXPECT_TRUE(x.members[m].location == y.members[m].location &&
+                        x.members[m].event == y.members[m].event)
+                << "collective " << id << " member " << m;
+            if (y.members[m].location != trace::kNone) {
+                EXPECT_TRUE(same_call(view.member_calls[k][m],
+                                      trace::collective_call(whole, all, y.members[m])))
+                    << "collective " << id << " member " << m;
+            }
+        }
+    }
+
+    // Per location: the share's lists, under the view's ids; nothing for the others.
+    auto to_whole = [](const std::vector<std::pair<uint32_t, uint32_t>>& list,
+                       const std::vector<uint32_t>& ids) {
+        auto out = list;
+        for (auto& [event, id] : out)
+            if (id != trace::kNone) id = ids[id];
+        return out;
+    };
+    for (uint32_t loc = 0; loc < all.frames.size(); ++loc) {
+        SCOPED_TRACE("location " + std::to_string(loc));
+        if (!local(loc)) {
+            EXPECT_TRUE(view.frames[loc].empty() && view.receives_of[loc].empty() &&
+                        view.sends_of[loc].empty() && view.collectives_of[loc].empty());
+            continue;
+        }
+        ASSERT_EQ(view.frames[loc].size(), all.frames[loc].size());
+        for (size_t i = 0; i < all.frames[loc].size(); ++i)
+            ASSERT_TRUE(view.frames[loc][i].frame == all.frames[loc][i].frame &&
+                        view.frames[loc][i].callpath == all.frames[loc][i].callpath);
+        EXPECT_EQ(to_whole(view.receives_of[loc], view.global_message_ids), all.receives_of[loc]);
+        EXPECT_EQ(to_whole(view.sends_of[loc], view.global_message_ids), all.sends_of[loc]);
+        EXPECT_EQ(to_whole(view.collectives_of[loc], view.global_collective_ids),
+                  all.collectives_of[loc]);
+        EXPECT_EQ(view.send_completions[loc], all.send_completions[loc]);
+        EXPECT_EQ(view.message_records[loc], all.message_records[loc]);
+    }
+}
+
+void expect_every_share_sees_the_whole(const std::string& anchor, unsigned max_ranks) {
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    for (unsigned ranks = 1; ranks <= max_ranks; ++ranks) {
+        SCOPED_TRACE(std::to_string(ranks) + " ranks");
+        std::vector<trace::Matching> views(ranks);
+        std::vector<trace::Trace> traces(ranks);
+        trace::run_ranks_in_threads(ranks, [&](trace::Exchange& ex) {
+            auto [t, m] = trace::read_and_match_share(anchor, ex, 1);
+            traces[ex.rank()] = std::move(t);
+            views[ex.rank()] = std::move(m);
+        });
+        uint32_t next = 0;
+        for (unsigned r = 0; r < ranks; ++r) {
+            SCOPED_TRACE("rank " + std::to_string(r));
+            EXPECT_EQ(views[r].share.first, next);
+            next = views[r].share.last;
+            expect_view_of_share(whole, all, views[r]);
+        }
+        EXPECT_EQ(next, whole.locations.size());
+    }
+}
+
+std::string synthetic(const ScratchDir& dir, const std::string& name, trace::SynthOptions o) {
+    return trace::synthesize(o).builder.write((dir / name).string());
+}
+
+TEST(SharedMatching, EveryRankSeesTheWholeTracesMatchingOfItsShare) {
+    ScratchDir dir;
+    trace::SynthOptions mixed;
+    mixed.grid = {4, 3};
+    mixed.iterations = 4;
+    expect_every_share_sees_the_whole(synthetic(dir, "mixed", mixed), 5);
+
+    trace::SynthOptions halo;
+    halo.pattern = trace::SynthPattern::Halo;
+    halo.grid = {2, 2};
+    halo.periodic = {true, true};
+    halo.variant = trace::SynthVariant::Nonblocking;
+    halo.iterations = 3;
+    expect_every_share_sees_the_whole(synthetic(dir, "halo", halo), 4);
+
+    trace::SynthOptions sweep;
+    sweep.pattern = trace::SynthPattern::Sweep;
+    sweep.grid = {3, 3};
+    sweep.receive = trace::SynthReceive::Waitall;
+    sweep.between = trace::SynthBetween::Allreduce;
+    sweep.iterations = 2;
+    expect_every_share_sees_the_whole(synthetic(dir, "sweep", sweep), 4);
+
+    trace::SynthOptions collectives;
+    collectives.pattern = trace::SynthPattern::Collectives;
+    collectives.ranks = 6;
+    collectives.iterations = 3;
+    expect_every_share_sees_the_whole(synthetic(dir, "collectives", collectives), 3);
+}
+
+// Defects are warned about in the serial order, counted over the whole trace, on every rank.
+TEST(SharedMatching, DefectsAreWarnedAboutAsInTheWholeTrace) {
+    trace::TraceBuilder b(4);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    // 0 -> 3 matched (Isend / Irecv + Wait), 0 -> 2 twice but received once (an unmatched
+    // send), 1 waits for a message from 3 that never comes (an unmatched receive).
+    b.mpi_isend(0, 10, 12, 3, b.world(), 1, 8, 77);
+    b.mpi_irecv(3, 10, 11, 5);
+    b.mpi_wait_recv(3, 20, 30, 0, b.world(), 1, 8, 5);
+    b.mpi_wait_send(0, 14, 16, 77);
+    b.mpi_send(0, 20, 22, 2, b.world(), 2, 8);
+    b.mpi_send(0, 24, 26, 2, b.world(), 2, 8);
+    b.mpi_recv(2, 18, 30, 0, b.world(), 2, 8);
+    b.mpi_recv(1, 18, 40, 3, b.world(), 9, 8);
+    // A barrier of all, then an allreduce rank 3 never reaches (trace cut short).
+    for (uint32_t r = 0; r < 4; ++r)
+        b.mpi_collective(r, 50 + r, 60, trace::CollectiveOp::Barrier, b.world());
+    for (uint32_t r = 0; r < 3; ++r)
+        b.mpi_collective(r, 70, 80 + r, trace::CollectiveOp::Allreduce, b.world());
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 100, 105);
+    ScratchDir dir;
+    const std::string anchor = b.write((dir / "defects").string());
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    ASSERT_EQ(all.unmatched_sends, 1u);
+    ASSERT_EQ(all.unmatched_receives, 1u);
+    ASSERT_EQ(all.incomplete_collectives, 1u);
+    ASSERT_EQ(all.warnings.size(), 3u); // one of each
+    expect_every_share_sees_the_whole(anchor, 4);
+}
+
+} // namespace
