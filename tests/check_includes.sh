@@ -27,6 +27,7 @@ rules=(
     "analyzer/report|analyzer/report/"
     "analyzer/engine|analyzer/engine/ analyzer/report/ trace/"
     "analyzer/score|analyzer/score/ analyzer/report/ trace/"
+    "analyzer/parallel|analyzer/parallel/ trace/"
     "analyzer/cli|analyzer/ patterns/ trace/"
     "patterns|patterns/ analyzer/engine/ analyzer/report/ trace/"
     "patterns/audit|patterns/audit/ analyzer/report/"

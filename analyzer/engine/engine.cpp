@@ -10,6 +10,7 @@
 #include <chrono>
 #include <exception>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -398,8 +399,13 @@ class Replay {
 
     void collective(uint32_t loc, uint32_t id) {
         const trace::CollectiveMatch& c = m_.collectives[id];
+        // Shared out to ranks, only the members here use the instance.
+        const size_t users = static_cast<size_t>(
+            std::count_if(c.members.begin(), c.members.end(), [&](const trace::EventRef& member) {
+                return member.location >= m_.share.first && member.location < m_.share.last;
+            }));
         const std::shared_ptr<const PendingInstance> pending =
-            instances_.use(id, c.members.size(), [&] { return build_instance(c, id); });
+            instances_.use(id, users, [&] { return build_instance(c, id); });
         if (pending->incomplete) {
             ctx_.warn("collectives with members missing were left out of the analysis");
             return;
@@ -493,17 +499,119 @@ struct Worker {
     uint32_t error_location = 0; // where `error` happened
 };
 
-// The workers' warnings in location order (then as found), as a serial replay gives them.
-void merge_warnings(const std::vector<std::unique_ptr<Worker>>& workers, Context& into) {
-    std::vector<std::pair<uint32_t, const std::string*>> all;
+// The workers' warnings in location order (then as found), as a serial replay gives them;
+// in an analysis shared out to ranks, every rank's.
+void merge_warnings(const std::vector<std::unique_ptr<Worker>>& workers, Context& into,
+                    trace::Exchange* exchange) {
+    std::vector<std::pair<uint32_t, std::string>> all;
     for (const auto& worker : workers) {
         const Context& c = *worker->context;
         for (size_t k = 0; k < c.warnings().size(); ++k)
-            all.push_back({c.warning_locations()[k], &c.warnings()[k]});
+            all.push_back({c.warning_locations()[k], c.warnings()[k]});
+    }
+    if (exchange) {
+        trace::Bytes mine;
+        trace::ByteWriter out(mine);
+        for (const auto& [location, message] : all) {
+            out.put(location);
+            out.put_string(message);
+        }
+        all.clear();
+        for (const trace::Bytes& theirs : exchange->all_gather(std::move(mine))) {
+            trace::ByteReader in(theirs, "warnings");
+            while (!in.done()) {
+                const auto location = in.get<uint32_t>();
+                all.push_back({location, in.get_string()});
+            }
+        }
     }
     std::stable_sort(all.begin(), all.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [location, message] : all) into.warn(*message);
+    for (const auto& [location, message] : all) into.warn(message);
+}
+
+// Every rank's share of the locations, by rank.
+std::vector<trace::LocationShare> every_share(trace::Exchange& exchange,
+                                              trace::LocationShare mine) {
+    trace::Bytes bytes;
+    trace::ByteWriter(bytes).put(mine);
+    std::vector<trace::LocationShare> shares;
+    for (const trace::Bytes& theirs : exchange.all_gather(std::move(bytes)))
+        shares.push_back(trace::ByteReader(theirs, "shares").get<trace::LocationShare>());
+    return shares;
+}
+
+uint32_t owner_of(const std::vector<trace::LocationShare>& shares, uint32_t location) {
+    for (uint32_t r = 0; r < shares.size(); ++r)
+        if (location >= shares[r].first && location < shares[r].last) return r;
+    throw std::logic_error("no rank holds location " + std::to_string(location));
+}
+
+// Values a rank's replay found for locations of other ranks go to their ranks, kept with
+// the location that found them, so that every rank adds them in location order.
+void send_foreign_values(ForeignValues& foreign, trace::Exchange& exchange,
+                         const std::vector<trace::LocationShare>& shares) {
+    const trace::LocationShare mine = shares[exchange.rank()];
+    std::vector<trace::Bytes> out(exchange.size());
+    for (uint32_t loc = mine.first; loc < mine.last; ++loc) {
+        std::vector<ForeignValue> kept;
+        for (const ForeignValue& v : foreign[loc]) {
+            if (v.location >= mine.first && v.location < mine.last) {
+                kept.push_back(v);
+                continue;
+            }
+            trace::ByteWriter to(out[owner_of(shares, v.location)]);
+            to.put(loc);
+            to.put(v);
+        }
+        foreign[loc] = std::move(kept);
+    }
+    for (const trace::Bytes& bytes : exchange.all_to_all(std::move(out))) {
+        trace::ByteReader in(bytes, "values for other locations");
+        while (!in.done()) {
+            const auto found_by = in.get<uint32_t>();
+            foreign[found_by].push_back(in.get<ForeignValue>());
+        }
+    }
+}
+
+// The report's values to rank 0, added there in rank order (a location's values come from
+// its own rank only: a value for another rank's location went there, see above).
+void gather_report(report::Report& report, trace::Exchange& exchange) {
+    std::vector<trace::Bytes> out(exchange.size());
+    if (exchange.rank() != 0) {
+        trace::ByteWriter to(out[0]);
+        for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric)
+            for (int callpath : report.callpaths_with_values(metric)) {
+                const std::vector<double>* row = report.row(metric, callpath);
+                for (size_t loc = 0; row && loc < row->size(); ++loc)
+                    if ((*row)[loc] != 0.0) {
+                        to.put(metric);
+                        to.put(callpath);
+                        to.put(static_cast<int>(loc));
+                        to.put((*row)[loc]);
+                    }
+            }
+    }
+    const std::vector<trace::Bytes> in = exchange.all_to_all(std::move(out));
+    for (const trace::Bytes& bytes : in) {
+        trace::ByteReader from(bytes, "report values");
+        while (!from.done()) {
+            const auto metric = from.get<int>();
+            const auto callpath = from.get<int>();
+            const auto location = from.get<int>();
+            report.add_value(metric, callpath, location, from.get<double>());
+        }
+    }
+}
+
+uint64_t sum_over_ranks(trace::Exchange& exchange, uint64_t mine) {
+    trace::Bytes bytes;
+    trace::ByteWriter(bytes).put(mine);
+    uint64_t sum = 0;
+    for (const trace::Bytes& theirs : exchange.all_gather(std::move(bytes)))
+        sum += trace::ByteReader(theirs, "sum").get<uint64_t>();
+    return sum;
 }
 
 } // namespace
@@ -564,7 +672,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     for (Pattern* pattern : first->patterns) pattern->define_metrics(result.report);
 
     const auto nloc = static_cast<uint32_t>(trace.locations.size());
-    const size_t wanted = clonable ? std::clamp<size_t>(nloc, 1, threads) : 1;
+    // The locations replayed here: all, or this rank's share.
+    const uint32_t first_loc = std::min(matching.share.first, nloc);
+    const uint32_t count = std::min(matching.share.last, nloc) - first_loc;
+    trace::Exchange* const exchange = options.exchange;
+    const size_t wanted = clonable ? std::clamp<size_t>(count, 1, threads) : 1;
     std::vector<std::unique_ptr<Worker>> workers;
     workers.push_back(std::move(first));
     while (workers.size() < wanted) {
@@ -586,7 +698,8 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
 
     SharedCollectives collectives(matching.collectives.size());
     uint64_t total = 0;
-    for (const auto& l : trace.locations) total += l.events.size();
+    for (uint32_t loc = first_loc; loc < first_loc + count; ++loc)
+        total += trace.locations[loc].events.size();
     std::atomic<uint64_t> done{0};
     std::atomic<uint32_t> next{0};
     Progress progress(options.progress, total);
@@ -596,10 +709,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     constexpr size_t kReplay = std::numeric_limits<size_t>::max();
     auto run = [&](Worker& w, size_t round, bool report_progress) {
         const bool preparing = round != kReplay;
-        uint32_t loc = 0;
+        uint32_t loc = 0, index = 0;
         try {
             Replay replay(trace, matching, w.dispatcher, *w.context, collectives);
-            while ((loc = next++) < nloc) {
+            while ((index = next++) < count) {
+                loc = first_loc + index;
                 if (preparing) {
                     replay.prepare(round, loc);
                     continue;
@@ -613,7 +727,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         } catch (...) {
             w.error = std::current_exception();
             w.error_location = loc;
-            next = nloc; // the others stop too
+            next = count; // the others stop too
         }
     };
     auto phase = [&](size_t round) {
@@ -636,30 +750,48 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         }
         for (std::jthread& t : pool) t.join();
     };
-    auto failed_yet = [&] {
-        return std::any_of(workers.begin(), workers.end(), [](const auto& w) { return w->error; });
+    // After each phase: the error of the lowest location, as a replay in one thread would
+    // meet it first; shared out to ranks, every rank stops with the lowest rank's.
+    auto stop_if_failed = [&] {
+        const Worker* failed = nullptr;
+        for (const auto& worker : workers)
+            if (worker->error && (!failed || worker->error_location < failed->error_location))
+                failed = worker.get();
+        if (!exchange) {
+            if (failed) std::rethrow_exception(failed->error);
+            return;
+        }
+        std::optional<std::string> mine;
+        if (failed) try {
+                std::rethrow_exception(failed->error);
+            } catch (const std::exception& e) {
+                mine = e.what();
+            }
+        if (const std::optional<std::string> first = exchange->first_error(mine))
+            throw std::runtime_error(*first);
     };
     size_t rounds = 0;
     for (const auto& worker : workers)
         rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
     result.phases.setup = lap();
-    for (size_t round = 0; round < rounds && !failed_yet(); ++round) phase(round);
+    for (size_t round = 0; round < rounds; ++round) {
+        phase(round);
+        stop_if_failed();
+    }
     result.phases.preparation = lap();
-    if (!failed_yet()) phase(kReplay);
+    phase(kReplay);
+    stop_if_failed();
     result.phases.replay = lap();
-    // The error of the lowest location, as a replay in one thread would meet it first.
-    const Worker* failed = nullptr;
-    for (const auto& worker : workers)
-        if (worker->error && (!failed || worker->error_location < failed->error_location))
-            failed = worker.get();
-    if (failed) std::rethrow_exception(failed->error);
+    if (exchange) send_foreign_values(foreign, *exchange, every_share(*exchange, matching.share));
     context.add_foreign(foreign);
-    merge_warnings(workers, context);
+    merge_warnings(workers, context, exchange);
     for (size_t w = 1; w < workers.size(); ++w)
         for (size_t p = 0; p < patterns.size(); ++p)
             workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
     // The backward replay, over the merged patterns (what it needs of the forward replay is
     // kept per location, shared by a pattern's clones).
+    if (workers.front()->dispatcher.replays_backward() && exchange)
+        throw std::logic_error("the backward replay (root causes) is not shared out to ranks yet");
     if (workers.front()->dispatcher.replays_backward())
         BackwardReplay(trace, matching, workers.front()->dispatcher, context,
                        std::clamp<unsigned>(options.backward_threads, 1,
@@ -669,6 +801,10 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     result.phases.backward = lap();
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
+    if (exchange) {
+        gather_report(result.report, *exchange);
+        total = sum_over_ranks(*exchange, total);
+    }
     result.phases.finish = lap();
     result.warnings = context.warnings();
     result.events = total;

@@ -16,6 +16,7 @@
 #include "analyzer/engine/mpi_calls.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_grid.h"
+#include "trace/exchange.h"
 #include "trace/matching.h"
 #include "trace/model.h"
 
@@ -323,6 +324,12 @@ struct AnalysisOptions {
     // on for a few steps between waits, and two threads taking turns were slower than one
     // (docs/performance.md). Results do not depend on the number either.
     unsigned backward_threads = 1;
+    // An analysis shared out to ranks (trace::read_and_match_share): the matching is this
+    // rank's share, whose locations this rank replays; what patterns need of other ranks'
+    // locations travels through `exchange`. Rank 0's report then holds every location's
+    // values, as the analysis of the whole trace gives them, bit for bit; the others' hold
+    // their own. Every rank must call analyze (it is collective).
+    trace::Exchange* exchange = nullptr;
 };
 
 // Wall-clock seconds of analyze()'s phases, where its time goes (analysis_bench prints them).

@@ -3,6 +3,7 @@
 // the same order, the same codelet audit; and a bad TOPOLENS_THREADS is refused by name.
 #include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
+#include "same_report.h"
 #include "test_util.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
@@ -24,6 +25,7 @@
 #include <vector>
 
 using namespace topolens;
+using test::expect_same_report;
 using test::ScratchDir;
 using trace::TraceBuilder;
 
@@ -124,34 +126,6 @@ void expect_same_matching(const trace::Matching& a, const trace::Matching& b) {
     EXPECT_EQ(a.unmatched_receives, b.unmatched_receives);
     EXPECT_EQ(a.incomplete_collectives, b.incomplete_collectives);
     EXPECT_EQ(a.warnings, b.warnings);
-}
-
-// Every stored value, bit for bit: each cell is summed by one location's replay, then the
-// values other locations found for it are added in location order, so the order in which
-// threads finish cannot change it.
-void expect_same_report(const analysis::AnalysisResult& a, const analysis::AnalysisResult& b) {
-    const report::Report& x = a.report;
-    const report::Report& y = b.report;
-    ASSERT_EQ(x.metrics.size(), y.metrics.size());
-    ASSERT_EQ(x.callpaths.size(), y.callpaths.size());
-    ASSERT_EQ(x.locations.size(), y.locations.size());
-    size_t values = 0;
-    for (int m = 0; m < static_cast<int>(x.metrics.size()); ++m) {
-        EXPECT_EQ(x.metrics[m].unique_name, y.metrics[m].unique_name);
-        EXPECT_EQ(x.callpaths_with_values(m), y.callpaths_with_values(m))
-            << x.metrics[m].unique_name;
-        for (int c = 0; c < static_cast<int>(x.callpaths.size()); ++c)
-            for (int l = 0; l < static_cast<int>(x.locations.size()); ++l) {
-                const double v = x.value(m, c, l);
-                values += v != 0.0;
-                EXPECT_EQ(v, y.value(m, c, l))
-                    << x.metrics[m].unique_name << " call path " << c << " location " << l;
-            }
-    }
-    EXPECT_GT(values, 0u);
-    EXPECT_EQ(x.attributes, y.attributes);
-    EXPECT_EQ(a.warnings, b.warnings);
-    EXPECT_EQ(a.events, b.events);
 }
 
 // The backward replay in as many threads too (one by default), so that its results are

@@ -1,0 +1,37 @@
+// The ranks of an analysis started under mpirun (`topolens analyze TRACE --mpi`): the
+// trace::Exchange over MPI_COMM_WORLD. The analysis threads never call MPI; only the thread
+// that made the session does.
+#pragma once
+
+#include "trace/exchange.h"
+
+#include <string>
+
+namespace topolens::parallel {
+
+// Whether this process was started by mpirun (Open MPI or PMIx put their rank in the
+// environment), before MPI is initialised.
+bool started_by_mpirun();
+
+// MPI_Init on construction, MPI_Finalize when it ends (or MPI_Abort if `abort` was called).
+class MpiSession {
+  public:
+    MpiSession();
+    ~MpiSession();
+    MpiSession(const MpiSession&) = delete;
+    MpiSession& operator=(const MpiSession&) = delete;
+};
+
+class MpiExchange : public trace::Exchange {
+  public:
+    MpiExchange(); // over MPI_COMM_WORLD of a live MpiSession
+    unsigned rank() const override { return rank_; }
+    unsigned size() const override { return size_; }
+    std::vector<trace::Bytes> all_to_all(std::vector<trace::Bytes> out) override;
+    std::vector<trace::Bytes> all_gather(trace::Bytes mine) override;
+
+  private:
+    unsigned rank_ = 0, size_ = 1;
+};
+
+} // namespace topolens::parallel

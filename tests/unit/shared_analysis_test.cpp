@@ -1,0 +1,113 @@
+// An analysis shared out to ranks (ranks as threads, as under mpirun): rank 0's report is
+// the whole trace's, bit for bit, whatever the number of ranks; the warnings are the
+// whole trace's, in the same order; an error on one rank stops every rank with it.
+#include "analyzer/engine/engine.h"
+#include "patterns/registry.h"
+#include "same_report.h"
+#include "test_util.h"
+#include "trace/matching.h"
+#include "trace/synthetic.h"
+#include "trace/thread_exchange.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace topolens;
+using test::ScratchDir;
+
+namespace {
+
+using Patterns = std::function<std::vector<std::unique_ptr<analysis::Pattern>>()>;
+
+// The patterns whose cross-location facts travel between ranks so far.
+std::vector<std::unique_ptr<analysis::Pattern>> shared_patterns() {
+    std::vector<std::unique_ptr<analysis::Pattern>> patterns;
+    patterns.push_back(patterns::time_pattern());
+    patterns.push_back(patterns::point_to_point_patterns());
+    return patterns;
+}
+
+analysis::AnalysisResult analyze_shared(const std::string& anchor, unsigned ranks,
+                                        const Patterns& make, unsigned threads) {
+    std::vector<analysis::AnalysisResult> results(ranks);
+    trace::run_ranks_in_threads(ranks, [&](trace::Exchange& exchange) {
+        const auto [t, m] = trace::read_and_match_share(anchor, exchange, threads);
+        analysis::AnalysisOptions options;
+        options.threads = threads;
+        options.exchange = &exchange;
+        results[exchange.rank()] = analysis::analyze(t, m, make(), options);
+    });
+    return std::move(results[0]);
+}
+
+void expect_shared_is_whole(const std::string& anchor, unsigned max_ranks, const Patterns& make) {
+    const auto [t, m] = trace::read_and_match(anchor, 1);
+    analysis::AnalysisOptions options;
+    options.threads = 1;
+    const analysis::AnalysisResult whole = analysis::analyze(t, m, make(), options);
+    for (unsigned ranks = 1; ranks <= max_ranks; ++ranks)
+        for (unsigned threads : {1u, 2u}) {
+            SCOPED_TRACE(std::to_string(ranks) + " ranks, " + std::to_string(threads) +
+                         " threads each");
+            test::expect_same_report(whole, analyze_shared(anchor, ranks, make, threads));
+        }
+}
+
+std::string synthetic(const ScratchDir& dir, const std::string& name, trace::SynthOptions o) {
+    return trace::synthesize(o).builder.write((dir / name).string());
+}
+
+TEST(SharedAnalysis, PointToPointReportsAreTheWholeTracesBitForBit) {
+    ScratchDir dir;
+    trace::SynthOptions mixed;
+    mixed.grid = {4, 3};
+    mixed.iterations = 4;
+    expect_shared_is_whole(synthetic(dir, "mixed", mixed), 4, shared_patterns);
+
+    trace::SynthOptions halo;
+    halo.pattern = trace::SynthPattern::Halo;
+    halo.grid = {3, 3};
+    halo.periodic = {true, false};
+    halo.variant = trace::SynthVariant::Nonblocking;
+    halo.iterations = 3;
+    expect_shared_is_whole(synthetic(dir, "halo", halo), 4, shared_patterns);
+
+    trace::SynthOptions sweep;
+    sweep.pattern = trace::SynthPattern::Sweep;
+    sweep.grid = {3, 2};
+    sweep.between = trace::SynthBetween::Allreduce;
+    sweep.iterations = 2;
+    expect_shared_is_whole(synthetic(dir, "sweep", sweep), 3, shared_patterns);
+}
+
+// A damaged event file in one rank's share stops every rank with the same error, naming
+// the file; none waits for it in an exchange.
+TEST(SharedAnalysis, ADamagedShareStopsEveryRankWithTheSameError) {
+    ScratchDir dir;
+    trace::SynthOptions mixed;
+    mixed.grid = {2, 2};
+    mixed.iterations = 2;
+    const std::string anchor = synthetic(dir, "mixed", mixed);
+    const std::filesystem::path last_events =
+        std::filesystem::path(anchor).parent_path() / "traces" / "3.evt";
+    ASSERT_TRUE(std::filesystem::exists(last_events));
+    test::write_file(last_events, "not an OTF2 event file");
+    constexpr unsigned kRanks = 3;
+    std::vector<std::string> errors(kRanks);
+    trace::run_ranks_in_threads(kRanks, [&](trace::Exchange& exchange) {
+        try {
+            trace::read_and_match_share(anchor, exchange, 1);
+            errors[exchange.rank()] = "no error";
+        } catch (const trace::TraceError& e) {
+            errors[exchange.rank()] = e.what();
+        }
+    });
+    EXPECT_TRUE(test::contains_words(errors[0], "3.evt")) << errors[0];
+    for (unsigned r = 1; r < kRanks; ++r) EXPECT_EQ(errors[r], errors[0]) << "rank " << r;
+}
+
+} // namespace
