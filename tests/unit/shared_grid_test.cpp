@@ -45,17 +45,23 @@ GridChoice expect_every_rank_chooses_the_serial_grid(const std::string& anchor, 
     auto [whole, all] = trace::read_and_match(anchor, 1);
     if (input.drop_topologies) whole.defs.topologies.clear();
     const GridChoice serial = analysis::choose_grid(whole, all, input.declared);
+    const analysis::GridTraffic whole_traffic = analysis::grid_traffic(whole, all);
     for (unsigned ranks = 1; ranks <= max_ranks; ++ranks) {
         SCOPED_TRACE(std::to_string(ranks) + " ranks");
         std::vector<GridChoice> choices(ranks);
+        std::vector<analysis::GridTraffic> traffic(ranks);
         trace::run_ranks_in_threads(ranks, [&](trace::Exchange& ex) {
             auto [t, m] = trace::read_and_match_share(anchor, ex, 1);
             if (input.drop_topologies) t.defs.topologies.clear();
             choices[ex.rank()] = analysis::choose_grid(t, m, input.declared, &ex);
+            traffic[ex.rank()] = analysis::merge_grid_traffic(analysis::grid_traffic(t, m), ex);
         });
         for (unsigned r = 0; r < ranks; ++r) {
             SCOPED_TRACE("rank " + std::to_string(r));
             expect_same_choice(choices[r], serial);
+            EXPECT_EQ(traffic[r].pairs, whole_traffic.pairs);
+            EXPECT_EQ(traffic[r].use.collectives, whole_traffic.use.collectives);
+            EXPECT_EQ(traffic[r].use.messages, whole_traffic.use.messages);
         }
     }
     return serial;
@@ -180,4 +186,67 @@ TEST(SharedGrid, FromCommunicatorsCountingEachCollectiveAndMessageOnce) {
     EXPECT_NE(c.explanation.find("11 collective operations and 9 messages on them"),
               std::string::npos)
         << c.explanation;
+}
+
+// "Nodes" of 8 processes and "local ranks" across them divide the 16 processes 2x8, but the
+// messages are those of a 4x4 grid: the inferred grid wins on every rank, as in the serial
+// analysis, which needs both the pairs and the communicators' use.
+TEST(SharedGrid, InferredGridWinsOverCommunicatorsTheMessagesContradict) {
+    ScratchDir dir;
+    trace::TraceBuilder b(16);
+    for (uint32_t node = 0; node < 2; ++node) {
+        std::vector<uint32_t> members;
+        for (uint32_t k = 0; k < 8; ++k) members.push_back(8 * node + k);
+        b.communicator("node " + std::to_string(node), members, b.world());
+    }
+    for (uint32_t k = 0; k < 8; ++k)
+        b.communicator("local " + std::to_string(k), {k, k + 8}, b.world());
+    for (uint32_t r = 0; r < 16; ++r) b.mpi_init(r, 0, 5);
+    // Each process sends to its right-hand and upper neighbours, then receives from its
+    // left-hand and lower ones.
+    for (uint32_t r = 0; r < 16; ++r) {
+        if (r % 4 != 3) b.mpi_send(r, 10, 11, r + 1, b.world(), 0, 8);
+        if (r + 4 < 16) b.mpi_send(r, 12, 13, r + 4, b.world(), 0, 8);
+    }
+    for (uint32_t r = 0; r < 16; ++r) {
+        if (r % 4 != 0) b.mpi_recv(r, 20, 21, r - 1, b.world(), 0, 8);
+        if (r >= 4) b.mpi_recv(r, 22, 23, r - 4, b.world(), 0, 8);
+    }
+    for (uint32_t r = 0; r < 16; ++r) b.mpi_finalize(r, 100, 105);
+    const GridChoice c =
+        expect_every_rank_chooses_the_serial_grid(b.write((dir / "nodes").string()), 4);
+    EXPECT_EQ(c.source, GridSource::Inferred) << c.explanation;
+    EXPECT_NE(c.explanation.find("not the communicators' 2x8 grid"), std::string::npos)
+        << c.explanation;
+}
+
+// Processes with two threads each (a share keeps a process's threads together): messages
+// go from one process's second thread to another's first, and the grid is the processes'.
+TEST(SharedGrid, ThreadsOfAProcessAreOneProcessOfTheGrid) {
+    ScratchDir dir;
+    constexpr uint32_t kProcesses = 6; // a 3x2 grid, rank = x + 3y
+    trace::TraceBuilder b(kProcesses);
+    std::vector<trace::TraceBuilder::Loc> second;
+    for (uint32_t p = 0; p < kProcesses; ++p) second.push_back(b.add_thread(p));
+    for (uint32_t p = 0; p < kProcesses; ++p) {
+        b.mpi_init(p, 0, 5);
+        b.mpi_init(second[p], 0, 5);
+    }
+    for (uint32_t p = 0; p < kProcesses; ++p) {
+        if (p % 3 != 2) b.mpi_send(second[p], 10, 11, p + 1, b.world(), 0, 8);
+        if (p + 3 < kProcesses) b.mpi_send(second[p], 12, 13, p + 3, b.world(), 0, 8);
+    }
+    for (uint32_t p = 0; p < kProcesses; ++p) {
+        if (p % 3 != 0) b.mpi_recv(p, 20, 21, p - 1, b.world(), 0, 8);
+        if (p >= 3) b.mpi_recv(p, 22, 23, p - 3, b.world(), 0, 8);
+    }
+    for (uint32_t p = 0; p < kProcesses; ++p) {
+        b.mpi_finalize(p, 100, 105);
+        b.mpi_finalize(second[p], 100, 105);
+    }
+    const GridChoice c =
+        expect_every_rank_chooses_the_serial_grid(b.write((dir / "threads").string()), 4);
+    EXPECT_EQ(c.source, GridSource::Inferred) << c.explanation;
+    ASSERT_TRUE(c.grid);
+    EXPECT_EQ(c.grid->sizes, (std::vector<uint32_t>{3, 2}));
 }
