@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -173,30 +174,6 @@ RecordedCheck check_recorded(const trace::Trace& trace, const Processes& process
 
 using Edge = std::pair<uint32_t, uint32_t>; // processes, first < second
 
-std::vector<Edge> communication_graph(const trace::Matching& matching, const Processes& processes) {
-    std::unordered_set<uint64_t> seen;
-    uint64_t last = std::numeric_limits<uint64_t>::max(); // messages of one pair come in runs
-    for (const trace::MessageMatch& m : matching.messages) {
-        const uint32_t sl = m.send.location, rl = m.recv.location;
-        if (sl >= processes.process_of_location.size() ||
-            rl >= processes.process_of_location.size())
-            continue;
-        uint32_t a = processes.process_of_location[sl], b = processes.process_of_location[rl];
-        if (a == b) continue;
-        if (a > b) std::swap(a, b);
-        const uint64_t key = (uint64_t{a} << 32) | b;
-        if (key == last) continue;
-        last = key;
-        seen.insert(key);
-    }
-    std::vector<Edge> edges;
-    edges.reserve(seen.size());
-    for (uint64_t key : seen)
-        edges.emplace_back(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key));
-    std::sort(edges.begin(), edges.end());
-    return edges;
-}
-
 // Number of connected components of the graph over n processes.
 uint32_t components(uint32_t n, const std::vector<Edge>& edges) {
     std::vector<uint32_t> parent(n);
@@ -290,7 +267,7 @@ struct Inference {
     std::string explanation; // why (or why not)
 };
 
-Inference infer(const trace::Trace& trace, const trace::Matching& matching,
+Inference infer(const trace::Trace& trace, const std::vector<Edge>& edges,
                 const Processes& processes) {
     Inference result;
     const uint32_t n = processes.count();
@@ -299,7 +276,6 @@ Inference infer(const trace::Trace& trace, const trace::Matching& matching,
                              " processes to infer a grid from";
         return result;
     }
-    const std::vector<Edge> edges = communication_graph(matching, processes);
     if (edges.empty()) {
         result.explanation = "no point-to-point messages between different processes to infer "
                              "a grid from";
@@ -342,24 +318,6 @@ Inference infer(const trace::Trace& trace, const trace::Matching& matching,
         make_grid(trace, processes, "inferred " + dims_text(dims), dims, best->periodic,
                   [&](uint32_t p) { return grid_coords(p, dims, CartDeclaration::Order::Col); });
     return result;
-}
-
-// Collective operations and messages per communicator, for the grid from communicators.
-CommunicatorUse communicator_use(const trace::Trace& trace, const trace::Matching& matching) {
-    CommunicatorUse use;
-    const size_t comms = trace.defs.communicators.size();
-    use.collectives.assign(comms, 0);
-    use.messages.assign(comms, 0);
-    for (const trace::CollectiveMatch& c : matching.collectives)
-        if (c.comm < comms) ++use.collectives[c.comm];
-    for (const trace::MessageMatch& m : matching.messages) {
-        if (m.send.location >= trace.locations.size()) continue;
-        const std::vector<trace::Event>& events = trace.locations[m.send.location].events;
-        if (m.send.event >= events.size()) continue;
-        const trace::Ref comm = events[m.send.event].comm();
-        if (comm < comms) ++use.messages[comm];
-    }
-    return use;
 }
 
 // "a non-periodic 4x4 grid whose 4 rows are communicators of 4 processes (MPI_Comm_split
@@ -539,8 +497,85 @@ std::string_view grid_source_name(GridSource source) {
 
 // ---------------------------------------------------------------- choice
 
-GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matching,
-                       const std::optional<CartDeclaration>& declared) {
+GridTraffic grid_traffic(const trace::Trace& trace, const trace::Matching& matching) {
+    const Processes processes(trace);
+    const auto local = [&](uint32_t location) {
+        return location >= matching.share.first && location < matching.share.last;
+    };
+    GridTraffic traffic;
+    const size_t comms = trace.defs.communicators.size();
+    traffic.use.collectives.assign(comms, 0);
+    traffic.use.messages.assign(comms, 0);
+    for (const trace::CollectiveMatch& c : matching.collectives) {
+        const auto first = std::find_if(c.members.begin(), c.members.end(), [](trace::EventRef m) {
+            return m.location != trace::kNone;
+        });
+        // A collective without members is in no share's matching: a whole trace counts it.
+        if (!local(first == c.members.end() ? matching.share.first : first->location)) continue;
+        if (c.comm < comms) ++traffic.use.collectives[c.comm];
+    }
+    std::unordered_set<uint64_t> pairs;
+    uint64_t last = std::numeric_limits<uint64_t>::max(); // messages of one pair come in runs
+    const size_t locations = processes.process_of_location.size();
+    for (const trace::MessageMatch& m : matching.messages) {
+        const uint32_t sl = m.send.location, rl = m.recv.location;
+        if (!local(sl)) continue; // counted on the sender's rank, which has its events
+        if (sl < trace.locations.size() && m.send.event < trace.locations[sl].events.size()) {
+            const trace::Ref comm = trace.locations[sl].events[m.send.event].comm();
+            if (comm < comms) ++traffic.use.messages[comm];
+        }
+        if (sl >= locations || rl >= locations) continue;
+        uint32_t a = processes.process_of_location[sl], b = processes.process_of_location[rl];
+        if (a == b) continue;
+        if (a > b) std::swap(a, b);
+        const uint64_t key = (uint64_t{a} << 32) | b;
+        if (key == last) continue;
+        last = key;
+        pairs.insert(key);
+    }
+    traffic.pairs.reserve(pairs.size());
+    for (uint64_t key : pairs)
+        traffic.pairs.emplace_back(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key));
+    std::sort(traffic.pairs.begin(), traffic.pairs.end());
+    return traffic;
+}
+
+GridTraffic merge_grid_traffic(const GridTraffic& mine, trace::Exchange& exchange) {
+    trace::Bytes bytes;
+    trace::ByteWriter out(bytes);
+    std::vector<uint64_t> keys; // a pair as one value: std::pair is no plain value
+    keys.reserve(mine.pairs.size());
+    for (const auto& [a, b] : mine.pairs) keys.push_back((uint64_t{a} << 32) | b);
+    out.put_all(keys);
+    out.put_all(mine.use.collectives);
+    out.put_all(mine.use.messages);
+    GridTraffic all;
+    all.use.collectives.assign(mine.use.collectives.size(), 0);
+    all.use.messages.assign(mine.use.messages.size(), 0);
+    const auto add = [](std::vector<uint64_t>& sum, const std::vector<uint64_t>& part) {
+        if (part.size() != sum.size())
+            throw std::logic_error("grid traffic: ranks disagree on the communicators");
+        for (size_t c = 0; c < sum.size(); ++c) sum[c] += part[c];
+    };
+    for (const trace::Bytes& part : exchange.all_gather(std::move(bytes))) {
+        trace::ByteReader in(part, "grid traffic");
+        for (uint64_t key : in.get_all<uint64_t>())
+            all.pairs.emplace_back(static_cast<uint32_t>(key >> 32), static_cast<uint32_t>(key));
+        add(all.use.collectives, in.get_all<uint64_t>());
+        add(all.use.messages, in.get_all<uint64_t>());
+    }
+    // A pair that messages joined on several ranks is one edge.
+    std::sort(all.pairs.begin(), all.pairs.end());
+    all.pairs.erase(std::unique(all.pairs.begin(), all.pairs.end()), all.pairs.end());
+    return all;
+}
+
+namespace {
+
+// The choice, asking for the traffic only when no recorded topology wins (which depends on
+// the definitions alone, so on a share's matching every rank asks, or none does).
+GridChoice choose(const trace::Trace& trace, const std::optional<CartDeclaration>& declared,
+                  const std::function<const GridTraffic&()>& traffic) {
     const Processes processes(trace);
     const uint32_t n = processes.count();
     GridChoice choice;
@@ -593,7 +628,7 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
                  ? std::string(" numbered ") + (col ? "first" : "last") + " coordinate fastest (" +
                        numbering_text(declared->dims, declared->order) + ")"
                  : "");
-        const std::vector<Edge> edges = communication_graph(matching, processes);
+        const std::vector<Edge>& edges = traffic().pairs;
         if (!edges.empty())
             choice.explanation +=
                 "; " + std::to_string(neighbour_edges(*choice.grid, processes, edges)) + " of " +
@@ -602,8 +637,8 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
         return choice;
     }
 
-    const CommunicatorGridSearch from_comms = find_communicator_grid(
-        trace.defs.communicators, processes.ranks, communicator_use(trace, matching));
+    const CommunicatorGridSearch from_comms =
+        find_communicator_grid(trace.defs.communicators, processes.ranks, traffic().use);
     std::optional<Inference> inferred;
     std::string passed_over; // a communicator grid the messages contradict
     if (from_comms.grid) {
@@ -613,7 +648,7 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
             make_grid(trace, processes, "communicators " + dims_text(dims), dims,
                       std::vector<bool>(dims.size()), [&](uint32_t p) { return found.coords[p]; });
         std::string explanation = communicator_grid_text(trace, found);
-        const std::vector<Edge> edges = communication_graph(matching, processes);
+        const std::vector<Edge>& edges = traffic().pairs;
         const size_t neighbours = edges.empty() ? 0 : neighbour_edges(*grid, processes, edges);
         if (!edges.empty())
             explanation += "; " + std::to_string(neighbours) + " of " +
@@ -622,7 +657,7 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
         // Communicators that divide the processes both ways need not be the program's grid
         // (nodes and ranks per node split the same way): where the point-to-point messages
         // are the neighbours of an inferred grid and not all of this one's, theirs is the grid.
-        if (neighbours < edges.size()) inferred = infer(trace, matching, processes);
+        if (neighbours < edges.size()) inferred = infer(trace, traffic().pairs, processes);
         if (!inferred || !inferred->grid) {
             choice.source = GridSource::Communicators;
             choice.grid = std::move(grid);
@@ -634,7 +669,7 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
                       std::to_string(neighbours) + " of the " + std::to_string(edges.size()) +
                       " communicating pairs are neighbours";
     }
-    if (!inferred) inferred = infer(trace, matching, processes);
+    if (!inferred) inferred = infer(trace, traffic().pairs, processes);
 
     if (inferred->grid) {
         choice.source = GridSource::Inferred;
@@ -647,6 +682,25 @@ GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matchin
                          (from_comms.why_not.empty() ? "" : from_comms.why_not + ", ") + "and " +
                          inferred->explanation;
     return choice;
+}
+
+} // namespace
+
+GridChoice choose_grid(const trace::Trace& trace, const GridTraffic& traffic,
+                       const std::optional<CartDeclaration>& declared) {
+    return choose(trace, declared, [&]() -> const GridTraffic& { return traffic; });
+}
+
+GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matching,
+                       const std::optional<CartDeclaration>& declared, trace::Exchange* exchange) {
+    std::optional<GridTraffic> traffic;
+    return choose(trace, declared, [&]() -> const GridTraffic& {
+        if (!traffic) {
+            traffic = grid_traffic(trace, matching);
+            if (exchange) traffic = merge_grid_traffic(*traffic, *exchange);
+        }
+        return *traffic;
+    });
 }
 
 // ---------------------------------------------------------------- roles

@@ -4,7 +4,9 @@
 // face, interior).
 #pragma once
 
+#include "analyzer/engine/comm_grid.h"
 #include "analyzer/report/report.h"
+#include "trace/exchange.h"
 #include "trace/matching.h"
 #include "trace/model.h"
 
@@ -60,7 +62,33 @@ struct GridChoice {
 // communicating pair are neighbours; the one with the fewest neighbour pairs wins, if the
 // pairs connect all processes and are at least half of its neighbour pairs. A declaration
 // is checked against the rank count even when a recorded topology wins.
+// With `exchange`, `matching` is this rank's share (read_and_match_share) and the call is
+// collective: every rank gets the whole trace's choice (grid_traffic, merge_grid_traffic).
 GridChoice choose_grid(const trace::Trace& trace, const trace::Matching& matching,
+                       const std::optional<CartDeclaration>& declared,
+                       trace::Exchange* exchange = nullptr);
+
+// What the choice needs of the matched messages and collectives: who exchanged messages
+// with whom (for inference and to say how many pairs a grid has as neighbours) and how
+// much each communicator was used (for the grid from communicators).
+struct GridTraffic {
+    // Processes (the p-th of the trace's distinct world ranks, ascending) that exchanged at
+    // least one matched message: (a, b) with a < b, ascending.
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    CommunicatorUse use;
+};
+
+// The traffic of `matching`. On a share's matching (Matching::share) only what this rank
+// alone counts: the messages its locations sent (their communicator is in the send event)
+// and the collectives whose first present member is one of its locations, so that over all
+// ranks each message and collective counts exactly once.
+GridTraffic grid_traffic(const trace::Trace& trace, const trace::Matching& matching);
+
+// Collective: every rank's traffic merged in rank order, the whole trace's on every rank.
+GridTraffic merge_grid_traffic(const GridTraffic& mine, trace::Exchange& exchange);
+
+// choose_grid from the whole trace's traffic (`trace` needs only its definitions).
+GridChoice choose_grid(const trace::Trace& trace, const GridTraffic& traffic,
                        const std::optional<CartDeclaration>& declared);
 
 // ---------------------------------------------------------------- grid roles
