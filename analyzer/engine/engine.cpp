@@ -644,7 +644,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     const unsigned threads = options.threads ? options.threads : trace::worker_threads();
     const auto callpaths = std::make_shared<const std::vector<uint32_t>>(
         fill_definitions(trace, matching, result.report));
-    use_grid(choose_grid(trace, matching, options.declared_grid), result.report);
+    use_grid(choose_grid(trace, matching, options.declared_grid, options.exchange), result.report);
     Context context(trace, matching, result.report, callpaths);
     for (const std::string& w : matching.warnings) context.warn(w);
     // The analysis works on its own instances, clones of the patterns given, which stay
