@@ -11,6 +11,7 @@
 #include <exception>
 #include <limits>
 #include <ostream>
+#include <stdexcept>
 #include <thread>
 
 namespace topolens::analysis {
@@ -71,6 +72,15 @@ void Context::warn(const std::string& message) {
         warnings_.push_back(message);
         warning_locations_.push_back(current_);
     }
+}
+
+// ---------------------------------------------------------------- dispatcher
+
+FactStore& Dispatcher::store() const {
+    if (!facts_)
+        throw std::logic_error(
+            "fact tables are declared in a pattern's subscribe(), in an analysis");
+    return *facts_;
 }
 
 // ---------------------------------------------------------------- report skeleton
@@ -584,8 +594,12 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     }
     std::mutex report_lock;
     ForeignValues foreign(nloc);
+    FactStore facts(matching, nloc);
     for (auto& worker : workers) {
-        for (Pattern* pattern : worker->patterns) pattern->subscribe(worker->dispatcher);
+        for (size_t p = 0; p < worker->patterns.size(); ++p) {
+            worker->dispatcher.keep_facts(&facts, p);
+            worker->patterns[p]->subscribe(worker->dispatcher);
+        }
         worker->context = std::make_unique<Context>(trace, matching, result.report, callpaths);
         worker->context->keep_foreign(&foreign);
         if (workers.size() > 1) worker->context->share_report(&report_lock);
@@ -646,13 +660,27 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     auto failed_yet = [&] {
         return std::any_of(workers.begin(), workers.end(), [](const auto& w) { return w->error; });
     };
+    // After a phase, its facts can be read. In one process every location is here: no fact
+    // has a reader elsewhere (an MPI-parallel analysis sends them to the readers' ranks).
+    auto publish = [&](FactPhase done) {
+        facts.publish(
+            done, [](uint32_t) { return true; },
+            [](const FactTable& table, uint32_t, uint32_t) {
+                throw std::logic_error("fact table '" + table.name() +
+                                       "' has a reader outside a one-process analysis");
+            });
+    };
     size_t rounds = 0;
     for (const auto& worker : workers)
         rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
     result.phases.setup = lap();
-    for (size_t round = 0; round < rounds && !failed_yet(); ++round) phase(round);
+    for (size_t round = 0; round < rounds && !failed_yet(); ++round) {
+        phase(round);
+        publish(FactPhase::round(round));
+    }
     result.phases.preparation = lap();
     if (!failed_yet()) phase(kReplay);
+    publish(FactPhase::forward_replay());
     result.phases.replay = lap();
     // The error of the lowest location, as a replay in one thread would meet it first.
     const Worker* failed = nullptr;

@@ -10,6 +10,7 @@ add_executable(topolens_analysis_tests
   audit_command_test.cpp
   parallel_analysis_test.cpp
   backward_replay_test.cpp
+  fact_tables_test.cpp
   critical_path_test.cpp
   collective_delay_rules_test.cpp
   scalasca_rules_test.cpp
