@@ -5,8 +5,9 @@
 // Late Sender instance, for the wavefront corners).
 //
 // Everything a pattern sees about another location travels with a matched message or
-// collective (the send call's enter time, the members' enter/leave times), forward or, in
-// the backward replay that follows the forward one, against the message's direction, so the
+// collective (the send call's enter time, the members' enter/leave times, the facts an
+// earlier phase left in the engine's tables: analyzer/engine/facts.h), forward or, in the
+// backward replay that follows the forward one, against the message's direction, so the
 // same pattern code can later run in an MPI-parallel replay, one analyzer rank per group of
 // locations.
 #pragma once
