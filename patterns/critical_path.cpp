@@ -109,11 +109,13 @@ class CriticalPath : public CataloguedPattern {
                     latest = f.enter;
                 }
             if (latest_location == trace::kNone) return;
+            // Its own point (a location has one MPI_Finalize point at most).
             const auto& points = points_->of(latest_location).points;
             for (size_t k = 0; k < points.size(); ++k)
                 if (points[k].kind == Synchpoint::Kind::Finalize) {
                     s.holders[latest_location].on_path = true;
                     s.holders[latest_location].end = k;
+                    break;
                 }
         });
     }
