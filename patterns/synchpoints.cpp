@@ -32,6 +32,7 @@ void Synchpoints::size_for(const Context& c) {
         const size_t nloc = c.trace().locations.size();
         const size_t messages = c.matching().messages.size();
         locations_.resize(nloc);
+        late_receiver_waits_.resize(nloc);
         receive_point_.assign(messages, kNone);
         send_point_.assign(messages, kNone);
         completion_point_.assign(messages, kNone);
@@ -51,10 +52,8 @@ void Synchpoints::declare_facts(analysis::Dispatcher& d) {
     using analysis::MessageEnd;
     late_sender_wait_ =
         d.message_facts<Time>("Late Sender wait", MessageEnd::Receiver, FactPhase::round(0));
-    late_receiver_ = d.message_facts<LateReceiverFacts>("Late Receiver wait", MessageEnd::Sender,
-                                                        FactPhase::round(0));
-    request_leave_ =
-        d.message_facts<Time>("receive request leave", MessageEnd::Receiver, FactPhase::round(0));
+    late_receiver_completion_ = d.message_facts<SendCompletion>(
+        "Late Receiver send completion", MessageEnd::Sender, FactPhase::round(0));
     ends_ = d.location_facts<InitAndFinalizeCalls>("MPI_Init and MPI_Finalize calls",
                                                    FactPhase::round(0));
     finalize_point_ =
@@ -71,20 +70,15 @@ void Synchpoints::prepare(const Context& c, uint32_t loc) {
     LateReceiverFinder late_receivers;
     late_receivers.find(c, loc, finder);
     const auto& sends = c.matching().sends_of[loc];
+    std::vector<std::pair<uint32_t, Time>>& waits = late_receiver_waits_[loc];
+    waits.clear();
     for (size_t k = 0; k < sends.size(); ++k) {
         const Time wait = late_receivers.waits()[k];
-        if (wait == 0) continue;
+        if (wait == 0) continue; // also every unmatched send
         const trace::CallSummary done =
             trace::call_around(c.trace(), c.matching(), loc, c.matching().send_completions[loc][k]);
-        late_receiver_.set(sends[k].second, {wait, done.leave});
-    }
-    // The receive requests' leaves, for the senders (only Late Receiver messages need them,
-    // but which those are is the senders' to say: kept for every receive posted early).
-    for (const auto& [record, id] : receives) {
-        const uint32_t posted = c.matching().messages[id].recv_posted;
-        if (posted == kNone) continue;
-        const trace::CallSummary request = trace::call_around(c.trace(), c.matching(), loc, posted);
-        request_leave_.set(id, request.leave);
+        late_receiver_completion_.set(sends[k].second, {done.leave});
+        waits.push_back({sends[k].second, wait});
     }
     ends_.set(loc, init_and_finalize_calls(c, loc));
 }
@@ -150,14 +144,21 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (id != kNone && late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Send, id);
     for (const auto& [record, id] : m.collectives_of[loc])
         add(record, Synchpoint::Kind::Collective, id);
-    // Late Receiver: the sender's completing call and the receiver's posting call.
-    for (size_t k = 0; k < m.sends_of[loc].size(); ++k) {
-        const uint32_t id = m.sends_of[loc][k].second;
-        if (id != kNone && late_receiver_.get(id).wait != 0 && m.send_completions[loc][k] != kNone)
-            add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion, id);
+    // Late Receiver: the sender's completing call (it waited: the wait is known) and the
+    // receiver's posting call. The location's waits are in send order.
+    const auto& late_sends = late_receiver_waits_[loc];
+    for (size_t k = 0, next = 0; k < m.sends_of[loc].size() && next < late_sends.size(); ++k) {
+        if (m.sends_of[loc][k].second != late_sends[next].first) continue;
+        const Time wait = late_sends[next++].second;
+        if (m.send_completions[loc][k] == kNone) continue;
+        add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion,
+            m.sends_of[loc][k].second);
+        found.back().point.wait = wait;
     }
+    std::vector<std::pair<uint32_t, Time>>().swap(late_receiver_waits_[loc]);
     for (const auto& [record, id] : m.receives_of[loc])
-        if (late_receiver_.get(id).wait != 0 && m.messages[id].recv_posted != kNone)
+        if (late_receiver_completion_.get(id).leave != SendCompletion::kNotLate &&
+            m.messages[id].recv_posted != kNone)
             add(m.messages[id].recv_posted, Synchpoint::Kind::ReceiveRequest, id);
     // Init and Finalize split at their enter (an Enter record is its own frame).
     auto enter_of = [&](const trace::CallSummary& call) -> uint32_t {
@@ -258,18 +259,19 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (p.kind != Synchpoint::Kind::SendCompletion &&
             p.kind != Synchpoint::Kind::ReceiveRequest)
             continue;
-        const LateReceiverFacts& facts = late_receiver_.get(p.id);
-        const Time completed = facts.completion_leave, requested = request_leave_.get(p.id);
         p.synchronises = true;
         p.wait_kind = WaitKind::LateReceiver;
         if (p.kind == Synchpoint::Kind::SendCompletion) {
-            p.wait = facts.wait;
             p.partner = m.messages[p.id].recv.location;
             // None: Scalasca gives the send of a Late Receiver no completion time, so the
             // whole call is cut off an interval that starts at it (checked against its
             // reports of wavefront2d and autotune_halo).
             p.completion = 0;
         } else {
+            // After the later of the send's completion and the receive's request.
+            const Time completed = late_receiver_completion_.get(p.id).leave;
+            const Time requested =
+                trace::call_around(t, m, loc, m.messages[p.id].recv_posted).leave;
             p.partner = m.messages[p.id].send.location;
             p.completion = std::min(p.total, requested > completed ? requested - completed : 0);
         }

@@ -21,6 +21,7 @@
 #include "patterns/time_map.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -151,18 +152,20 @@ class Synchpoints {
     std::once_flag sized_, ends_known_;
     std::vector<LocationSynchpoints> locations_;
     // Facts of the preparation round: the wait of each Late Sender message (left by the
-    // receiver); of each Late Receiver message (wait 0 for the others), the wait and the
-    // leave of the call that completed the send (left by the sender); the leave of the call
-    // that posted each receive (left by the receiver); each location's MPI_Init and
-    // MPI_Finalize calls. Of the forward replay: each location's MPI_Finalize point.
-    struct LateReceiverFacts {
-        analysis::Time wait = 0, completion_leave = 0;
+    // receiver, for the sender); of each Late Receiver message, the leave of the call that
+    // completed the send (left by the sender, for the receiver); each location's MPI_Init
+    // and MPI_Finalize calls. Of the forward replay: each location's MPI_Finalize point.
+    struct SendCompletion {
+        analysis::Time leave = kNotLate; // kNotLate: not a Late Receiver message
+        static constexpr analysis::Time kNotLate = std::numeric_limits<analysis::Time>::max();
     };
     analysis::MessageFacts<analysis::Time> late_sender_wait_;
-    analysis::MessageFacts<LateReceiverFacts> late_receiver_;
-    analysis::MessageFacts<analysis::Time> request_leave_;
+    analysis::MessageFacts<SendCompletion> late_receiver_completion_;
     analysis::LocationFacts<InitAndFinalizeCalls> ends_;
     analysis::LocationFacts<FinalizePoint> finalize_point_;
+    // Each location's own Late Receiver sends, (message id, wait) in send order, from its
+    // preparation round to its replay.
+    std::vector<std::vector<std::pair<uint32_t, analysis::Time>>> late_receiver_waits_;
     // Points of a location's own messages, for its backward replay (by message id).
     std::vector<uint32_t> completion_point_, request_point_;
     std::vector<uint32_t> receive_point_, send_point_;
