@@ -56,7 +56,7 @@ void FactStore::publish(FactPhase done, const std::function<bool(uint32_t locati
                 if (is_here(writer) && !is_here(reader)) ship(*table, id, reader);
             }
         }
-        table->publish();
+        table->published_ = true;
     }
 }
 

@@ -58,7 +58,6 @@ class FactTable {
     virtual std::span<std::byte> bytes(size_t index) = 0;
 
     bool published() const { return published_; }
-    void publish() { published_ = true; }
 
   protected:
     // Out of line: the guards' cold paths.
@@ -66,6 +65,7 @@ class FactTable {
     [[noreturn]] void written_too_late() const;
 
   private:
+    friend class FactStore; // publishes it
     std::string name_;
     FactScope scope_;
     MessageEnd writer_;
