@@ -15,7 +15,7 @@
 
 #include <algorithm>
 #include <memory>
-#include <mutex>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -47,7 +47,6 @@ class CollectivePatterns : public CataloguedPattern {
         early_reduce_ = metric_id(r, metric::kEarlyReduce);
         violations_ = metric_id(r, metric::kClockViolations);
         collective_violations_ = metric_id(r, metric::kClockViolationsCollective);
-        ends_ = std::make_shared<InitAndFinalize>();
     }
 
     void subscribe(analysis::Dispatcher& d) override {
@@ -55,44 +54,41 @@ class CollectivePatterns : public CataloguedPattern {
         d.on_collective([this](Context& c, const CollectiveInstance& instance, size_t member) {
             collective(c, instance, member);
         });
+        // Each location's MPI_Init and MPI_Finalize call, for the clock condition of these two
+        // collectives of all processes (found before the replay, as a collective's members
+        // are).
+        ends_ = d.location_facts<InitAndFinalizeCalls>("MPI_Init and MPI_Finalize calls",
+                                                       analysis::FactPhase::round(0));
+        latest_.reset();
         d.on_prepare(0, [this](Context& c, uint32_t loc) { find_init_and_finalize(c, loc); });
         d.on_location_done(
             [this](Context& c, uint32_t loc, Time, Time) { check_init_and_finalize(c, loc); });
     }
 
   private:
-    // Each location's MPI_Init and MPI_Finalize call, for the clock condition of these two
-    // collectives of all processes (found before the replay, as a collective's members are).
-    struct InitAndFinalize {
-        std::vector<trace::CallSummary> init, finalize; // by location; region kNone: none
-        std::once_flag sized, latest_found;
-        Time latest_init = 0, latest_finalize = 0; // the last process's enter
+    // The last process's enter into MPI_Init and into MPI_Finalize.
+    struct LatestEnters {
+        Time init = 0, finalize = 0;
     };
 
     void find_init_and_finalize(Context& c, uint32_t loc) {
-        InitAndFinalize& ends = *ends_;
-        std::call_once(ends.sized, [&] {
-            ends.init.resize(c.trace().locations.size());
-            ends.finalize.resize(c.trace().locations.size());
-        });
-        const InitAndFinalizeCalls calls = init_and_finalize_calls(c, loc);
-        ends.init[loc] = calls.init;
-        ends.finalize[loc] = calls.finalize;
+        ends_.set(loc, init_and_finalize_calls(c, loc));
     }
 
     void check_init_and_finalize(Context& c, uint32_t loc) {
-        InitAndFinalize& ends = *ends_;
-        if (loc >= ends.init.size()) return;
-        std::call_once(ends.latest_found, [&] {
-            for (const trace::CallSummary& call : ends.init)
-                if (call.region != trace::kNone)
-                    ends.latest_init = std::max(ends.latest_init, call.enter);
-            for (const trace::CallSummary& call : ends.finalize)
-                if (call.region != trace::kNone)
-                    ends.latest_finalize = std::max(ends.latest_finalize, call.enter);
-        });
-        for (const auto& [call, latest] : {std::pair{ends.init[loc], ends.latest_init},
-                                           std::pair{ends.finalize[loc], ends.latest_finalize}})
+        if (!latest_) { // once per worker, from every location's calls
+            latest_.emplace();
+            for (uint32_t l = 0; l < ends_.size(); ++l) {
+                const InitAndFinalizeCalls& calls = ends_.get(l);
+                if (calls.init.region != trace::kNone)
+                    latest_->init = std::max(latest_->init, calls.init.enter);
+                if (calls.finalize.region != trace::kNone)
+                    latest_->finalize = std::max(latest_->finalize, calls.finalize.enter);
+            }
+        }
+        const InitAndFinalizeCalls& ends = ends_.get(loc);
+        for (const auto& [call, latest] :
+             {std::pair{ends.init, latest_->init}, std::pair{ends.finalize, latest_->finalize}})
             if (call.region != trace::kNone && call.leave < latest)
                 collective_violation(c, loc, c.callpath_of(call.callpath));
     }
@@ -163,7 +159,8 @@ class CollectivePatterns : public CataloguedPattern {
     const analysis::Dispatcher* dispatcher_ = nullptr;
     int barrier_wait_ = -1, barrier_completion_ = -1, wait_nxn_ = -1, nxn_completion_ = -1;
     int late_broadcast_ = -1, early_reduce_ = -1, violations_ = -1, collective_violations_ = -1;
-    std::shared_ptr<InitAndFinalize> ends_; // shared by the clones of one analysis
+    analysis::LocationFacts<InitAndFinalizeCalls> ends_; // region kNone: no such call
+    std::optional<LatestEnters> latest_;                 // this worker's, once known
 };
 
 } // namespace

@@ -101,22 +101,22 @@ class CriticalPath : public CataloguedPattern {
             const size_t nloc = c.trace().locations.size();
             s.holders.assign(nloc, {});
             uint32_t latest_location = trace::kNone;
-            size_t finalize = Synchpoints::npos;
             analysis::Time latest = 0;
             for (uint32_t l = 0; l < nloc; ++l)
-                for (size_t k = 0; k < points_->of(l).points.size(); ++k) {
-                    const Synchpoint& p = points_->of(l).points[k];
-                    if (p.kind != Synchpoint::Kind::Finalize) continue;
-                    const analysis::Time enter = c.trace().locations[l].events[p.call].time;
-                    if (latest_location == trace::kNone || enter > latest) {
-                        latest_location = l;
-                        finalize = k;
-                        latest = enter;
-                    }
+                if (const FinalizePoint& f = points_->finalize_point(l);
+                    f.found && (latest_location == trace::kNone || f.enter > latest)) {
+                    latest_location = l;
+                    latest = f.enter;
                 }
             if (latest_location == trace::kNone) return;
-            s.holders[latest_location].on_path = true;
-            s.holders[latest_location].end = finalize;
+            // Its own point (a location has one MPI_Finalize point at most).
+            const auto& points = points_->of(latest_location).points;
+            for (size_t k = 0; k < points.size(); ++k)
+                if (points[k].kind == Synchpoint::Kind::Finalize) {
+                    s.holders[latest_location].on_path = true;
+                    s.holders[latest_location].end = k;
+                    break;
+                }
         });
     }
 

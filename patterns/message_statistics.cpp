@@ -11,13 +11,12 @@
 //     syncs_coll when both are 0, else comms_cxch (both), comms_csrc (sent only) or
 //     comms_cdst (received only); bytes_cout and bytes_cin.
 // Each location counts only its own records: a receive learns its send's size from the
-// sender's preparation, kept per message (as a parallel replay would send it along).
+// sender's preparation, a fact of the message (analyzer/engine/facts.h).
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 
 #include <memory>
-#include <mutex>
 #include <vector>
 
 namespace topolens::patterns {
@@ -58,27 +57,20 @@ class MessageStatistics : public CataloguedPattern {
         bytes_coll_ = metric_id(r, metric::kBytesColl);
         bytes_out_ = metric_id(r, metric::kBytesOut);
         bytes_in_ = metric_id(r, metric::kBytesIn);
-        sent_ = std::make_shared<SentBytes>();
     }
 
     void subscribe(analysis::Dispatcher& d) override {
+        sent_ = d.message_facts<uint64_t>("sent bytes", analysis::MessageEnd::Sender,
+                                          analysis::FactPhase::round(0));
         d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_receivers(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { count(c, loc); });
     }
 
   private:
-    // The size of each matched message as its send record gives it, by message id.
-    struct SentBytes {
-        std::once_flag sized;
-        std::vector<uint64_t> of_message;
-    };
-
     void tell_receivers(Context& c, uint32_t loc) {
-        SentBytes& sent = *sent_;
-        std::call_once(sent.sized, [&] { sent.of_message.resize(c.matching().messages.size()); });
         const auto& events = c.trace().locations[loc].events;
         for (const auto& [record, id] : c.matching().sends_of[loc])
-            if (id != kNone) sent.of_message[id] = events[record].bytes;
+            if (id != kNone) sent_.set(id, events[record].bytes);
     }
 
     // Everything is counted from the location's own records before its replay: nothing
@@ -108,8 +100,7 @@ class MessageStatistics : public CataloguedPattern {
                 ++next_receive;
             const bool matched =
                 next_receive < receives.size() && receives[next_receive].first == record;
-            const uint64_t bytes =
-                matched ? sent_->of_message[receives[next_receive].second] : e.bytes;
+            const uint64_t bytes = matched ? sent_.get(receives[next_receive].second) : e.bytes;
             point_to_point(c, callpath(record), loc, bytes, syncs_recv_, comms_recv_,
                            bytes_received_);
         }
@@ -162,7 +153,8 @@ class MessageStatistics : public CataloguedPattern {
     int comms_exchange_ = -1, comms_source_ = -1, comms_destination_ = -1;
     int bytes_ = -1, bytes_p2p_ = -1, bytes_sent_ = -1, bytes_received_ = -1, bytes_coll_ = -1;
     int bytes_out_ = -1, bytes_in_ = -1;
-    std::shared_ptr<SentBytes> sent_; // shared by the clones of one analysis
+    // The size of each matched message as its send record gives it.
+    analysis::MessageFacts<uint64_t> sent_;
 };
 
 } // namespace

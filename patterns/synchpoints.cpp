@@ -32,13 +32,11 @@ void Synchpoints::size_for(const Context& c) {
         const size_t nloc = c.trace().locations.size();
         const size_t messages = c.matching().messages.size();
         locations_.resize(nloc);
-        ends_.resize(nloc);
-        late_sender_wait_.assign(messages, 0);
+        late_receiver_waits_.resize(nloc);
         receive_point_.assign(messages, kNone);
         send_point_.assign(messages, kNone);
         completion_point_.assign(messages, kNone);
         request_point_.assign(messages, kNone);
-        request_leave_.assign(messages, 0);
         collective_members_.resize(c.matching().collectives.size());
         for (size_t id = 0; id < collective_members_.size(); ++id) {
             auto& members = collective_members_[id];
@@ -49,44 +47,48 @@ void Synchpoints::size_for(const Context& c) {
     });
 }
 
+void Synchpoints::declare_facts(analysis::Dispatcher& d) {
+    using analysis::FactPhase;
+    using analysis::MessageEnd;
+    late_sender_wait_ =
+        d.message_facts<Time>("Late Sender wait", MessageEnd::Receiver, FactPhase::round(0));
+    late_receiver_completion_ = d.message_facts<SendCompletion>(
+        "Late Receiver send completion", MessageEnd::Sender, FactPhase::round(0));
+    ends_ = d.location_facts<InitAndFinalizeCalls>("MPI_Init and MPI_Finalize calls",
+                                                   FactPhase::round(0));
+    finalize_point_ =
+        d.location_facts<FinalizePoint>("MPI_Finalize point", FactPhase::forward_replay());
+}
+
 void Synchpoints::prepare(const Context& c, uint32_t loc) {
     size_for(c);
     LateSenderFinder finder;
     finder.find(c, loc);
     const auto& receives = c.matching().receives_of[loc];
     for (size_t k = 0; k < receives.size(); ++k)
-        late_sender_wait_[receives[k].second] = finder.verdicts()[k].wait;
+        late_sender_wait_.set(receives[k].second, finder.verdicts()[k].wait);
     LateReceiverFinder late_receivers;
     late_receivers.find(c, loc, finder);
     const auto& sends = c.matching().sends_of[loc];
+    std::vector<std::pair<uint32_t, Time>>& waits = late_receiver_waits_[loc];
+    waits.clear();
     for (size_t k = 0; k < sends.size(); ++k) {
         const Time wait = late_receivers.waits()[k];
-        if (wait == 0) continue;
+        if (wait == 0) continue; // also every unmatched send
         const trace::CallSummary done =
             trace::call_around(c.trace(), c.matching(), loc, c.matching().send_completions[loc][k]);
-        const std::lock_guard<std::mutex> lock(late_receivers_lock_);
-        LateReceiverFacts& facts = late_receivers_[sends[k].second];
-        facts.wait = wait;
-        facts.completion_leave = done.leave;
+        late_receiver_completion_.set(sends[k].second, {done.leave});
+        waits.push_back({sends[k].second, wait});
     }
-    // The receive requests' leaves, for the senders (only Late Receiver messages need them,
-    // but which those are is the senders' to say: kept for every receive posted early).
-    for (const auto& [record, id] : receives) {
-        const uint32_t posted = c.matching().messages[id].recv_posted;
-        if (posted == kNone) continue;
-        const trace::CallSummary request = trace::call_around(c.trace(), c.matching(), loc, posted);
-        request_leave_[id] = request.leave;
-    }
-    const InitAndFinalizeCalls calls = init_and_finalize_calls(c, loc);
-    ends_[loc].init = calls.init;
-    ends_[loc].finalize = calls.finalize;
+    ends_.set(loc, init_and_finalize_calls(c, loc));
 }
 
 void Synchpoints::set_init_and_finalize(const Context& c, uint32_t loc) {
     // Every location's calls are known after the preparation round.
     std::call_once(ends_known_, [&] {
         earliest_init_leave_ = earliest_finalize_leave_ = std::numeric_limits<Time>::max();
-        for (const Ends& e : ends_) {
+        for (uint32_t l = 0; l < ends_.size(); ++l) {
+            const InitAndFinalizeCalls& e = ends_.get(l);
             if (e.init.region != kNone) {
                 latest_init_enter_ = std::max(latest_init_enter_, e.init.enter);
                 earliest_init_leave_ = std::min(earliest_init_leave_, e.init.leave);
@@ -100,7 +102,7 @@ void Synchpoints::set_init_and_finalize(const Context& c, uint32_t loc) {
     for (Synchpoint& p : locations_[loc].points) {
         if (p.kind != Synchpoint::Kind::Init && p.kind != Synchpoint::Kind::Finalize) continue;
         const bool init = p.kind == Synchpoint::Kind::Init;
-        const trace::CallSummary& call = init ? ends_[loc].init : ends_[loc].finalize;
+        const trace::CallSummary& call = init ? ends_.get(loc).init : ends_.get(loc).finalize;
         p.synchronises = true;
         p.with_everyone = true;
         p.callpath = c.callpath_of(call.callpath);
@@ -137,19 +139,26 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     // Only messages whose receive waited as Late Sender synchronise their ends (known from
     // the preparation round); the others would only split the time between points.
     for (const auto& [record, id] : m.receives_of[loc])
-        if (late_sender_wait_[id] > 0) add(record, Synchpoint::Kind::Receive, id);
+        if (late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Receive, id);
     for (const auto& [record, id] : m.sends_of[loc])
-        if (id != kNone && late_sender_wait_[id] > 0) add(record, Synchpoint::Kind::Send, id);
+        if (id != kNone && late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Send, id);
     for (const auto& [record, id] : m.collectives_of[loc])
         add(record, Synchpoint::Kind::Collective, id);
-    // Late Receiver: the sender's completing call and the receiver's posting call.
-    for (size_t k = 0; k < m.sends_of[loc].size(); ++k) {
-        const uint32_t id = m.sends_of[loc][k].second;
-        if (id != kNone && late_receivers_.count(id) && m.send_completions[loc][k] != kNone)
-            add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion, id);
+    // Late Receiver: the sender's completing call (it waited: the wait is known) and the
+    // receiver's posting call. The location's waits are in send order.
+    const auto& late_sends = late_receiver_waits_[loc];
+    for (size_t k = 0, next = 0; k < m.sends_of[loc].size() && next < late_sends.size(); ++k) {
+        if (m.sends_of[loc][k].second != late_sends[next].first) continue;
+        const Time wait = late_sends[next++].second;
+        if (m.send_completions[loc][k] == kNone) continue;
+        add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion,
+            m.sends_of[loc][k].second);
+        found.back().point.wait = wait;
     }
+    std::vector<std::pair<uint32_t, Time>>().swap(late_receiver_waits_[loc]);
     for (const auto& [record, id] : m.receives_of[loc])
-        if (late_receivers_.count(id) && m.messages[id].recv_posted != kNone)
+        if (late_receiver_completion_.get(id).leave != SendCompletion::kNotLate &&
+            m.messages[id].recv_posted != kNone)
             add(m.messages[id].recv_posted, Synchpoint::Kind::ReceiveRequest, id);
     // Init and Finalize split at their enter (an Enter record is its own frame).
     auto enter_of = [&](const trace::CallSummary& call) -> uint32_t {
@@ -159,22 +168,26 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
                 return i;
         return kNone;
     };
-    if (ends_[loc].init.region != kNone)
-        if (const uint32_t at = enter_of(ends_[loc].init); at != kNone) {
+    const InitAndFinalizeCalls& ends = ends_.get(loc);
+    if (ends.init.region != kNone)
+        if (const uint32_t at = enter_of(ends.init); at != kNone) {
             found.push_back({at, at, {}});
             found.back().point.kind = Synchpoint::Kind::Init;
             found.back().point.call = at;
         }
-    if (ends_[loc].finalize.region != kNone)
+    FinalizePoint finalize;
+    if (ends.finalize.region != kNone)
         for (uint32_t i = static_cast<uint32_t>(events.size()); i-- > 0;)
             if (events[i].kind == trace::EventKind::Enter &&
-                events[i].time == ends_[loc].finalize.enter &&
-                events[i].region() == ends_[loc].finalize.region) {
+                events[i].time == ends.finalize.enter &&
+                events[i].region() == ends.finalize.region) {
                 found.push_back({i, i, {}});
                 found.back().point.kind = Synchpoint::Kind::Finalize;
                 found.back().point.call = i;
+                finalize = {true, events[i].time};
                 break;
             }
+    finalize_point_.set(loc, finalize);
     std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
         return a.call != b.call ? a.call < b.call : a.record < b.record;
     });
@@ -246,18 +259,19 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (p.kind != Synchpoint::Kind::SendCompletion &&
             p.kind != Synchpoint::Kind::ReceiveRequest)
             continue;
-        const LateReceiverFacts& facts = late_receivers_.at(p.id);
-        const Time completed = facts.completion_leave, requested = request_leave_[p.id];
         p.synchronises = true;
         p.wait_kind = WaitKind::LateReceiver;
         if (p.kind == Synchpoint::Kind::SendCompletion) {
-            p.wait = facts.wait;
             p.partner = m.messages[p.id].recv.location;
             // None: Scalasca gives the send of a Late Receiver no completion time, so the
             // whole call is cut off an interval that starts at it (checked against its
             // reports of wavefront2d and autotune_halo).
             p.completion = 0;
         } else {
+            // After the later of the send's completion and the receive's request.
+            const Time completed = late_receiver_completion_.get(p.id).leave;
+            const Time requested =
+                trace::call_around(t, m, loc, m.messages[p.id].recv_posted).leave;
             p.partner = m.messages[p.id].send.location;
             p.completion = std::min(p.total, requested > completed ? requested - completed : 0);
         }
@@ -268,7 +282,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
 void Synchpoints::receive(const MessageInstance& m) {
     if (receive_point_[m.id] == kNone) return; // not a Late Sender message
     Synchpoint& p = locations_[m.recv_call.location].points[receive_point_[m.id]];
-    const Time wait = late_sender_wait_[m.id];
+    const Time wait = late_sender_wait_.get(m.id);
     if (wait == 0) return;
     p.synchronises = true;
     p.wait_kind = WaitKind::LateSender;
@@ -281,7 +295,7 @@ void Synchpoints::receive(const MessageInstance& m) {
 void Synchpoints::send(const MessageInstance& m) {
     if (send_point_[m.id] == kNone) return;
     Synchpoint& p = locations_[m.send_call.location].points[send_point_[m.id]];
-    if (late_sender_wait_[m.id] == 0) return; // the receiver did not wait for this send
+    if (late_sender_wait_.get(m.id) == 0) return; // the receiver did not wait for this send
     p.synchronises = true;
     p.partner = m.recv_call.location;
     p.completion = completion_after(m.recv_call.leave, m.send_call.enter, m.send_call.leave);
@@ -474,6 +488,7 @@ SharedSynchpoints synchpoints_for(const report::Report& report) {
 
 void fill_synchpoints(analysis::Dispatcher& d, const std::shared_ptr<Synchpoints>& points) {
     Synchpoints* p = points.get();
+    p->declare_facts(d);
     d.on_prepare(0, [p](Context& c, uint32_t loc) { p->prepare(c, loc); });
     d.on_location_begin([p](Context& c, uint32_t loc) { p->scan(c, loc); });
     d.on_receive([p](Context&, const MessageInstance& m) { p->receive(m); });

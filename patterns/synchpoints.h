@@ -11,13 +11,17 @@
 // Scalasca splits it (a call's own time belongs to the interval after it).
 //
 // One object per analysis, shared by the clones of the patterns that use it: each location
-// fills its own part in its forward replay and reads only its own part later.
+// fills its own part in its forward replay and reads only its own part later. What a
+// location finds for others (a Late Sender's wait for its sender, MPI_Init and MPI_Finalize
+// for everyone) is a fact in the engine's tables (analyzer/engine/facts.h).
 #pragma once
 
 #include "analyzer/engine/engine.h"
+#include "patterns/collective_waits.h"
 #include "patterns/time_map.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -84,9 +88,18 @@ struct LocationSynchpoints {
     std::unordered_map<uint32_t, uint32_t> collective_point; // collective id -> point
 };
 
+// A location's MPI_Finalize synchpoint, as the critical path looks for where it starts.
+struct FinalizePoint {
+    bool found = false; // the location has one
+    analysis::Time enter = 0;
+};
+
 class Synchpoints {
   public:
     static constexpr size_t npos = static_cast<size_t>(-1);
+
+    // In the filling pattern's subscribe(): the facts that travel between locations.
+    void declare_facts(analysis::Dispatcher& d);
 
     // Prepare round 0, per location: its Late Sender waits (by message id, for the senders)
     // and its MPI_Init and MPI_Finalize calls.
@@ -99,6 +112,10 @@ class Synchpoints {
     void collective(const analysis::CollectiveInstance& instance, size_t member);
 
     const LocationSynchpoints& of(uint32_t location) const { return locations_[location]; }
+    // Every location's MPI_Finalize point, after the forward replay.
+    const FinalizePoint& finalize_point(uint32_t location) const {
+        return finalize_point_.get(location);
+    }
     // Late Sender messages only; npos for the others.
     size_t receive_point(uint32_t message) const { return point_or_npos(receive_point_[message]); }
     size_t send_point(uint32_t message) const { return point_or_npos(send_point_[message]); }
@@ -129,29 +146,30 @@ class Synchpoints {
 
   private:
     static size_t point_or_npos(uint32_t point) { return point == trace::kNone ? npos : point; }
-    struct Ends {
-        trace::CallSummary init, finalize;
-    };
     void size_for(const analysis::Context& c);
     void set_init_and_finalize(const analysis::Context& c, uint32_t location);
 
     std::once_flag sized_, ends_known_;
     std::vector<LocationSynchpoints> locations_;
-    std::vector<analysis::Time> late_sender_wait_; // by message id
-    // Late Receiver messages (by message id): the wait, and the leave of the call that
-    // completed the send (left by the sender in the preparation round, as a fact travelling
-    // with the message); the leave of the call that posted each receive (left by the
-    // receiver).
-    struct LateReceiverFacts {
-        analysis::Time wait = 0, completion_leave = 0;
+    // Facts of the preparation round: the wait of each Late Sender message (left by the
+    // receiver, for the sender); of each Late Receiver message, the leave of the call that
+    // completed the send (left by the sender, for the receiver); each location's MPI_Init
+    // and MPI_Finalize calls. Of the forward replay: each location's MPI_Finalize point.
+    struct SendCompletion {
+        analysis::Time leave = kNotLate; // kNotLate: not a Late Receiver message
+        static constexpr analysis::Time kNotLate = std::numeric_limits<analysis::Time>::max();
     };
-    std::unordered_map<uint32_t, LateReceiverFacts> late_receivers_;
-    std::mutex late_receivers_lock_;
-    std::vector<analysis::Time> request_leave_;              // by message id
-    std::vector<uint32_t> completion_point_, request_point_; // by message id
-    std::vector<std::vector<uint32_t>> collective_members_;  // by collective id, sorted
-    std::vector<uint32_t> receive_point_, send_point_;       // by message id
-    std::vector<Ends> ends_;                                 // by location
+    analysis::MessageFacts<analysis::Time> late_sender_wait_;
+    analysis::MessageFacts<SendCompletion> late_receiver_completion_;
+    analysis::LocationFacts<InitAndFinalizeCalls> ends_;
+    analysis::LocationFacts<FinalizePoint> finalize_point_;
+    // Each location's own Late Receiver sends, (message id, wait) in send order, from its
+    // preparation round to its replay.
+    std::vector<std::vector<std::pair<uint32_t, analysis::Time>>> late_receiver_waits_;
+    // Points of a location's own messages, for its backward replay (by message id).
+    std::vector<uint32_t> completion_point_, request_point_;
+    std::vector<uint32_t> receive_point_, send_point_;
+    std::vector<std::vector<uint32_t>> collective_members_; // by collective id, sorted
     analysis::Time latest_init_enter_ = 0, earliest_init_leave_ = 0;
     analysis::Time latest_finalize_enter_ = 0, earliest_finalize_leave_ = 0;
 };

@@ -62,14 +62,6 @@ struct Evidence {
     Travel travel{};
 };
 
-// Per message: the sending block (for the receiver) and the receiving block (for the sender),
-// and whether each agrees with its partners (round 2, kept apart from round 1's evidence,
-// which other locations still read while it is written).
-struct MessageEvidence {
-    Evidence sender, receiver;
-    bool sender_agrees = false, receiver_agrees = false;
-};
-
 // One block of a location's message records (step 1), with its direction and shape.
 struct Block {
     std::vector<uint32_t> receives, sends; // record indices, ascending
@@ -95,11 +87,24 @@ class WavefrontPatterns : public CataloguedPattern {
                 metric_id(r, metric_definition(wavefront, corner).unique_name));
         if (metric_of_corner_.empty()) return;
         wavefront_ = metric_id(r, metric::kWavefrontRoot);
-        evidence_ = std::make_shared<SharedEvidence>();
+        blocks_ = std::make_shared<SharedBlocks>();
     }
 
     void subscribe(analysis::Dispatcher& d) override {
         if (metric_of_corner_.empty()) return;
+        // Per message, facts of the messages (analyzer/engine/facts.h): the sending block
+        // (for the receiver) and the receiving block (for the sender), round 1; whether each
+        // agrees with its partners, round 2.
+        using analysis::FactPhase;
+        using analysis::MessageEnd;
+        sending_ = d.message_facts<Evidence>("wave sending block", MessageEnd::Sender,
+                                             FactPhase::round(0));
+        receiving_ = d.message_facts<Evidence>("wave receiving block", MessageEnd::Receiver,
+                                               FactPhase::round(0));
+        sending_agrees_ = d.message_facts<bool>("wave sending block agrees", MessageEnd::Sender,
+                                                FactPhase::round(1));
+        receiving_agrees_ = d.message_facts<bool>("wave receiving block agrees",
+                                                  MessageEnd::Receiver, FactPhase::round(1));
         d.on_prepare(0, [this](Context& c, uint32_t loc) { tell_partners(c, loc); });
         d.on_prepare(1, [this](Context& c, uint32_t loc) { tell_agreement(c, loc); });
         d.on_location_begin([this](Context& c, uint32_t loc) { find_new_waves(c, loc); });
@@ -132,15 +137,12 @@ class WavefrontPatterns : public CataloguedPattern {
         Shape shape;
         Travel travel;
     };
-    // Evidence by message id, written by each end's preparation, read by the other end's
-    // replay.
-    struct SharedEvidence {
+    // Round 1's blocks of each location, kept for its round 2 and its replay (which then
+    // need not look at the events again): a block is a run of its location's message
+    // records, its receives, then its sends. Each location reads only its own.
+    struct SharedBlocks {
         std::once_flag sized;
-        std::vector<MessageEvidence> of_message;
-        // Round 1's blocks of each location, kept for round 2 and the replay (which then need
-        // not look at the events again): a block is a run of its location's message records,
-        // its receives, then its sends.
-        std::vector<std::vector<KeptBlock>> blocks_of_location;
+        std::vector<std::vector<KeptBlock>> of_location;
     };
 
     // `found(block)` for each of `loc`'s blocks as round 1 cut them.
@@ -148,7 +150,7 @@ class WavefrontPatterns : public CataloguedPattern {
         const std::vector<uint32_t>& records = c.matching().message_records[loc];
         Block block;
         size_t at = 0;
-        for (const KeptBlock& kept : evidence_->blocks_of_location[loc]) {
+        for (const KeptBlock& kept : blocks_->of_location[loc]) {
             block.receives.assign(records.begin() + at, records.begin() + at + kept.receives);
             at += kept.receives;
             block.sends.assign(records.begin() + at, records.begin() + at + kept.sends);
@@ -168,13 +170,11 @@ class WavefrontPatterns : public CataloguedPattern {
     // Step 4, before the replay: every message of `loc` carries its block's shape and
     // direction to the other end.
     void tell_partners(Context& c, uint32_t loc) {
-        SharedEvidence& shared = *evidence_;
-        std::call_once(shared.sized, [&] {
-            shared.of_message.resize(c.matching().messages.size());
-            shared.blocks_of_location.resize(c.trace().locations.size());
-        });
+        SharedBlocks& blocks = *blocks_;
+        std::call_once(blocks.sized,
+                       [&] { blocks.of_location.resize(c.trace().locations.size()); });
         MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
-        std::vector<KeptBlock>& kept = shared.blocks_of_location[loc];
+        std::vector<KeptBlock>& kept = blocks.of_location[loc];
         cut_blocks(c, loc, [&](const Block& block) {
             kept.push_back({static_cast<uint32_t>(block.receives.size()),
                             static_cast<uint32_t>(block.sends.size()), block.shape, block.travel});
@@ -182,22 +182,21 @@ class WavefrontPatterns : public CataloguedPattern {
             const Evidence mine{block.shape, block.travel};
             for (uint32_t record : block.sends)
                 if (const uint32_t id = sends.message_of(record); id != kNone)
-                    shared.of_message[id].sender = mine;
+                    sending_.set(id, mine);
             for (uint32_t record : block.receives)
                 if (const uint32_t id = receives.message_of(record); id != kNone)
-                    shared.of_message[id].receiver = mine;
+                    receiving_.set(id, mine);
         });
     }
 
     // Does `block` agree with its partners' blocks (step 4, round 2)?
     bool agrees(const Block& block, MessageCursor& receives, MessageCursor& sends) const {
         if (block.shape == Shape::None) return false;
-        const std::vector<MessageEvidence>& evidence = evidence_->of_message;
         bool relayed = false;
         for (uint32_t record : block.receives) {
             const uint32_t id = receives.message_of(record);
             if (id == kNone) return false;
-            const Evidence& from = evidence[id].sender;
+            const Evidence& from = sending_.get(id);
             if (from.travel != block.travel ||
                 (from.shape != Shape::Origin && from.shape != Shape::Relay))
                 return false;
@@ -206,7 +205,7 @@ class WavefrontPatterns : public CataloguedPattern {
         for (uint32_t record : block.sends) {
             const uint32_t id = sends.message_of(record);
             if (id == kNone) return false;
-            const Evidence& to = evidence[id].receiver;
+            const Evidence& to = receiving_.get(id);
             if (to.travel != block.travel || (to.shape != Shape::Relay && to.shape != Shape::End))
                 return false;
         }
@@ -215,15 +214,13 @@ class WavefrontPatterns : public CataloguedPattern {
 
     // Round 2: whether each block of `loc` agrees, told to the other end of its messages.
     void tell_agreement(Context& c, uint32_t loc) {
-        std::vector<MessageEvidence>& evidence = evidence_->of_message;
         MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
         MessageCursor sent(c.matching().sends_of[loc]), received(c.matching().receives_of[loc]);
         kept_blocks(c, loc, [&](const Block& block) {
             if (!agrees(block, receives, sends)) return;
-            for (uint32_t record : block.sends)
-                evidence[sent.message_of(record)].sender_agrees = true;
+            for (uint32_t record : block.sends) sending_agrees_.set(sent.message_of(record), true);
             for (uint32_t record : block.receives)
-                evidence[received.message_of(record)].receiver_agrees = true;
+                receiving_agrees_.set(received.message_of(record), true);
         });
     }
 
@@ -231,7 +228,6 @@ class WavefrontPatterns : public CataloguedPattern {
     void find_new_waves(Context& c, uint32_t loc) {
         receives_.clear();
         next_ = 0;
-        const std::vector<MessageEvidence>& evidence = evidence_->of_message;
         MessageCursor sends(c.matching().sends_of[loc]), receives(c.matching().receives_of[loc]);
         MessageCursor sent(c.matching().sends_of[loc]), received(c.matching().receives_of[loc]);
         bool waved = false, interrupted = false;
@@ -239,9 +235,9 @@ class WavefrontPatterns : public CataloguedPattern {
         kept_blocks(c, loc, [&](const Block& block) {
             bool wave = agrees(block, receives, sends);
             for (uint32_t record : block.receives)
-                wave = wave && evidence[received.message_of(record)].sender_agrees;
+                wave = wave && sending_agrees_.get(received.message_of(record));
             for (uint32_t record : block.sends)
-                wave = wave && evidence[sent.message_of(record)].receiver_agrees;
+                wave = wave && receiving_agrees_.get(sent.message_of(record));
             if (!wave) {
                 interrupted = true;
                 return;
@@ -372,11 +368,13 @@ class WavefrontPatterns : public CataloguedPattern {
               seconds);
     }
 
-    std::vector<size_t> axes_;                 // the grid's axes of size > 1
-    int wavefront_ = -1;                       // the root, inclusive of the corners
-    std::vector<int> metric_of_corner_;        // by corner index (bit i: axis i travels -)
-    std::shared_ptr<SharedEvidence> evidence_; // shared by the clones of one analysis
-    std::vector<StepOfReceive> receives_;      // this location's receives, ascending
+    std::vector<size_t> axes_;             // the grid's axes of size > 1
+    int wavefront_ = -1;                   // the root, inclusive of the corners
+    std::vector<int> metric_of_corner_;    // by corner index (bit i: axis i travels -)
+    std::shared_ptr<SharedBlocks> blocks_; // shared by the clones of one analysis
+    analysis::MessageFacts<Evidence> sending_, receiving_;
+    analysis::MessageFacts<bool> sending_agrees_, receiving_agrees_;
+    std::vector<StepOfReceive> receives_; // this location's receives, ascending
     size_t next_ = 0;
 };
 

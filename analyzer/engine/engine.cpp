@@ -12,7 +12,9 @@
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <thread>
+#include <unordered_map>
 
 namespace topolens::analysis {
 
@@ -72,6 +74,15 @@ void Context::warn(const std::string& message) {
         warnings_.push_back(message);
         warning_locations_.push_back(current_);
     }
+}
+
+// ---------------------------------------------------------------- dispatcher
+
+FactStore& Dispatcher::store() const {
+    if (!facts_)
+        throw std::logic_error(
+            "fact tables are declared in a pattern's subscribe(), in an analysis");
+    return *facts_;
 }
 
 // ---------------------------------------------------------------- report skeleton
@@ -542,9 +553,62 @@ std::vector<trace::LocationShare> every_share(trace::Exchange& exchange,
 }
 
 uint32_t owner_of(const std::vector<trace::LocationShare>& shares, uint32_t location) {
-    for (uint32_t r = 0; r < shares.size(); ++r)
-        if (location >= shares[r].first && location < shares[r].last) return r;
-    throw std::logic_error("no rank holds location " + std::to_string(location));
+    auto after = std::upper_bound(
+        shares.begin(), shares.end(), location,
+        [](uint32_t l, const trace::LocationShare& share) { return l < share.first; });
+    if (after == shares.begin() || location >= std::prev(after)->last)
+        throw std::logic_error("no rank holds location " + std::to_string(location));
+    return static_cast<uint32_t>(after - shares.begin()) - 1;
+}
+
+// A phase's facts whose readers are on other ranks go there: a message's to the rank of its
+// other end (under the whole trace's message id, which both ranks know it by), a location's
+// to every other rank.
+void publish_to_ranks(FactStore& facts, FactPhase done, const trace::Matching& matching,
+                      trace::Exchange& exchange, const std::vector<trace::LocationShare>& shares) {
+    const trace::LocationShare mine = shares[exchange.rank()];
+    std::unordered_map<const FactTable*, uint32_t> index;
+    for (uint32_t k = 0; k < facts.tables().size(); ++k) index[facts.tables()[k].get()] = k;
+    std::vector<trace::Bytes> out(exchange.size());
+    auto send = [&](unsigned rank, uint32_t table, uint32_t key, std::span<const std::byte> bytes) {
+        trace::ByteWriter to(out[rank]);
+        to.put(table);
+        to.put(key);
+        to.put_all(bytes);
+    };
+    facts.publish(
+        done, [&](uint32_t loc) { return loc >= mine.first && loc < mine.last; },
+        [&](const FactTable& table, uint32_t entry, uint32_t reader) {
+            const uint32_t k = index.at(&table);
+            if (table.scope() == FactScope::Location) {
+                for (unsigned r = 0; r < exchange.size(); ++r)
+                    if (r != exchange.rank()) send(r, k, entry, table.bytes(entry));
+                return;
+            }
+            send(owner_of(shares, reader), k, matching.global_message_ids[entry],
+                 table.bytes(entry));
+        });
+    const auto& ids = matching.global_message_ids;
+    for (const trace::Bytes& bytes : exchange.all_to_all(std::move(out))) {
+        trace::ByteReader in(bytes, "facts");
+        while (!in.done()) {
+            FactTable& table = *facts.tables().at(in.get<uint32_t>());
+            uint32_t entry = in.get<uint32_t>();
+            if (table.scope() == FactScope::Message) {
+                const auto at = std::lower_bound(ids.begin(), ids.end(), entry);
+                if (at == ids.end() || *at != entry)
+                    throw std::logic_error("a fact for message " + std::to_string(entry) +
+                                           ", which has no end on this rank");
+                entry = static_cast<uint32_t>(at - ids.begin());
+            }
+            const std::vector<std::byte> value = in.get_all<std::byte>();
+            const std::span<std::byte> into = table.bytes(entry);
+            if (value.size() != into.size())
+                throw std::logic_error("fact table '" + table.name() + "': a value of " +
+                                       std::to_string(value.size()) + " bytes");
+            std::copy(value.begin(), value.end(), into.begin());
+        }
+    }
 }
 
 // Values a rank's replay found for locations of other ranks go to their ranks, kept with
@@ -689,8 +753,12 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     }
     std::mutex report_lock;
     ForeignValues foreign(nloc);
+    FactStore facts(matching, nloc);
     for (auto& worker : workers) {
-        for (Pattern* pattern : worker->patterns) pattern->subscribe(worker->dispatcher);
+        for (size_t p = 0; p < worker->patterns.size(); ++p) {
+            worker->dispatcher.keep_facts(&facts, p);
+            worker->patterns[p]->subscribe(worker->dispatcher);
+        }
         worker->context = std::make_unique<Context>(trace, matching, result.report, callpaths);
         worker->context->keep_foreign(&foreign);
         if (workers.size() > 1) worker->context->share_report(&report_lock);
@@ -770,6 +838,19 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         if (const std::optional<std::string> first = exchange->first_error(mine))
             throw std::runtime_error(*first);
     };
+    // After a phase, its facts can be read. In one process every location is here: no fact
+    // has a reader elsewhere (an MPI-parallel analysis sends them to the readers' ranks).
+    const std::vector<trace::LocationShare> shares =
+        exchange ? every_share(*exchange, matching.share) : std::vector<trace::LocationShare>{};
+    auto publish = [&](FactPhase done) {
+        if (exchange) return publish_to_ranks(facts, done, matching, *exchange, shares);
+        facts.publish(
+            done, [](uint32_t) { return true; },
+            [](const FactTable& table, uint32_t, uint32_t) {
+                throw std::logic_error("fact table '" + table.name() +
+                                       "' has a reader outside a one-process analysis");
+            });
+    };
     size_t rounds = 0;
     for (const auto& worker : workers)
         rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
@@ -777,12 +858,14 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     for (size_t round = 0; round < rounds; ++round) {
         phase(round);
         stop_if_failed();
+        publish(FactPhase::round(round));
     }
     result.phases.preparation = lap();
     phase(kReplay);
     stop_if_failed();
+    publish(FactPhase::forward_replay());
     result.phases.replay = lap();
-    if (exchange) send_foreign_values(foreign, *exchange, every_share(*exchange, matching.share));
+    if (exchange) send_foreign_values(foreign, *exchange, shares);
     context.add_foreign(foreign);
     merge_warnings(workers, context, exchange);
     for (size_t w = 1; w < workers.size(); ++w)

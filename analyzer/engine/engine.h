@@ -5,12 +5,14 @@
 // Late Sender instance, for the wavefront corners).
 //
 // Everything a pattern sees about another location travels with a matched message or
-// collective (the send call's enter time, the members' enter/leave times), forward or, in
-// the backward replay that follows the forward one, against the message's direction, so the
+// collective (the send call's enter time, the members' enter/leave times, the facts an
+// earlier phase left in the engine's tables: analyzer/engine/facts.h), forward or, in the
+// backward replay that follows the forward one, against the message's direction, so the
 // same pattern code can later run in an MPI-parallel replay, one analyzer rank per group of
 // locations.
 #pragma once
 
+#include "analyzer/engine/facts.h"
 #include "analyzer/engine/grid.h"
 #include "analyzer/engine/metric_tree.h"
 #include "analyzer/engine/mpi_calls.h"
@@ -251,9 +253,9 @@ class Dispatcher {
     void on_collective(Collective callback) { collectives_.push_back(std::move(callback)); }
     // Before any replay, once per location in preparation round `round` (0, 1, ...; every
     // location finishes a round before the next begins; locations in parallel): facts about
-    // a location's own events that other locations need. They must be kept per message (in
-    // Matching's numbering), as an MPI-parallel replay would send them along the messages
-    // (or back, in a backward replay); the other end reads them in a later round or replay.
+    // a location's own events that other locations need, kept in the engine's fact tables
+    // (message_facts, location_facts), which an MPI-parallel replay sends along the messages;
+    // the other end reads them in a later round or replay.
     void on_prepare(size_t round, LocationBegin callback) {
         if (prepare_.size() <= round) prepare_.resize(round + 1);
         prepare_[round].push_back(std::move(callback));
@@ -285,6 +287,26 @@ class Dispatcher {
     void on_backward_done(LocationBegin callback) { backward_done_.push_back(std::move(callback)); }
     bool replays_backward() const { return !backward_post_.empty() || !backward_take_.empty(); }
 
+    // Facts for other locations (analyzer/engine/facts.h), declared in subscribe(): a table
+    // of one T per message, which `writer` sets in `phase` and the other end gets in a later
+    // phase; a table of one T per location, which each location sets for itself in `phase`
+    // and any location gets later. A pattern's clones declaring a table by the same name
+    // share it.
+    template <typename T>
+    MessageFacts<T> message_facts(const std::string& name, MessageEnd writer, FactPhase phase) {
+        return store().message<T>(pattern_, name, writer, phase);
+    }
+    template <typename T>
+    LocationFacts<T> location_facts(const std::string& name, FactPhase phase) {
+        return store().location<T>(pattern_, name, phase);
+    }
+    // The engine: the analysis's tables, and the pattern (its place in the analysis's list)
+    // that subscribes next.
+    void keep_facts(FactStore* store, size_t pattern) {
+        facts_ = store;
+        pattern_ = pattern;
+    }
+
     // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
     template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
         auto& list = custom_[std::type_index(typeid(T))];
@@ -300,6 +322,9 @@ class Dispatcher {
   private:
     friend class Replay;
     friend class BackwardReplay;
+    FactStore& store() const;
+    FactStore* facts_ = nullptr;
+    size_t pattern_ = 0;
     std::vector<Backward> backward_post_, backward_take_;
     std::vector<LocationBegin> backward_begin_, backward_done_;
     std::vector<EnterLeave> regions_, flushes_;

@@ -12,6 +12,7 @@ add_executable(topolens_analysis_tests
   shared_matching_test.cpp
   shared_analysis_test.cpp
   backward_replay_test.cpp
+  fact_tables_test.cpp
   critical_path_test.cpp
   collective_delay_rules_test.cpp
   scalasca_rules_test.cpp

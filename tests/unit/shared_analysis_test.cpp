@@ -23,12 +23,9 @@ namespace {
 
 using Patterns = std::function<std::vector<std::unique_ptr<analysis::Pattern>>()>;
 
-// The patterns whose cross-location facts travel between ranks so far.
+// Every pattern but the root-cause analysis (whose backward replay is not shared out yet).
 std::vector<std::unique_ptr<analysis::Pattern>> shared_patterns() {
-    std::vector<std::unique_ptr<analysis::Pattern>> patterns;
-    patterns.push_back(patterns::time_pattern());
-    patterns.push_back(patterns::point_to_point_patterns());
-    return patterns;
+    return patterns::all_patterns(false);
 }
 
 analysis::AnalysisResult analyze_shared(const std::string& anchor, unsigned ranks,
