@@ -152,6 +152,7 @@ class CodeletPatterns : public CataloguedPattern {
 
     void store_audit(Context& c) {
         const trace::Trace& t = c.trace();
+        run_extent_over_every_rank(c);
         CodeletMeasurements m;
         m.run_seconds = c.seconds(run_);
         for (const trace::TunedOperation& op : trace::reconstruct_tuned_operations(t)) {
@@ -185,11 +186,39 @@ class CodeletPatterns : public CataloguedPattern {
             for (const auto& [key, total] : production) out.production.push_back(total);
             m.operations.push_back(std::move(out));
         }
+        m = measurements_of_every_rank(c, std::move(m));
         if (m.operations.empty()) return;
         report::Report& r = c.report();
         r.attributes[kMeasurementsAttribute] = to_text(m);
         const std::vector<uint32_t> ranks = r.location_ranks();
         r.attributes[kAuditAttribute] = to_json(audit(m, AuditParameters{}, ranks), ranks);
+    }
+
+    // Shared out to ranks: the run's first event and longest location over every rank's.
+    void run_extent_over_every_rank(Context& c) {
+        trace::Bytes mine;
+        trace::ByteWriter out(mine);
+        out.put(first_event_);
+        out.put(run_);
+        for (const trace::Bytes& part : c.gather(std::move(mine))) {
+            trace::ByteReader in(part, "codelet run extent");
+            first_event_ = std::min(first_event_, in.get<analysis::Time>());
+            run_ = std::max(run_, in.get<analysis::Time>());
+        }
+    }
+
+    // Shared out to ranks: every rank's measurements (of its locations), merged in rank
+    // order, which is location order. Numbers travel in their shortest exact form.
+    static CodeletMeasurements measurements_of_every_rank(Context& c, CodeletMeasurements m) {
+        trace::Bytes mine;
+        trace::ByteWriter(mine).put_string(to_text(m));
+        std::vector<trace::Bytes> parts = c.gather(std::move(mine));
+        if (parts.size() == 1) return m;
+        std::vector<CodeletMeasurements> measured;
+        for (const trace::Bytes& part : parts)
+            measured.push_back(parse_codelet_measurements(
+                trace::ByteReader(part, "codelet measurements").get_string()));
+        return merge_measurement_parts(measured);
     }
 
     // How the tuner timed its search: a timer object when the operation says so, behind a

@@ -46,6 +46,11 @@ void Context::add_foreign(ForeignValues& values) {
     }
 }
 
+std::vector<trace::Bytes> Context::gather(trace::Bytes mine) {
+    if (!exchange_) return {std::move(mine)};
+    return exchange_->all_gather(std::move(mine));
+}
+
 void Context::begin_location(uint32_t location) {
     warned_.clear(); // once per location: the warnings are merged in location order
     callpaths_ = report_.callpaths.size();
@@ -710,6 +715,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         fill_definitions(trace, matching, result.report));
     use_grid(choose_grid(trace, matching, options.declared_grid, options.exchange), result.report);
     Context context(trace, matching, result.report, callpaths);
+    context.share_out(options.exchange);
     for (const std::string& w : matching.warnings) context.warn(w);
     // The analysis works on its own instances, clones of the patterns given, which stay
     // untouched: one set of patterns serves analysis after analysis. A serial-only pattern

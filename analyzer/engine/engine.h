@@ -133,6 +133,11 @@ class Context {
     // under `lock`.
     void share_report(std::mutex* lock) { report_lock_ = lock; }
     report::Report& report() { return report_; }
+    // On an analysis shared out to ranks (AnalysisOptions::exchange), in on_finish: every
+    // rank's `mine` (its locations' part of a result over all locations), by rank, which is
+    // location order; in one process just `mine`. Every rank calls it, as often.
+    std::vector<trace::Bytes> gather(trace::Bytes mine);
+    void share_out(trace::Exchange* exchange) { exchange_ = exchange; }
     // The process grid the analysis explains wait states with (see analyzer/engine/grid.h), or
     // nullptr; coords are indexed by location.
     const report::CartTopology* grid() const { return report::analysis_grid(report_); }
@@ -154,6 +159,7 @@ class Context {
     double resolution_;
     uint32_t current_ = trace::kNone;
     ForeignValues* foreign_ = nullptr;
+    trace::Exchange* exchange_ = nullptr;
     size_t callpaths_ = 0;
     std::vector<double> local_;   // [metric * callpaths + callpath]
     std::vector<size_t> touched_; // slots of local_ that hold a value

@@ -2,9 +2,11 @@
 
 #include "analyzer/report/json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace topolens::patterns {
 
@@ -171,6 +173,36 @@ std::string to_text(const CodeletMeasurements& m) {
         if (op.unfinished) out << "unfinished\t" << op.unfinished << '\n';
     }
     return out.str();
+}
+
+CodeletMeasurements merge_measurement_parts(const std::vector<CodeletMeasurements>& parts) {
+    if (parts.empty()) return {};
+    CodeletMeasurements whole = parts.front();
+    for (size_t k = 1; k < parts.size(); ++k) {
+        const CodeletMeasurements& part = parts[k];
+        whole.run_seconds = std::max(whole.run_seconds, part.run_seconds);
+        if (part.operations.size() != whole.operations.size())
+            throw std::logic_error("merge_measurement_parts: parts with different operations");
+        for (size_t o = 0; o < part.operations.size(); ++o) {
+            OperationMeasurements& into = whole.operations[o];
+            const OperationMeasurements& from = part.operations[o];
+            if (from.name != into.name)
+                throw std::logic_error("merge_measurement_parts: parts with different operations");
+            // Unknown: the part had no search execution. Behind a barrier only if every
+            // execution was: one part without makes it no barrier.
+            if (from.technique != TimingTechnique::Unknown &&
+                (into.technique == TimingTechnique::Unknown ||
+                 from.technique == TimingTechnique::NoBarrier))
+                into.technique = from.technique;
+            into.codelets.insert(from.codelets.begin(), from.codelets.end());
+            into.decisions.insert(from.decisions.begin(), from.decisions.end());
+            into.search.insert(into.search.end(), from.search.begin(), from.search.end());
+            into.production.insert(into.production.end(), from.production.begin(),
+                                   from.production.end());
+            into.unfinished += from.unfinished;
+        }
+    }
+    return whole;
 }
 
 CodeletMeasurements parse_codelet_measurements(const std::string& text) {

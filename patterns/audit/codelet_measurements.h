@@ -67,6 +67,11 @@ class MeasurementsFormatError : public std::runtime_error {
 };
 
 std::string to_text(const CodeletMeasurements& m);
+
+// The measurements of a whole run from its parts, each over some of its locations (the ranks
+// of an analysis shared out to ranks), given in location order: the same operations in
+// each part; a timing technique holds where every part's with search executions agrees.
+CodeletMeasurements merge_measurement_parts(const std::vector<CodeletMeasurements>& parts);
 // Throws MeasurementsFormatError naming the line and what is wrong with it.
 CodeletMeasurements parse_codelet_measurements(const std::string& text);
 

@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ void expect_shared_is_whole(const std::string& anchor, unsigned max_ranks, const
     analysis::AnalysisOptions options;
     options.threads = 1;
     const analysis::AnalysisResult whole = analysis::analyze(t, m, make(), options);
+    std::set<uint32_t> processes;
+    for (const trace::Location& l : t.defs.locations) processes.insert(l.rank);
+    max_ranks = std::min<unsigned>(max_ranks, static_cast<unsigned>(processes.size()));
     for (unsigned ranks = 1; ranks <= max_ranks; ++ranks)
         for (unsigned threads : {1u, 2u}) {
             SCOPED_TRACE(std::to_string(ranks) + " ranks, " + std::to_string(threads) +
@@ -79,6 +83,23 @@ TEST(SharedAnalysis, PointToPointReportsAreTheWholeTracesBitForBit) {
     sweep.between = trace::SynthBetween::Allreduce;
     sweep.iterations = 2;
     expect_shared_is_whole(synthetic(dir, "sweep", sweep), 3, shared_patterns);
+}
+
+// The traces of real programs (tests/data/scalasca-oracle: a pipelined wavefront, CG on a 3D
+// grid, collectives, a halo exchange autotuned over codelets) and traces whose time goes
+// backwards (tests/data/robustness).
+TEST(SharedAnalysis, ReportsOfRecordedRunsAreTheWholeTracesBitForBit) {
+    const std::filesystem::path oracle = TOPOLENS_ORACLE_DIR;
+    for (const char* name :
+         {"wavefront2d", "cg3d", "collectives", "autotune_halo", "synth-mixed"}) {
+        SCOPED_TRACE(name);
+        expect_shared_is_whole((oracle / name).string(), 4, shared_patterns);
+    }
+    const std::filesystem::path robustness = TOPOLENS_ROBUSTNESS_DIR;
+    for (const char* name : {"time_backwards_leave_before_enter", "time_backwards_recv_leave"}) {
+        SCOPED_TRACE(name);
+        expect_shared_is_whole((robustness / name).string(), 3, shared_patterns);
+    }
 }
 
 // A damaged event file in one rank's share stops every rank with the same error, naming
