@@ -1,7 +1,9 @@
 // topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC]: reads an OTF2 trace, runs every
 // pattern, writes the severity report as CUBE4.
+#include "analyzer/cli/analyze_on_ranks.h"
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/cut_short.h"
+#include "analyzer/cli/mpirun.h"
 #include "analyzer/cli/options.h"
 
 #include "analyzer/engine/grid.h"
@@ -26,7 +28,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void analyze_usage(std::ostream& out) {
     out << "usage: topolens analyze TRACE [-o REPORT.cubex] [--cart SPEC] [--no-root-causes]\n"
-           "                        [--quiet]\n\n"
+           "                        [--quiet] [--ranks N | --mpi]\n\n"
            "Reads the OTF2 trace TRACE (archive directory or .otf2 anchor), finds its wait\n"
            "states (Late Sender, Late Receiver, Wait at NxN, Wait at Barrier, Late Broadcast,\n"
            "Early Reduce, ...) and writes a CUBE4 report, by default report.cubex in the\n"
@@ -46,12 +48,22 @@ void analyze_usage(std::ostream& out) {
            "--no-root-causes leaves out the root-cause analysis (delay costs, wait propagation,\n"
            "the critical path and who made whom wait; docs/root-causes.md), its costliest part.\n\n"
            "The trace is read, matched and replayed in TOPOLENS_THREADS threads (1 to 256;\n"
-           "default: the machine's cores); the report does not depend on the number.\n";
+           "default: the machine's cores); the report does not depend on the number.\n\n"
+           "Across processes (traces larger than one analyzer process holds):\n"
+           "  --ranks N   starts `mpirun -np N topolens analyze TRACE --mpi ...` (N at most the\n"
+           "              trace's processes)\n"
+           "  --mpi       this is one rank of such a run, started by mpirun (on one machine or\n"
+           "              with a hostfile across nodes): each rank reads and replays its share\n"
+           "              of the locations, rank 0 writes the report, the same report as in one\n"
+           "              process. The root-cause analysis does not run across ranks yet:\n"
+           "              --mpi needs --no-root-causes.\n";
 }
 
 int analyze_main(const std::vector<std::string>& args) {
     std::string trace_path, report_path;
-    bool quiet = false, root_causes = true;
+    bool quiet = false, root_causes = true, mpi = false;
+    int ranks = 0;
+    std::vector<std::string> forwarded; // to the ranks that --ranks starts
     std::optional<analysis::CartDeclaration> cart;
     const auto set_cart = [&](const std::string& spec) {
         try {
@@ -63,13 +75,35 @@ int analyze_main(const std::vector<std::string>& args) {
     if (const auto exit =
             OptionParser()
                 .help()
-                .option({"-o", "--output"}, [&](const std::string& v) { report_path = v; })
-                .option({"--cart"}, set_cart, {true, "--cart needs a grid, e.g. --cart 8x8", false})
-                .flag({"--quiet", "-q"}, [&] { quiet = true; })
-                .flag({"--no-root-causes"}, [&] { root_causes = false; })
+                .option({"-o", "--output"},
+                        [&](const std::string& v) {
+                            report_path = v;
+                            forwarded.insert(forwarded.end(), {"-o", v});
+                        })
+                .option({"--cart"},
+                        [&](const std::string& v) {
+                            set_cart(v);
+                            forwarded.insert(forwarded.end(), {"--cart", v});
+                        },
+                        {true, "--cart needs a grid, e.g. --cart 8x8", false})
+                .flag({"--quiet", "-q"},
+                      [&] {
+                          quiet = true;
+                          forwarded.push_back("--quiet");
+                      })
+                .flag({"--no-root-causes"},
+                      [&] {
+                          root_causes = false;
+                          forwarded.push_back("--no-root-causes");
+                      })
+                .flag({"--mpi"}, [&] { mpi = true; })
+                .option({"--ranks"},
+                        [&](const std::string& v) { ranks = parse_process_count("--ranks", v); })
                 .positional(OptionParser::single(trace_path, "trace", false))
                 .run(args, "analyze: ", analyze_usage, [&] {
                     if (trace_path.empty()) throw UsageError{};
+                    if (mpi && ranks > 0)
+                        throw UsageError{"--ranks starts the ranks that --mpi runs in: give one"};
                 }))
         return *exit;
     // Cube opens reports only by their .cubex name (it derives the file name from it).
@@ -77,6 +111,17 @@ int analyze_main(const std::vector<std::string>& args) {
         print_error("analyze: -o " + report_path +
                     ": a CUBE4 report's name must end in .cubex (Cube opens no other)");
         return kExitUsage;
+    }
+    if (ranks > 0) try {
+            return start_analysis_on_ranks(ranks, trace_path, forwarded);
+        } catch (const std::exception& e) {
+            print_error(e.what());
+            return kExitFailure;
+        }
+    if (mpi) {
+        RankedAnalysis job{trace_path, report_path, {}, root_causes, quiet};
+        job.options.declared_grid = cart;
+        return analyze_on_ranks(std::move(job));
     }
     std::ostream* progress = quiet ? nullptr : &std::cerr;
     try {

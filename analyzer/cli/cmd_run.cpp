@@ -2,25 +2,19 @@
 // says where the trace went.
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/cut_short.h"
+#include "analyzer/cli/mpirun.h"
 #include "analyzer/cli/options.h"
 #include "analyzer/cli/text.h"
 
 #include "trace/experiment_files.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace topolens::cli {
 namespace {
@@ -42,25 +36,13 @@ struct RunOptions {
     std::vector<std::string> program;        // after "--"
 };
 
-int parse_count(const std::string& text) {
-    std::size_t used = 0;
-    int n = 0;
-    try {
-        n = std::stoi(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || n <= 0)
-        throw UsageError{"-np needs a positive number of processes, not '" + text + "'"};
-    return n;
-}
-
 RunOptions parse(const std::vector<std::string>& args) {
     RunOptions o;
     bool separator = false;
     const auto pass_through = [&](const std::string& a) { o.mpirun_options.push_back(a); };
     OptionParser()
-        .option({"-np", "-n", "--np"}, [&](const std::string& v) { o.np = parse_count(v); })
+        .option({"-np", "-n", "--np"},
+                [&](const std::string& v) { o.np = parse_process_count("-np", v); })
         .option({"--trace-dir"}, [&](const std::string& v) { o.trace_dir = v; }, {true, "", true})
         .option({"--filter"}, [&](const std::string& v) { o.filter = v; }, {true, "", true})
         .flag({"--dry-run"}, [&] { o.dry_run = true; })
@@ -130,9 +112,7 @@ std::string make_report_file() {
 
 std::vector<std::string> mpirun_command(const RunOptions& o, const std::string& library,
                                         const std::string& report_file) {
-    std::vector<std::string> cmd = {"mpirun"};
-    if (geteuid() == 0) cmd.push_back("--allow-run-as-root");
-    cmd.insert(cmd.end(), {"--oversubscribe", "-np", std::to_string(o.np)});
+    std::vector<std::string> cmd = mpirun_prefix(o.np);
     cmd.insert(cmd.end(), o.mpirun_options.begin(), o.mpirun_options.end());
     std::string preload = library;
     if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
@@ -152,32 +132,6 @@ std::string quoted(const std::string& s) {
     std::string out = "'";
     for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
-}
-
-// Runs the command and returns its exit status (128 + signal if it was killed). While it
-// runs, Ctrl-C and termination requests go to mpirun, which stops the job, not to us.
-int run_and_wait(const std::vector<std::string>& cmd) {
-    std::vector<char*> argv;
-    for (const std::string& s : cmd) argv.push_back(const_cast<char*>(s.c_str()));
-    argv.push_back(nullptr);
-    pid_t pid = 0;
-    const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
-    if (rc != 0)
-        throw std::runtime_error(std::string("cannot start mpirun: ") + std::strerror(rc) +
-                                 (rc == ENOENT ? " (is Open MPI installed and in PATH?)" : ""));
-    struct sigaction ignore {
-    }, old_int{}, old_term{};
-    ignore.sa_handler = SIG_IGN;
-    sigaction(SIGINT, &ignore, &old_int);
-    sigaction(SIGTERM, &ignore, &old_term);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return kExitFailure;
 }
 
 // What rank 0 wrote into TOPOLENS_REPORT_PATH_FILE: the trace directory, then "complete"

@@ -1,0 +1,102 @@
+#include "analyzer/cli/analyze_on_ranks.h"
+
+#include "analyzer/cli/commands.h"
+#include "analyzer/cli/cut_short.h"
+#include "analyzer/cli/mpirun.h"
+#include "analyzer/parallel/mpi_exchange.h"
+#include "analyzer/report/cube4.h"
+#include "patterns/registry.h"
+#include "patterns/trace_report.h"
+#include "trace/matching.h"
+#include "trace/threads.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+namespace topolens::cli {
+
+namespace {
+
+// Threads per rank: TOPOLENS_THREADS if set, else the machine's cores shared by the ranks
+// that run on it.
+unsigned threads_per_rank() {
+    if (std::getenv("TOPOLENS_THREADS")) return trace::worker_threads();
+    unsigned local = 1;
+    if (const char* n = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+        local = std::max(1, std::atoi(n));
+    return std::max(1u, trace::worker_threads() / local);
+}
+
+// Before MPI is up: whether this is rank 0 (which alone prints), from mpirun's environment.
+bool rank_zero_by_environment() {
+    for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+        if (const char* rank = std::getenv(variable)) return std::string(rank) == "0";
+    return true;
+}
+
+} // namespace
+
+int analyze_on_ranks(RankedAnalysis job) {
+    if (!parallel::started_by_mpirun()) {
+        print_error("analyze --mpi: this process was not started by mpirun; run `mpirun -np N "
+                    "topolens analyze TRACE --mpi`, or `topolens analyze TRACE --ranks N`");
+        return kExitUsage;
+    }
+    if (job.root_causes) {
+        if (rank_zero_by_environment())
+            print_error("analyze --mpi: the root-cause analysis does not run across ranks yet; add "
+                        "--no-root-causes (or analyze in one process)");
+        return kExitUsage;
+    }
+    parallel::MpiSession session;
+    parallel::MpiExchange exchange;
+    const bool first = exchange.rank() == 0;
+    std::ostream* progress = first && !job.quiet ? &std::cerr : nullptr;
+    try {
+        // A run that died is completed once, by rank 0, before any rank reads it.
+        std::optional<std::string> error;
+        if (first) try {
+                complete_if_cut_short(job.trace_path);
+            } catch (const std::exception& e) {
+                error = e.what();
+            }
+        if (const auto failed = exchange.first_error(error)) throw std::runtime_error(*failed);
+        if (progress)
+            *progress << "topolens: reading " << job.trace_path << " in " << exchange.size()
+                      << " ranks\n";
+        job.options.threads = job.options.threads ? job.options.threads : threads_per_rank();
+        job.options.progress = progress;
+        job.options.exchange = &exchange;
+        const auto [trace, matching] =
+            trace::read_and_match_share(job.trace_path, exchange, job.options.threads);
+        const analysis::AnalysisResult result = analysis::analyze(
+            trace, matching, patterns::all_patterns(job.root_causes), job.options);
+        if (!first) return kExitOk;
+        if (job.report_path.empty()) job.report_path = patterns::default_report_path(trace.path);
+        report::write_cube4(result.report, job.report_path);
+        patterns::note_warnings(result, std::cerr);
+        std::cout << "topolens: report written to " << job.report_path << "\n";
+    } catch (const std::exception& e) {
+        if (first) print_error(e.what());
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+int start_analysis_on_ranks(int ranks, const std::string& trace_path,
+                            const std::vector<std::string>& forwarded) {
+    if (std::find(forwarded.begin(), forwarded.end(), "--no-root-causes") == forwarded.end()) {
+        print_error("analyze --ranks: the root-cause analysis does not run across ranks yet; "
+                    "add --no-root-causes (or analyze in one process)");
+        return kExitUsage;
+    }
+    std::vector<std::string> cmd = mpirun_prefix(ranks);
+    cmd.insert(cmd.end(), {own_executable(), "analyze", trace_path, "--mpi"});
+    cmd.insert(cmd.end(), forwarded.begin(), forwarded.end());
+    std::cout.flush();
+    return run_and_wait(cmd);
+}
+
+} // namespace topolens::cli

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `topolens analyze --mpi` under mpirun gives the report of the analysis in one process,
+# byte for byte, for 1 to 4 ranks: on the recorded traces of the samples (the Scalasca
+# oracle's: a pipelined wavefront, CG on a 3D grid, collectives, an autotuned halo
+# exchange), on traces whose time goes backwards, and on synthetic traces of every pattern
+# (wavefront, sweeps with several octants in flight, nonblocking and periodic halos, SSOR,
+# pairwise exchanges, collectives, the delay chain). Then what must fail does, with one
+# clear line and no hang (every run under a timeout): a damaged event file in one rank's
+# share, more ranks than processes, --mpi without mpirun; and `--ranks N` starts the ranks.
+#
+# usage: check_analyze_mpi.sh ORACLE_DIR ROBUSTNESS_DIR
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+[ "$#" = 2 ] || tl_fail "usage: check_analyze_mpi.sh ORACLE_DIR ROBUSTNESS_DIR"
+[ -n "${TL_TOPOLENS:-}" ] || tl_fail "TL_TOPOLENS is not set: the topolens program was not built"
+oracle="$1" robustness="$2"
+work="$(tl_workdir analyze_mpi)"
+
+# Each analysis gets its own copy of the trace: nothing is written next to the original.
+traces=()
+for name in wavefront2d cg3d collectives autotune_halo synth-mixed; do
+    mkdir -p "$work/$name"
+    cp -r "$oracle/$name/traces" "$oracle/$name/traces.def" "$oracle/$name/traces.otf2" "$work/$name/"
+    traces+=("$work/$name")
+done
+for name in time_backwards_leave_before_enter time_backwards_recv_leave; do
+    cp -r "$robustness/$name" "$work/$name"
+    traces+=("$work/$name")
+done
+synth() { # NAME OPTIONS...
+    local name="$1"
+    shift
+    "$TL_TOPOLENS" synth -o "$work/$name" "$@" >/dev/null || tl_fail "topolens synth $* failed"
+    traces+=("$work/$name")
+}
+synth wavefront --pattern wavefront --grid 3x3 --iterations 3
+synth sweep --pattern sweep --grid 3x2 --receive waitall --between allreduce --iterations 2
+synth halo --pattern halo --grid 2x3 --variant nonblocking --periodic xy --iterations 3
+synth ssor --pattern ssor --grid 2x2x2 --iterations 2
+synth pairwise --pattern pairwise --ranks 6 --iterations 3
+synth synth-collectives --pattern collectives --ranks 5 --iterations 3
+synth delay --pattern delay --grid 4x3 --iterations 2
+
+analyze_mpi() { # NP TRACE OUTPUT [more options]: at most 120 s
+    local np="$1" trace="$2" out="$3"
+    shift 3
+    timeout 120 "$TL_MPIEXEC" --allow-run-as-root --oversubscribe -np "$np" \
+        "$TL_TOPOLENS" analyze "$trace" --mpi --no-root-causes --quiet -o "$out" "$@"
+}
+
+compared=0
+for trace in "${traces[@]}"; do
+    name="$(basename "$trace")"
+    "$TL_TOPOLENS" analyze "$trace" --no-root-causes --quiet -o "$work/$name.serial.cubex" \
+        >/dev/null || tl_fail "topolens analyze $name failed"
+    processes="$("$TL_TOPOLENS" info "$trace" 2>/dev/null | awk '/^ranks:/ { print $2; exit }')"
+    for np in 1 2 3 4; do
+        [ -z "$processes" ] || [ "$np" -le "$processes" ] || continue
+        rc=0
+        analyze_mpi "$np" "$trace" "$work/$name.np$np.cubex" >"$work/$name.np$np.out" 2>&1 || rc=$?
+        [ "$rc" = 0 ] || { cat "$work/$name.np$np.out"; tl_fail "$name on $np ranks: status $rc"; }
+        cmp -s "$work/$name.serial.cubex" "$work/$name.np$np.cubex" ||
+            tl_fail "$name: the report of $np ranks differs from the one-process analysis"
+        compared=$((compared + 1))
+    done
+    echo "ok: $name, 1 to 4 ranks (at most its processes): the one-process report byte for byte"
+done
+[ "$compared" -ge 40 ] || tl_fail "only $compared comparisons were made"
+
+# A damaged event file in the last rank's share: every rank stops, rank 0 says why once.
+damaged="$work/damaged"
+cp -r "$work/cg3d" "$damaged"
+printf 'not an OTF2 event file' >"$damaged/traces/26.evt"
+rc=0
+analyze_mpi 3 "$damaged" "$work/damaged.cubex" >"$work/damaged.out" 2>&1 || rc=$?
+cat "$work/damaged.out"
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || tl_fail "a damaged trace gave status $rc (124: it hung)"
+errors="$(grep -c '^topolens: error: .*26\.evt' "$work/damaged.out" || true)"
+[ "$errors" = 1 ] || tl_fail "a damaged trace: $errors error lines naming 26.evt, not 1"
+[ ! -e "$work/damaged.cubex" ] || tl_fail "a damaged trace left a report"
+
+# More ranks than processes.
+rc=0
+analyze_mpi 4 "$work/time_backwards_recv_leave" "$work/toomany.cubex" >"$work/toomany.out" 2>&1 ||
+    rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || tl_fail "4 ranks for 2 processes gave status $rc"
+grep -q "the analysis has 4 ranks and the trace 2 processes" "$work/toomany.out" || {
+    cat "$work/toomany.out"
+    tl_fail "4 ranks for 2 processes: no error naming both"
+}
+
+# --mpi without mpirun.
+rc=0
+timeout 60 env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK "$TL_TOPOLENS" analyze \
+    "$work/cg3d" --mpi --no-root-causes >"$work/nompirun.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || tl_fail "--mpi without mpirun gave status $rc, not 2"
+grep -q "not started by mpirun" "$work/nompirun.out" || tl_fail "--mpi without mpirun: no clear error"
+
+# --ranks N starts the ranks itself.
+rc=0
+timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 3 --no-root-causes --quiet \
+    -o "$work/delay.ranks.cubex" >"$work/ranks.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$work/ranks.out"; tl_fail "--ranks 3 gave status $rc"; }
+cmp -s "$work/delay.serial.cubex" "$work/delay.ranks.cubex" ||
+    tl_fail "--ranks 3 gave another report than the one-process analysis"
+echo "ok: damaged share, too many ranks, --mpi without mpirun, --ranks"
