@@ -1,0 +1,110 @@
+// mpi_analysis_bench: the analysis shared out to ranks, as `topolens analyze --mpi` runs it.
+//
+//   mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T]
+//
+// Every rank reads and matches its share of TRACE and replays it (every pattern; the
+// root-cause analysis only with --root-causes, once it runs across ranks); rank 0 prints the
+// wall time from the first read to the report gathered (between barriers), events per
+// second, and each rank's peak resident memory (VmHWM: the whole process, read at the end)
+// with the events it held. One run per process: the peak is the run's.
+#include "analyzer/engine/engine.h"
+#include "analyzer/parallel/mpi_exchange.h"
+#include "patterns/registry.h"
+#include "trace/matching.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace tt = topolens::trace;
+
+uint64_t status_kb(const char* field) {
+    std::ifstream in("/proc/self/status");
+    const std::size_t len = std::strlen(field);
+    for (std::string line; std::getline(in, line);)
+        if (line.compare(0, len, field) == 0) return std::strtoull(line.c_str() + len, nullptr, 10);
+    return 0;
+}
+
+struct RankFigures {
+    uint64_t events = 0;
+    uint64_t peak_kb = 0;
+    uint32_t first = 0, last = 0;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string trace;
+    bool root_causes = false;
+    unsigned threads = 1;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--root-causes")
+            root_causes = true;
+        else if (a == "--threads" && i + 1 < argc)
+            threads = static_cast<unsigned>(std::atoi(argv[++i]));
+        else if (trace.empty() && a[0] != '-')
+            trace = a;
+        else {
+            std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] "
+                         "[--threads T]\n";
+            return 2;
+        }
+    }
+    if (trace.empty()) {
+        std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T]\n";
+        return 2;
+    }
+    topolens::parallel::MpiSession session;
+    topolens::parallel::MpiExchange exchange;
+    int status = 0;
+    try {
+        exchange.all_gather({}); // a barrier: every rank starts together
+        const auto start = std::chrono::steady_clock::now();
+        const auto [t, m] = tt::read_and_match_share(trace, exchange, threads);
+        topolens::analysis::AnalysisOptions options;
+        options.threads = threads;
+        options.exchange = &exchange;
+        const auto result =
+            topolens::analysis::analyze(t, m, topolens::patterns::all_patterns(root_causes), options);
+        exchange.all_gather({});
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        RankFigures mine;
+        for (uint32_t loc = m.share.first; loc < m.share.last; ++loc)
+            mine.events += t.locations[loc].events.size();
+        mine.peak_kb = status_kb("VmHWM:");
+        mine.first = m.share.first;
+        mine.last = m.share.last;
+        tt::Bytes bytes;
+        tt::ByteWriter(bytes).put(mine);
+        const std::vector<tt::Bytes> all = exchange.all_gather(std::move(bytes));
+        if (exchange.rank() == 0) {
+            std::printf("trace %s: %llu events, %u ranks, %u thread(s) each, root causes %s\n",
+                        trace.c_str(), static_cast<unsigned long long>(result.events),
+                        exchange.size(), threads, root_causes ? "on" : "off");
+            std::printf("wall %.3f s, %.2f M events/s\n", seconds, result.events / seconds / 1e6);
+            uint64_t max_kb = 0;
+            for (unsigned r = 0; r < all.size(); ++r) {
+                const auto f = tt::ByteReader(all[r], "figures").get<RankFigures>();
+                max_kb = std::max(max_kb, f.peak_kb);
+                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB\n", r,
+                            f.first, f.last - 1, static_cast<unsigned long long>(f.events),
+                            f.peak_kb / 1024.0);
+            }
+            std::printf("peak RSS per rank: max %.1f MB\n", max_kb / 1024.0);
+        }
+    } catch (const std::exception& e) {
+        if (exchange.rank() == 0) std::cerr << "mpi_analysis_bench: " << e.what() << "\n";
+        status = 1;
+    }
+    return status;
+}
