@@ -1,6 +1,9 @@
 #include "analyzer/engine/backward_replay.h"
 
 #include <algorithm>
+#include <cstring>
+#include <span>
+#include <stdexcept>
 #include <thread>
 
 namespace topolens::analysis {
@@ -12,6 +15,52 @@ BackwardReplay::BackwardReplay(const trace::Trace& trace, const trace::Matching&
     : trace_(trace), m_(matching), d_(dispatch), ctx_(context), threads_(std::max(threads, 1u)) {}
 
 namespace {
+
+// A step's payload holds every channel's section, in channel order: a 4-byte length, then
+// what the channel wrote. A step where no channel wrote anything (most steps) holds no bytes.
+constexpr size_t kLength = sizeof(uint32_t);
+
+template <class Write> void write_sections(trace::Bytes& out, size_t channels, Write write) {
+    out.clear();
+    bool any = false;
+    for (size_t c = 0; c < channels; ++c) {
+        const size_t at = out.size();
+        out.resize(at + kLength);
+        trace::ByteWriter writer(out);
+        write(c, writer);
+        const size_t written = out.size() - at - kLength;
+        if (written > UINT32_MAX) throw std::length_error("backward replay: a payload over 4 GiB");
+        const auto length = static_cast<uint32_t>(written);
+        std::memcpy(out.data() + at, &length, kLength);
+        any = any || length > 0;
+    }
+    if (!any) out.clear();
+}
+
+std::span<const std::byte> section(std::span<const std::byte> payload, size_t channel) {
+    size_t at = 0;
+    for (size_t c = 0; at + kLength <= payload.size(); ++c) {
+        uint32_t length = 0;
+        std::memcpy(&length, payload.data() + at, kLength);
+        at += kLength;
+        if (c == channel) return payload.subspan(at, length);
+        at += length;
+    }
+    return {};
+}
+
+// A message's post state: posted (a reader may go on), taken (its reader read it, or went on
+// without it; a post after that keeps nothing, and the slot holds the reader's reply).
+constexpr uint8_t kPosted = 1, kTaken = 2;
+
+// Keeps what a step posted in its slot, unless its reader went on without it.
+void keep(trace::Bytes& slot, const std::atomic<uint8_t>& state, const trace::Bytes& payload) {
+    if (!payload.empty() && !(state.load() & kTaken)) slot.assign(payload.begin(), payload.end());
+}
+
+void release(trace::Bytes& slot) {
+    trace::Bytes().swap(slot);
+}
 
 bool complete(const trace::CollectiveMatch& c) {
     return std::all_of(c.members.begin(), c.members.end(),
@@ -84,15 +133,19 @@ void BackwardReplay::build_steps() {
     }
 }
 
+std::span<const std::byte> BackwardPayloads::operator[](size_t end) const {
+    return section(ends_[end], channel_);
+}
+
 bool BackwardReplay::ready(const BackwardStep& step) const {
     switch (step.kind) {
     case BackwardStep::Kind::Send:
-        return receive_posted_[step.id].load() != 0;
+        return (receive_posted_[step.id].load() & kPosted) != 0;
     case BackwardStep::Kind::Receive:
     case BackwardStep::Kind::SendCompletion:
         return true; // they only post
     case BackwardStep::Kind::ReceiveRequest:
-        return completion_posted_[step.id].load() != 0;
+        return (completion_posted_[step.id].load() & kPosted) != 0;
     case BackwardStep::Kind::Collective:
         return collective_posted_[step.id].load() == m_.collectives[step.id].members.size();
     }
@@ -127,29 +180,103 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
     }
 }
 
-// The patterns post first; the step counts as posted after, so a reader finds what they left.
+// The channels post first (into a buffer each thread reuses); the step counts as posted
+// after its payload is in its slot, so a reader finds it.
 void BackwardReplay::post(const BackwardStep& step) {
-    for (const auto& callback : d_.backward_post_) callback(ctx_, step);
+    thread_local trace::Bytes payload;
+    const auto& channels = d_.backward_;
+    write_sections(payload, channels.size(), [&](size_t c, trace::ByteWriter& out) {
+        if (channels[c].post) channels[c].post(ctx_, step, out);
+    });
     switch (step.kind) {
     case BackwardStep::Kind::Send:
     case BackwardStep::Kind::ReceiveRequest:
+        if (!payload.empty())
+            throw std::logic_error("backward replay: a pattern posted at a step that only reads");
         return;
     case BackwardStep::Kind::Receive:
-        receive_posted_[step.id].store(1);
+        keep(to_sender_[step.id], receive_posted_[step.id], payload);
+        receive_posted_[step.id].fetch_or(kPosted);
         break;
     case BackwardStep::Kind::SendCompletion:
-        completion_posted_[step.id].store(1);
+        keep(to_receiver_[step.id], completion_posted_[step.id], payload);
+        completion_posted_[step.id].fetch_or(kPosted);
         break;
     case BackwardStep::Kind::Collective:
+        if (!payload.empty())
+            to_members_[member_begin_[step.id] + step.member].assign(payload.begin(),
+                                                                     payload.end());
         collective_posted_[step.id].fetch_add(1);
         break;
     }
     wake_partners(step);
 }
 
+// Each channel reads its sections of what the other end(s) posted; at a message's step its
+// answers replace the payload in the message's slot (for deliver_replies). A collective's
+// payloads are freed when its last member has read them.
 void BackwardReplay::take(BackwardStep step, bool forced) {
     step.partners_posted = !forced;
-    for (const auto& callback : d_.backward_take_) callback(ctx_, step);
+    const auto& channels = d_.backward_;
+    trace::Bytes* slot = nullptr;
+    std::atomic<uint8_t>* state = nullptr;
+    std::span<const trace::Bytes> ends;
+    switch (step.kind) {
+    case BackwardStep::Kind::Send:
+        slot = &to_sender_[step.id];
+        state = &receive_posted_[step.id];
+        break;
+    case BackwardStep::Kind::ReceiveRequest:
+        slot = &to_receiver_[step.id];
+        state = &completion_posted_[step.id];
+        break;
+    case BackwardStep::Kind::Collective:
+        if (!forced)
+            ends = std::span<const trace::Bytes>(to_members_)
+                       .subspan(member_begin_[step.id], m_.collectives[step.id].members.size());
+        break;
+    case BackwardStep::Kind::Receive:
+    case BackwardStep::Kind::SendCompletion:
+        break; // they read nothing
+    }
+    if (!slot) {
+        for (size_t c = 0; c < channels.size(); ++c)
+            if (channels[c].take) channels[c].take(ctx_, step, BackwardPayloads(ends, c), nullptr);
+        if (step.kind == BackwardStep::Kind::Collective &&
+            collective_taken_[step.id].fetch_add(1) + 1 == m_.collectives[step.id].members.size())
+            for (size_t k = 0; k < m_.collectives[step.id].members.size(); ++k)
+                release(to_members_[member_begin_[step.id] + k]);
+        return;
+    }
+    if (!forced) ends = std::span<const trace::Bytes>(slot, 1);
+    thread_local trace::Bytes reply;
+    write_sections(reply, channels.size(), [&](size_t c, trace::ByteWriter& out) {
+        if (channels[c].take) channels[c].take(ctx_, step, BackwardPayloads(ends, c), &out);
+    });
+    state->fetch_or(kTaken);
+    if (reply.empty())
+        release(*slot);
+    else
+        slot->assign(reply.begin(), reply.end());
+}
+
+// What the readers answered to `loc`'s posting steps, in event order.
+void BackwardReplay::deliver_replies(uint32_t loc) {
+    for (const Step& s : steps_[loc]) {
+        trace::Bytes* slot = nullptr;
+        if (s.step.kind == BackwardStep::Kind::Receive &&
+            (receive_posted_[s.step.id].load() & kTaken))
+            slot = &to_sender_[s.step.id];
+        if (s.step.kind == BackwardStep::Kind::SendCompletion &&
+            (completion_posted_[s.step.id].load() & kTaken))
+            slot = &to_receiver_[s.step.id];
+        if (!slot || slot->empty()) continue;
+        for (size_t c = 0; c < d_.backward_.size(); ++c) {
+            const std::span<const std::byte> reply = section(*slot, c);
+            if (!reply.empty() && d_.backward_[c].reply) d_.backward_[c].reply(ctx_, s.step, reply);
+        }
+        release(*slot);
+    }
 }
 
 bool BackwardReplay::advance(uint32_t loc, bool force) {
@@ -245,6 +372,16 @@ void BackwardReplay::run() {
     receive_posted_ = std::make_unique<std::atomic<uint8_t>[]>(m_.messages.size());
     completion_posted_ = std::make_unique<std::atomic<uint8_t>[]>(m_.messages.size());
     collective_posted_ = std::make_unique<std::atomic<uint32_t>[]>(m_.collectives.size());
+    collective_taken_ = std::make_unique<std::atomic<uint32_t>[]>(m_.collectives.size());
+    to_sender_.assign(m_.messages.size(), {});
+    to_receiver_.assign(m_.messages.size(), {});
+    member_begin_.resize(m_.collectives.size());
+    size_t members = 0;
+    for (size_t id = 0; id < m_.collectives.size(); ++id) {
+        member_begin_[id] = members;
+        members += m_.collectives[id].members.size();
+    }
+    to_members_.assign(members, {});
     for (uint32_t loc = 0; loc < nloc; ++loc) {
         state_[loc].next = steps_[loc].size();
         for (const auto& callback : d_.backward_begin_) callback(ctx_, loc);
@@ -258,8 +395,10 @@ void BackwardReplay::run() {
         work();
     }
     if (error_) std::rethrow_exception(error_);
-    for (uint32_t loc = 0; loc < nloc; ++loc)
+    for (uint32_t loc = 0; loc < nloc; ++loc) {
+        deliver_replies(loc);
         for (const auto& callback : d_.backward_done_) callback(ctx_, loc);
+    }
 }
 
 } // namespace topolens::analysis

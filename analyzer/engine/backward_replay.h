@@ -46,6 +46,7 @@ class BackwardReplay {
     void take(BackwardStep step, bool forced);
     void wake_partners(const BackwardStep& step);
     void wake(uint32_t loc);
+    void deliver_replies(uint32_t loc);
 
     const trace::Trace& trace_;
     const trace::Matching& m_;
@@ -61,6 +62,14 @@ class BackwardReplay {
     std::unique_ptr<std::atomic<bool>[]> parked_;                                // by location
     std::unique_ptr<std::atomic<uint8_t>[]> receive_posted_, completion_posted_; // by message
     std::unique_ptr<std::atomic<uint32_t>[]> collective_posted_; // by collective: members posted
+    std::unique_ptr<std::atomic<uint32_t>[]> collective_taken_;  // by collective: members read
+    // The payloads, each every channel's section (see backward_replay.cpp): by message, what
+    // its receive posted for the send, then what the send replied; what its send completion
+    // posted for the receive request, then the reply; by collective member (the collective's
+    // members from member_begin_[id] on), what it posted. Written by the posting step before
+    // it counts as posted, read by the reader after; freed once read.
+    std::vector<trace::Bytes> to_sender_, to_receiver_, to_members_;
+    std::vector<size_t> member_begin_; // by collective
     std::mutex lock_;
     std::condition_variable changed_;
     std::vector<uint32_t> runnable_;
