@@ -167,8 +167,9 @@ class Pattern;
 
 // One step of the backward replay: one end of a matched message, or one member's part of a
 // matched collective instance. Each location visits its steps in reverse event order; at
-// each step a pattern first posts what the other end(s) need (on_backward_post), then, once
-// the other end(s) posted, reads what they posted (on_backward_take), as a backward replay
+// each step a pattern first posts what the other end(s) need (a channel's post, see
+// Dispatcher::on_backward), then, once the other end(s) posted, reads what they posted (its
+// take), as a backward replay
 // across processes exchanges it:
 //  - against the message: the receive (Receive, at the record that completed it) posts, the
 //    send (Send, at the send record) reads;
@@ -183,7 +184,7 @@ struct BackwardStep {
     uint32_t location = 0;
     uint32_t id = 0;     // message id (Matching::messages) or collective id
     uint32_t member = 0; // Collective: the location's index among the instance's members
-    // on_backward_take: false when the other end(s) could not post first (a cycle of waits,
+    // At a take: false when the other end(s) could not post first (a cycle of waits,
     // as clock-condition violations make): the pattern reads nothing of them (the engine
     // warns once).
     bool partners_posted = true;
@@ -196,15 +197,19 @@ struct BackwardStep {
 // (BackwardStep::partners_posted false). Valid during the take only.
 class BackwardPayloads {
   public:
-    size_t size() const { return ends_.size(); }
+    size_t size() const { return size_; }
     std::span<const std::byte> operator[](size_t end) const;
 
   private:
     friend class BackwardReplay;
-    BackwardPayloads(std::span<const trace::Bytes> ends, size_t channel)
-        : ends_(ends), channel_(channel) {}
-    std::span<const trace::Bytes> ends_; // each: every channel's section (backward_replay.cpp)
-    size_t channel_;
+    // Each end's bytes (every channel's section, see backward_replay.cpp), looked up only
+    // when a channel reads them.
+    using End = std::span<const std::byte> (*)(const void* ends, size_t end);
+    BackwardPayloads(End end, const void* ends, size_t size, size_t channel)
+        : end_(end), ends_(ends), size_(size), channel_(channel) {}
+    End end_;
+    const void* ends_;
+    size_t size_, channel_;
 };
 
 // A table of metrics in tree order (parents first), each row naming the pattern that adds to
