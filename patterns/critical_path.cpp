@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <memory>
 #include <mutex>
-#include <unordered_set>
 #include <vector>
 
 namespace topolens::patterns {
@@ -61,11 +60,18 @@ class CriticalPath : public CataloguedPattern {
     void subscribe(analysis::Dispatcher& d) override {
         if (fills_) fill_synchpoints(d, points_);
         d.on_backward_begin([this](Context& c, uint32_t) { start(c); });
-        d.on_backward_post([this](const Context&, const BackwardStep& step) { post(step); });
-        d.on_backward_take([this](const Context&, const BackwardStep& step) {
-            if (step.partners_posted) take(step);
-        });
+        d.on_backward([this](const Context&, const BackwardStep& step,
+                             trace::ByteWriter& out) { post(step, out); },
+                      [this](const Context&, const BackwardStep& step,
+                             const analysis::BackwardPayloads& posted, trace::ByteWriter*) {
+                          if (step.partners_posted) take(step, posted);
+                      });
         d.on_backward_done([this](Context&, uint32_t loc) { done(loc); });
+        d.on_gather(
+            [this](const Context&, uint32_t loc, trace::ByteWriter& out) {
+                write_profiles(loc, out);
+            },
+            [this](Context&, uint32_t loc, trace::ByteReader& in) { read_profiles(loc, in); });
         d.on_finish([this](Context& c) { finish(c); });
     }
 
@@ -76,21 +82,20 @@ class CriticalPath : public CataloguedPattern {
         TimeMap profile;                // its part of the path, per call path (ticks)
     };
     // Steps of different locations run at once: a holder is written only by its location's
-    // steps, the hand-overs under handover_lock.
+    // steps; the path moves as a step's payload (one byte, kToken).
     struct Shared {
         std::once_flag started;
         std::vector<Holder> holders; // by location
-        std::mutex handover_lock;
-        std::unordered_set<uint32_t> to_sender, to_receiver; // message ids the path moves along
-        std::unordered_set<uint32_t> to_delayer;             // collective ids the path moves along
+        // Gathered from every location after the backward replay, by location: its part of
+        // the path and its time per call path without its waits (T_p).
+        std::vector<TimeMap> profiles, times;
     };
-    static bool hand_over(Shared& s, std::unordered_set<uint32_t>& to, uint32_t id) {
-        const std::lock_guard<std::mutex> hold(s.handover_lock);
-        return to.insert(id).second;
-    }
-    static bool handed_over(Shared& s, std::unordered_set<uint32_t>& to, uint32_t id) {
-        const std::lock_guard<std::mutex> hold(s.handover_lock);
-        return to.erase(id) != 0;
+    static constexpr uint8_t kToken = 1;
+    // Whether one of the other ends handed the path over.
+    static bool handed_over(const analysis::BackwardPayloads& posted) {
+        for (size_t k = 0; k < posted.size(); ++k)
+            if (!posted[k].empty()) return true;
+        return false;
     }
 
     // Once, before the first location's steps: the path starts at the MPI_Finalize entered
@@ -136,24 +141,20 @@ class CriticalPath : public CataloguedPattern {
 
     // A waiting end on the path hands it over: a Late Sender's receive to the send, a Late
     // Receiver's send to the receive's request, a collective member to the delaying member.
-    void post(const BackwardStep& step) {
+    void post(const BackwardStep& step, trace::ByteWriter& out) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
         if (!s.holders[loc].on_path) return;
-        std::unordered_set<uint32_t>* to = nullptr;
         size_t point = Synchpoints::npos;
         switch (step.kind) {
         case BackwardStep::Kind::Receive:
             point = points_->receive_point(step.id);
-            to = &s.to_sender;
             break;
         case BackwardStep::Kind::SendCompletion:
             point = points_->completion_point(step.id);
-            to = &s.to_receiver;
             break;
         case BackwardStep::Kind::Collective:
             point = points_->collective_point(loc, step.id);
-            to = &s.to_delayer;
             break;
         default:
             return;
@@ -162,28 +163,28 @@ class CriticalPath : public CataloguedPattern {
         const Synchpoint& p = points_->of(loc).points[point];
         if (!p.synchronises || p.wait == 0 || p.partner == loc) return;
         leave(loc, point);
-        hand_over(s, *to, step.id);
+        out.put(kToken);
     }
 
     // The end the path was handed to takes it, from its event on.
-    void take(const BackwardStep& step) {
+    void take(const BackwardStep& step, const analysis::BackwardPayloads& posted) {
         Shared& s = *shared_;
         const uint32_t loc = step.location;
         size_t point = Synchpoints::npos;
         switch (step.kind) {
         case BackwardStep::Kind::Send:
-            if (!handed_over(s, s.to_sender, step.id)) return;
+            if (!handed_over(posted)) return;
             point = points_->send_point(step.id);
             break;
         case BackwardStep::Kind::ReceiveRequest:
-            if (!handed_over(s, s.to_receiver, step.id)) return;
+            if (!handed_over(posted)) return;
             point = points_->request_point(step.id);
             break;
         case BackwardStep::Kind::Collective:
             point = points_->collective_point(loc, step.id);
             if (point == Synchpoints::npos) return;
             if (points_->of(loc).points[point].partner != loc) return; // not the delaying one
-            if (!handed_over(s, s.to_delayer, step.id)) return;
+            if (!handed_over(posted)) return;
             break;
         default:
             return;
@@ -209,25 +210,40 @@ class CriticalPath : public CataloguedPattern {
         for (int metric : metrics) c.add(metric, cp, loc, ticks * c.seconds(1));
     }
 
+    // Each location's part of the path and T_p (its time per call path without its
+    // synchpoints' waits), for the sums over all locations.
+    void write_profiles(uint32_t loc, trace::ByteWriter& out) const {
+        const Shared& s = *shared_;
+        if (loc >= s.holders.size()) return; // no backward replay
+        s.holders[loc].profile.write(out);
+        TimeMap T;
+        const size_t npoints = points_->of(loc).points.size();
+        const TimeMap waits = points_->waits_between(loc, Synchpoints::npos, npoints).map;
+        for (const auto& [cp, t] : points_->runtimes(loc)) T[cp] = t - std::min(t, waits.at(cp));
+        T.write(out);
+    }
+    void read_profiles(uint32_t loc, trace::ByteReader& in) {
+        Shared& s = *shared_;
+        if (in.done()) return;
+        const size_t nloc = s.holders.size();
+        s.profiles.resize(nloc);
+        s.times.resize(nloc);
+        s.profiles[loc] = TimeMap::read(in);
+        s.times[loc] = TimeMap::read(in);
+    }
+
     void finish(Context& c) {
         Shared& s = *shared_;
-        const auto nloc = static_cast<uint32_t>(s.holders.size());
+        const auto nloc = static_cast<uint32_t>(s.profiles.size());
         if (nloc == 0) return; // no backward replay
         TimeMap G;             // the path's profile over all locations
         for (uint32_t l = 0; l < nloc; ++l)
-            for (const auto& [cp, t] : s.holders[l].profile) {
+            for (const auto& [cp, t] : s.profiles[l]) {
                 G[cp] += t;
                 if (t != 0) c.add(critical_path_, cp, l, t * c.seconds(1));
             }
         const double G_sum = G.sum();
-        // T_p: the location's time per call path without its synchpoints' waits.
-        std::vector<TimeMap> T(nloc);
-        for (uint32_t l = 0; l < nloc; ++l) {
-            const size_t npoints = points_->of(l).points.size();
-            const TimeMap waits = points_->waits_between(l, Synchpoints::npos, npoints).map;
-            for (const auto& [cp, t] : points_->runtimes(l))
-                T[l][cp] = t - std::min(t, waits.at(cp));
-        }
+        const std::vector<TimeMap>& T = s.times;
         TimeMap imbalance, headroom; // summed over locations
         for (uint32_t l = 0; l < nloc; ++l) {
             for (const auto& [cp, t] : T[l]) {
@@ -264,7 +280,7 @@ class CriticalPath : public CataloguedPattern {
         }
         // Both go to the path's holders by their share of the path's profile.
         for (uint32_t l = 0; l < nloc; ++l)
-            for (const auto& [cp, t] : s.holders[l].profile) {
+            for (const auto& [cp, t] : s.profiles[l]) {
                 if (!(t > 0)) continue;
                 const double inter = t / G[cp] * headroom.at(cp);
                 const double costs = t / G[cp] * imbalance.at(cp);

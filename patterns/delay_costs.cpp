@@ -22,8 +22,7 @@
 #include <array>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +31,7 @@ namespace topolens::patterns {
 
 namespace {
 
+using analysis::BackwardPayloads;
 using analysis::BackwardStep;
 using analysis::Context;
 using Costs = std::array<double, kWaitKinds>; // by WaitKind
@@ -40,12 +40,25 @@ size_t channel(WaitKind kind) {
     return static_cast<size_t>(kind);
 }
 
-// What a waiting process posts for the one it waited for.
+// What a waiting process posts for the one it waited for (the backward step's payload).
 struct Posted {
-    bool synchronises = false;
     double wait = 0;
     TimeMap interval; // its pruned time since it last synchronised with the late process
     Costs costs{};    // long-term costs that reached this wait, by channel
+
+    void write(trace::ByteWriter& out) const {
+        out.put(wait);
+        interval.write(out);
+        out.put(costs);
+    }
+    static Posted read(std::span<const std::byte> payload) {
+        trace::ByteReader in(payload, "delay costs: what a wait posted");
+        Posted p;
+        p.wait = in.get<double>();
+        p.interval = TimeMap::read(in);
+        p.costs = in.get<Costs>();
+        return p;
+    }
 };
 
 class DelayCosts : public CataloguedPattern {
@@ -92,21 +105,35 @@ class DelayCosts : public CataloguedPattern {
                 s.costs.resize(nloc);
                 s.propagating.resize(nloc);
                 s.sums.resize(nloc);
-                for (auto& by_message : s.indirect) by_message.resize(nloc);
+                s.indirect.resize(nloc);
             }
             s.costs[loc].assign(points_->of(loc).points.size(), Costs{});
+            s.indirect[loc].assign(points_->of(loc).points.size(), 0.0);
         });
-        d.on_backward_post([this](const Context& c, const BackwardStep& step) { post(c, step); });
+        d.on_backward([this](const Context& c, const BackwardStep& step,
+                             trace::ByteWriter& out) { post(c, step, out); },
+                      [this](const Context& c, const BackwardStep& step,
+                             const BackwardPayloads& posted, trace::ByteWriter* reply) {
+                          if (!step.partners_posted) return;
+                          if (step.kind == BackwardStep::Kind::Send)
+                              late_sender(step, posted, *reply);
+                          if (step.kind == BackwardStep::Kind::ReceiveRequest)
+                              late_receiver(step, posted, *reply);
+                          if (step.kind == BackwardStep::Kind::Collective)
+                              collective(c, step, posted);
+                      },
+                      [this](Context&, const BackwardStep& step, std::span<const std::byte> reply) {
+                          indirect_arrived(step, reply);
+                      });
+        d.on_gather(
+            [this](const Context&, uint32_t loc, trace::ByteWriter& out) {
+                write_wait_edges(loc, out);
+            },
+            [this](Context&, uint32_t loc, trace::ByteReader& in) { read_wait_edges(loc, in); });
         d.on_finish([this](Context& c) {
             flush_sums(c);
             classify_waits(c);
             record_wait_edges(c);
-        });
-        d.on_backward_take([this](const Context& c, const BackwardStep& step) {
-            if (!step.partners_posted) return;
-            if (step.kind == BackwardStep::Kind::Send) late_sender(step);
-            if (step.kind == BackwardStep::Kind::ReceiveRequest) late_receiver(step);
-            if (step.kind == BackwardStep::Kind::Collective) collective(c, step);
         });
     }
 
@@ -126,10 +153,8 @@ class DelayCosts : public CataloguedPattern {
                 const int which = ls ? 0 : 1;
                 const double wait = static_cast<double>(p.wait);
                 double indirect = 0, propagating = 0;
-                if (p.partner < s.indirect[which].size())
-                    if (const auto i = s.indirect[which][p.partner].find(p.id);
-                        i != s.indirect[which][p.partner].end())
-                        indirect = i->second;
+                if (loc < s.indirect.size() && k < s.indirect[loc].size())
+                    indirect = s.indirect[loc][k];
                 if (loc < s.propagating.size())
                     if (const auto f = s.propagating[loc].find(k); f != s.propagating[loc].end())
                         propagating = f->second;
@@ -144,87 +169,81 @@ class DelayCosts : public CataloguedPattern {
     }
 
     // Every wait of every location, summed per kind and the process that caused it directly
-    // (its synchpoint's partner: the sender, the receiver, the collective's delaying member).
+    // (its synchpoint's partner: the sender, the receiver, the collective's delaying member):
+    // each location's sums, gathered in location order.
+    void write_wait_edges(uint32_t loc, trace::ByteWriter& out) const {
+        std::map<std::pair<uint32_t, uint32_t>, analysis::Time> sums; // (kind, partner)
+        for (const Synchpoint& p : points_->of(loc).points)
+            if (p.synchronises && p.wait > 0 && p.partner != trace::kNone && p.partner != loc)
+                sums[{static_cast<uint32_t>(channel(p.wait_kind)), p.partner}] += p.wait;
+        out.put<uint32_t>(static_cast<uint32_t>(sums.size()));
+        for (const auto& [key, ticks] : sums) {
+            out.put(key.first);
+            out.put(key.second);
+            out.put(ticks);
+        }
+    }
+    void read_wait_edges(uint32_t loc, trace::ByteReader& in) {
+        const auto n = in.get<uint32_t>();
+        for (uint32_t k = 0; k < n; ++k) {
+            const auto kind = in.get<uint32_t>(), partner = in.get<uint32_t>();
+            shared_->edges[{kind, loc, partner}] += in.get<analysis::Time>();
+        }
+    }
     void record_wait_edges(Context& c) {
         static constexpr const char* kKinds[kWaitKinds] = {"latesender", "latereceiver", "barrier",
                                                            "n2n",        "12n",          "n21"};
-        std::map<std::tuple<size_t, uint32_t, uint32_t>, analysis::Time> sums;
-        for (uint32_t loc = 0; loc < c.trace().locations.size(); ++loc)
-            for (const Synchpoint& p : points_->of(loc).points)
-                if (p.synchronises && p.wait > 0 && p.partner != trace::kNone && p.partner != loc)
-                    sums[{channel(p.wait_kind), loc, p.partner}] += p.wait;
         auto& edges = c.report().wait_edges;
         edges.clear();
-        for (const auto& [key, ticks] : sums)
+        for (const auto& [key, ticks] : shared_->edges)
             edges.push_back({kKinds[std::get<0>(key)], static_cast<int>(std::get<1>(key)),
                              static_cast<int>(std::get<2>(key)), c.seconds(ticks)});
+        shared_->edges.clear();
     }
 
-    // Steps of different locations run at once: what is posted is under posted_lock, the
-    // rest is kept per location and written only by that location's steps.
+    // Steps of different locations run at once: what a wait tells the late process travels
+    // as the step's payload (Posted), the late process's answer as its reply; the rest is
+    // kept per location and written only by that location's steps.
     struct Shared {
-        std::mutex posted_lock;
-        std::unordered_map<uint32_t, Posted> to_sender;   // by message id: Late Sender
-        std::unordered_map<uint32_t, Posted> to_receiver; // by message id: Late Receiver
-        std::unordered_map<uint32_t, std::vector<Posted>> to_delayer; // by collective id
-        std::vector<std::vector<Costs>> costs;                        // by location, point
-        // Point-to-point waits (0: Late Sender, 1: Late Receiver): the part of each message's
-        // wait the late process's own waits explain (by late location, message id), and per
-        // location the part of each of its waits that made someone wait later (by point).
-        std::array<std::vector<std::unordered_map<uint32_t, double>>, 2> indirect;
+        std::vector<std::vector<Costs>> costs; // by location, point
+        // Point-to-point waits: the part of each wait the late process's own waits explain
+        // (its reply; by location, point), and per location the part of each of its waits
+        // that made someone wait later (by point).
+        std::vector<std::vector<double>> indirect;
         std::vector<std::unordered_map<size_t, double>> propagating;
         // Delay costs in ticks per location and (metric chain, call path), see add(); ordered,
         // so that the report gets them in the same order in every analysis.
         std::vector<std::map<std::pair<int, uint32_t>, double>> sums;
+        // Waits in ticks by (kind, waiting location, partner), gathered from every location.
+        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, analysis::Time> edges;
     };
 
-    // What a step posts, under the lock (the reader takes it out).
-    template <class Map, class Fill> static void put(Shared& s, Map& map, uint32_t id, Fill fill) {
-        const std::lock_guard<std::mutex> hold(s.posted_lock);
-        fill(map[id]);
-    }
-    template <class Map> static auto take_out(Shared& s, Map& map, uint32_t id) {
-        const std::lock_guard<std::mutex> hold(s.posted_lock);
-        std::optional<typename Map::mapped_type> found;
-        if (const auto at = map.find(id); at != map.end()) {
-            found = std::move(at->second);
-            map.erase(at);
-        }
-        return found;
+    // A waiting end posts what its wait was and its interval: at a point-to-point wait, at
+    // a collective member that waited for another (the delaying one reads them all).
+    void post(const Context&, const BackwardStep& step, trace::ByteWriter& out) const {
+        const uint32_t loc = step.location;
+        size_t at = Synchpoints::npos;
+        if (step.kind == BackwardStep::Kind::Receive) at = points_->receive_point(step.id);
+        if (step.kind == BackwardStep::Kind::SendCompletion)
+            at = points_->completion_point(step.id);
+        if (step.kind == BackwardStep::Kind::Collective)
+            at = points_->collective_point(loc, step.id);
+        if (at == Synchpoints::npos) return;
+        const Synchpoint& p = points_->of(loc).points[at];
+        if (!p.synchronises) return;
+        if (step.kind == BackwardStep::Kind::Collective ? p.partner == loc : p.wait == 0) return;
+        Posted{static_cast<double>(p.wait), points_->interval_with(loc, at, p.partner),
+               shared_->costs[loc][at]}
+            .write(out);
     }
 
-    void post(const Context& c, const BackwardStep& step) {
-        Shared& s = *shared_;
-        const uint32_t loc = step.location;
-        auto posted_at = [&](size_t at) {
-            const Synchpoint& p = points_->of(loc).points[at];
-            return Posted{true, static_cast<double>(p.wait),
-                          points_->interval_with(loc, at, p.partner), s.costs[loc][at]};
-        };
-        if (step.kind == BackwardStep::Kind::Receive) {
-            const size_t at = points_->receive_point(step.id);
-            if (at == Synchpoints::npos) return;
-            const Synchpoint& p = points_->of(loc).points[at];
-            if (!p.synchronises || p.wait == 0) return;
-            put(s, s.to_sender, step.id, [&](Posted& to) { to = posted_at(at); });
-        } else if (step.kind == BackwardStep::Kind::SendCompletion) {
-            const size_t at = points_->completion_point(step.id);
-            if (at == Synchpoints::npos) return;
-            const Synchpoint& p = points_->of(loc).points[at];
-            if (!p.synchronises || p.wait == 0) return;
-            put(s, s.to_receiver, step.id, [&](Posted& to) { to = posted_at(at); });
-        } else if (step.kind == BackwardStep::Kind::Collective) {
-            const size_t at = points_->collective_point(loc, step.id);
-            if (at == Synchpoints::npos) return;
-            const Synchpoint& p = points_->of(loc).points[at];
-            if (!p.synchronises || p.partner == loc) return;
-            Posted mine = posted_at(at);
-            const size_t members = c.matching().collectives[step.id].members.size();
-            put(s, s.to_delayer, step.id, [&](std::vector<Posted>& posted) {
-                posted.resize(members);
-                posted[step.member] = std::move(mine);
-            });
-        }
+    // The late process's answer at a waiting end: the part of its wait that is indirect.
+    void indirect_arrived(const BackwardStep& step, std::span<const std::byte> reply) {
+        const size_t at = step.kind == BackwardStep::Kind::Receive
+                              ? points_->receive_point(step.id)
+                              : points_->completion_point(step.id);
+        trace::ByteReader in(reply, "delay costs: an indirect wait");
+        shared_->indirect[step.location][at] = in.get<double>();
     }
 
     // Delay costs are summed here per (metric, call path, location) during the backward
@@ -258,22 +277,20 @@ class DelayCosts : public CataloguedPattern {
     }
 
     // At the send a receiver waited for.
-    void late_sender(const BackwardStep& step) {
-        Shared& s = *shared_;
-        const std::optional<Posted> posted = take_out(s, s.to_sender, step.id);
-        if (!posted) return;
-        point_to_point(step.location, points_->send_point(step.id), *posted, WaitKind::LateSender,
-                       step.id);
+    void late_sender(const BackwardStep& step, const BackwardPayloads& posted,
+                     trace::ByteWriter& reply) {
+        if (posted.size() == 0 || posted[0].empty()) return;
+        point_to_point(step.location, points_->send_point(step.id), Posted::read(posted[0]),
+                       WaitKind::LateSender, reply);
     }
 
     // At the receive request a sender waited for.
-    void late_receiver(const BackwardStep& step) {
-        Shared& s = *shared_;
-        const std::optional<Posted> posted = take_out(s, s.to_receiver, step.id);
-        if (!posted) return;
+    void late_receiver(const BackwardStep& step, const BackwardPayloads& posted,
+                       trace::ByteWriter& reply) {
+        if (posted.size() == 0 || posted[0].empty()) return;
         const size_t at = points_->request_point(step.id);
         if (at == Synchpoints::npos) return;
-        point_to_point(step.location, at, *posted, WaitKind::LateReceiver, step.id);
+        point_to_point(step.location, at, Posted::read(posted[0]), WaitKind::LateReceiver, reply);
     }
 
     // The late process `loc` at its point `at` against the waiting `partner`'s interval: its
@@ -291,9 +308,10 @@ class DelayCosts : public CataloguedPattern {
         return {from, std::move(waits), std::move(delay)};
     }
 
-    // The late end `loc` of a message, at its point `at`, and what the waiting end posted.
+    // The late end `loc` of a message, at its point `at`, and what the waiting end posted;
+    // the indirect part of its wait goes back to it as `reply`.
     void point_to_point(uint32_t loc, size_t at, const Posted& posted, WaitKind kind,
-                        uint32_t message) {
+                        trace::ByteWriter& reply) {
         Shared& s = *shared_;
         if (at == Synchpoints::npos) return;
         const Synchpoint& p = points_->of(loc).points[at];
@@ -307,7 +325,7 @@ class DelayCosts : public CataloguedPattern {
         if (waits.sum > 0) {
             // The late process's own waits explain this part of the wait (indirect), and
             // each of them propagated (Scalasca keeps the largest share any wait took).
-            s.indirect[kind == WaitKind::LateSender ? 0 : 1][loc][message] += scale * waits.sum;
+            reply.put(scale * waits.sum);
             const auto& points = points_->of(loc).points;
             for (size_t k = from == Synchpoints::npos ? 0 : from + 1; k < at; ++k)
                 if (scale > 0 && points[k].synchronises && points[k].wait > 0) {
@@ -323,30 +341,27 @@ class DelayCosts : public CataloguedPattern {
     }
 
     // At the delaying member of a collective operation.
-    void collective(const Context& c, const BackwardStep& step) {
-        Shared& s = *shared_;
+    void collective(const Context& c, const BackwardStep& step, const BackwardPayloads& taken) {
         const uint32_t loc = step.location;
         const size_t at = points_->collective_point(loc, step.id);
         if (at == Synchpoints::npos) return;
         const Synchpoint& p = points_->of(loc).points[at];
         if (!p.synchronises || p.partner != loc) return;
-        const std::optional<std::vector<Posted>> taken = take_out(s, s.to_delayer, step.id);
-        if (!taken) return;
-        const std::vector<Posted>& posted = *taken;
         const auto& members = c.matching().collectives[step.id].members;
         const size_t kind = channel(p.wait_kind);
         std::vector<std::pair<uint32_t, Costs>> scales; // (member location, scale by channel)
-        for (size_t m = 0; m < posted.size(); ++m) {
-            if (!posted[m].synchronises) continue;
+        for (size_t m = 0; m < taken.size(); ++m) {
+            if (taken[m].empty()) continue; // a member that did not wait for another
+            const Posted posted = Posted::read(taken[m]);
             const uint32_t member = members[m].location;
-            const auto [from, waits, d] = compare(loc, at, member, posted[m].interval);
+            const auto [from, waits, d] = compare(loc, at, member, posted.interval);
             const double denominator = d.sum + waits.sum;
             if (!(denominator > 0)) continue;
-            const double scale = posted[m].wait / denominator;
+            const double scale = posted.wait / denominator;
             add(short_term_[kind], d.map, scale, loc);
             Costs sigma{};
             for (size_t ch = 0; ch < kWaitKinds; ++ch) {
-                const double carried = posted[m].costs[ch] / denominator;
+                const double carried = posted.costs[ch] / denominator;
                 add(long_term_[ch], d.map, carried, loc);
                 sigma[ch] = carried + (ch == kind ? scale : 0.0);
             }

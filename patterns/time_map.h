@@ -3,6 +3,8 @@
 // tree) with the part of std::map's interface the analysis uses.
 #pragma once
 
+#include "trace/bytes.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <utility>
@@ -45,6 +47,26 @@ class TimeMap {
     void clear() { entries_.clear(); }
     void reserve(size_t n) { entries_.reserve(n); }
     bool operator==(const TimeMap&) const = default;
+
+    // As bytes, for another location's replay: a count, then call path and ticks of each
+    // entry (the doubles bit for bit).
+    void write(trace::ByteWriter& out) const {
+        out.put<uint32_t>(static_cast<uint32_t>(entries_.size()));
+        for (const auto& [cp, ticks] : entries_) {
+            out.put(cp);
+            out.put(ticks);
+        }
+    }
+    static TimeMap read(trace::ByteReader& in) {
+        TimeMap map;
+        const auto n = in.get<uint32_t>();
+        map.entries_.reserve(n);
+        for (uint32_t k = 0; k < n; ++k) {
+            const auto cp = in.get<uint32_t>();
+            map.entries_.emplace_back(cp, in.get<double>());
+        }
+        return map;
+    }
 
   private:
     iterator lower(uint32_t callpath) {

@@ -21,9 +21,10 @@ class ByteWriter {
     explicit ByteWriter(Bytes& out) : out_(out) {}
     template <class T> void put(const T& value) {
         static_assert(std::is_trivially_copyable_v<T>, "only plain values travel as bytes");
-        const size_t at = out_.size();
-        out_.resize(at + sizeof(T));
-        std::memcpy(out_.data() + at, &value, sizeof(T));
+        // Appended, not resized then overwritten: a resize fills with zeros first, and small
+        // values are put often (a backward replay's payloads).
+        const auto* bytes = reinterpret_cast<const std::byte*>(&value);
+        out_.insert(out_.end(), bytes, bytes + sizeof(T));
     }
     // A count, then the values.
     template <class T> void put_all(std::span<const T> values) {

@@ -1,6 +1,9 @@
 #include "analyzer/engine/backward_replay.h"
 
 #include <algorithm>
+#include <cstring>
+#include <span>
+#include <stdexcept>
 #include <thread>
 
 namespace topolens::analysis {
@@ -12,6 +15,54 @@ BackwardReplay::BackwardReplay(const trace::Trace& trace, const trace::Matching&
     : trace_(trace), m_(matching), d_(dispatch), ctx_(context), threads_(std::max(threads, 1u)) {}
 
 namespace {
+
+// A step's payload: what each channel wrote, in channel order, then a table of the channels
+// that wrote anything (channel, end of its bytes; 4 bytes each) and its length (4 bytes). A
+// step where no channel wrote anything (most steps) holds no bytes, and costs no writes.
+template <class Write>
+void write_sections(trace::Bytes& out, std::vector<uint32_t>& table, size_t channels, Write write) {
+    out.clear();
+    table.clear();
+    for (size_t c = 0; c < channels; ++c) {
+        const size_t before = out.size();
+        trace::ByteWriter writer(out);
+        write(c, writer);
+        if (out.size() == before) continue;
+        if (out.size() > UINT32_MAX / 2)
+            throw std::length_error("backward replay: a step's payloads over 2 GiB");
+        table.push_back(static_cast<uint32_t>(c));
+        table.push_back(static_cast<uint32_t>(out.size()));
+    }
+    if (table.empty()) return;
+    trace::ByteWriter writer(out);
+    for (const uint32_t v : table) writer.put(v);
+    writer.put(static_cast<uint32_t>(table.size() / 2));
+}
+
+std::span<const std::byte> section(std::span<const std::byte> payload, size_t channel) {
+    if (payload.empty()) return {};
+    auto word = [&](size_t at) {
+        uint32_t v = 0;
+        std::memcpy(&v, payload.data() + at, sizeof v);
+        return v;
+    };
+    const uint32_t count = word(payload.size() - sizeof(uint32_t));
+    const size_t table = payload.size() - sizeof(uint32_t) * (1 + 2 * size_t{count});
+    size_t begin = 0;
+    for (uint32_t k = 0; k < count; ++k) {
+        const uint32_t c = word(table + 8 * k), end = word(table + 8 * k + 4);
+        if (c == channel) return payload.subspan(begin, end - begin);
+        begin = end;
+    }
+    return {};
+}
+
+// A message's state (receive_posted_, completion_posted_): posted (its reader may go on),
+// taken (its reader read it, or went on without it: a post after that keeps nothing), kept
+// (its slot holds bytes: what was posted, or once taken the reader's reply).
+constexpr uint8_t kPosted = 1, kTaken = 2, kKept = 4;
+
+constexpr size_t kSlotHeader = 2 * sizeof(uint32_t);
 
 bool complete(const trace::CollectiveMatch& c) {
     return std::all_of(c.members.begin(), c.members.end(),
@@ -84,15 +135,39 @@ void BackwardReplay::build_steps() {
     }
 }
 
+void BackwardReplay::Slot::assign(std::span<const std::byte> bytes) {
+    const auto size = static_cast<uint32_t>(bytes.size()); // below 4 GiB: write_sections
+    uint32_t capacity = 0;
+    if (data_) std::memcpy(&capacity, data_.get() + sizeof(uint32_t), sizeof capacity);
+    if (capacity < size) {
+        data_ = std::make_unique_for_overwrite<std::byte[]>(kSlotHeader + size);
+        capacity = size;
+    }
+    std::memcpy(data_.get(), &size, sizeof size);
+    std::memcpy(data_.get() + sizeof(uint32_t), &capacity, sizeof capacity);
+    if (size > 0) std::memcpy(data_.get() + kSlotHeader, bytes.data(), size);
+}
+
+std::span<const std::byte> BackwardReplay::Slot::bytes() const {
+    if (!data_) return {};
+    uint32_t size = 0;
+    std::memcpy(&size, data_.get(), sizeof size);
+    return {data_.get() + kSlotHeader, size};
+}
+
+std::span<const std::byte> BackwardPayloads::operator[](size_t end) const {
+    return section(end_(ends_, end), channel_);
+}
+
 bool BackwardReplay::ready(const BackwardStep& step) const {
     switch (step.kind) {
     case BackwardStep::Kind::Send:
-        return receive_posted_[step.id].load() != 0;
+        return (receive_posted_[step.id].load() & kPosted) != 0;
     case BackwardStep::Kind::Receive:
     case BackwardStep::Kind::SendCompletion:
         return true; // they only post
     case BackwardStep::Kind::ReceiveRequest:
-        return completion_posted_[step.id].load() != 0;
+        return (completion_posted_[step.id].load() & kPosted) != 0;
     case BackwardStep::Kind::Collective:
         return collective_posted_[step.id].load() == m_.collectives[step.id].members.size();
     }
@@ -127,32 +202,125 @@ void BackwardReplay::wake_partners(const BackwardStep& step) {
     }
 }
 
-// The patterns post first; the step counts as posted after, so a reader finds what they left.
-void BackwardReplay::post(const BackwardStep& step) {
-    for (const auto& callback : d_.backward_post_) callback(ctx_, step);
+// The channels post first; the step counts as posted after its payload is in its slot, so a
+// reader finds it. A message's state is written by one step at a time (its reader reads it
+// after it is posted, or, let go in a cycle, before while no other location runs).
+void BackwardReplay::post(const BackwardStep& step, Scratch& scratch) {
+    const auto& channels = d_.backward_;
+    trace::Bytes& payload = scratch.payload;
+    write_sections(payload, scratch.sections, channels.size(),
+                   [&](size_t c, trace::ByteWriter& out) {
+                       if (channels[c].post) channels[c].post(ctx_, step, out);
+                   });
+    auto keep = [&](Slot& slot, std::atomic<uint8_t>& state) {
+        uint8_t now = state.load(std::memory_order_relaxed);
+        if (!payload.empty() && !(now & kTaken)) {
+            slot.assign(payload);
+            now |= kKept;
+        }
+        state.store(now | kPosted);
+    };
     switch (step.kind) {
     case BackwardStep::Kind::Send:
     case BackwardStep::Kind::ReceiveRequest:
+        if (!payload.empty())
+            throw std::logic_error("backward replay: a pattern posted at a step that only reads");
         return;
     case BackwardStep::Kind::Receive:
-        receive_posted_[step.id].store(1);
+        keep(to_sender_[step.id], receive_posted_[step.id]);
         break;
     case BackwardStep::Kind::SendCompletion:
-        completion_posted_[step.id].store(1);
+        keep(to_receiver_[step.id], completion_posted_[step.id]);
         break;
     case BackwardStep::Kind::Collective:
+        if (!payload.empty()) to_members_[member_begin_[step.id] + step.member].assign(payload);
         collective_posted_[step.id].fetch_add(1);
         break;
     }
     wake_partners(step);
 }
 
-void BackwardReplay::take(BackwardStep step, bool forced) {
+// Each channel reads its sections of what the other end(s) posted; at a message's step its
+// answers replace the payload in the message's slot (for deliver_replies). A collective's
+// payloads are freed when its last member has read them.
+void BackwardReplay::take(BackwardStep step, bool forced, Scratch& scratch) {
     step.partners_posted = !forced;
-    for (const auto& callback : d_.backward_take_) callback(ctx_, step);
+    const auto& channels = d_.backward_;
+    Slot* slot = nullptr;
+    std::atomic<uint8_t>* state = nullptr;
+    switch (step.kind) {
+    case BackwardStep::Kind::Send:
+        slot = &to_sender_[step.id];
+        state = &receive_posted_[step.id];
+        break;
+    case BackwardStep::Kind::ReceiveRequest:
+        slot = &to_receiver_[step.id];
+        state = &completion_posted_[step.id];
+        break;
+    case BackwardStep::Kind::Collective: {
+        const size_t members = m_.collectives[step.id].members.size();
+        Slot* const ends = to_members_.data() + member_begin_[step.id];
+        const BackwardPayloads::End member = [](const void* e, size_t k) {
+            return static_cast<const Slot*>(e)[k].bytes();
+        };
+        for (size_t c = 0; c < channels.size(); ++c)
+            if (channels[c].take)
+                channels[c].take(ctx_, step,
+                                 BackwardPayloads(member, ends, forced ? 0 : members, c), nullptr);
+        if (collective_taken_[step.id].fetch_add(1) + 1 == members)
+            for (size_t k = 0; k < members; ++k) ends[k].release();
+        return;
+    }
+    case BackwardStep::Kind::Receive:
+    case BackwardStep::Kind::SendCompletion:
+        for (size_t c = 0; c < channels.size(); ++c) // they read nothing
+            if (channels[c].take)
+                channels[c].take(ctx_, step, BackwardPayloads(nullptr, nullptr, 0, c), nullptr);
+        return;
+    }
+    const uint8_t now = state->load(std::memory_order_acquire);
+    const std::span<const std::byte> posted =
+        now & kKept ? slot->bytes() : std::span<const std::byte>();
+    const BackwardPayloads::End only = [](const void* e, size_t) {
+        return *static_cast<const std::span<const std::byte>*>(e);
+    };
+    trace::Bytes& reply = scratch.reply;
+    write_sections(reply, scratch.sections, channels.size(), [&](size_t c, trace::ByteWriter& out) {
+        if (channels[c].take)
+            channels[c].take(ctx_, step, BackwardPayloads(only, &posted, forced ? 0 : 1, c), &out);
+    });
+    if (!reply.empty()) {
+        slot->assign(reply);
+        state->store(now | kTaken | kKept, std::memory_order_release);
+    } else {
+        if (now & kKept) slot->release();
+        state->store((now | kTaken) & ~kKept, std::memory_order_release);
+    }
 }
 
-bool BackwardReplay::advance(uint32_t loc, bool force) {
+// What the readers answered to `loc`'s posting steps, in event order.
+void BackwardReplay::deliver_replies(uint32_t loc) {
+    for (const Step& s : steps_[loc]) {
+        const BackwardStep& step = s.step;
+        Slot* slot = nullptr;
+        if (step.kind == BackwardStep::Kind::Receive &&
+            (receive_posted_[step.id].load(std::memory_order_relaxed) & (kTaken | kKept)) ==
+                (kTaken | kKept))
+            slot = &to_sender_[step.id];
+        if (step.kind == BackwardStep::Kind::SendCompletion &&
+            (completion_posted_[step.id].load(std::memory_order_relaxed) & (kTaken | kKept)) ==
+                (kTaken | kKept))
+            slot = &to_receiver_[step.id];
+        if (!slot) continue;
+        for (size_t c = 0; c < d_.backward_.size(); ++c) {
+            const std::span<const std::byte> reply = section(slot->bytes(), c);
+            if (!reply.empty() && d_.backward_[c].reply) d_.backward_[c].reply(ctx_, step, reply);
+        }
+        slot->release();
+    }
+}
+
+bool BackwardReplay::advance(uint32_t loc, bool force, Scratch& scratch) {
     LocationState& s = state_[loc];
     const std::vector<Step>& steps = steps_[loc];
     while (s.next > 0) {
@@ -161,7 +329,7 @@ bool BackwardReplay::advance(uint32_t loc, bool force) {
             s.group_begin = s.next - 1;
             while (s.group_begin > 0 && steps[s.group_begin - 1].call == steps[s.next - 1].call)
                 --s.group_begin;
-            for (size_t k = s.next; k-- > s.group_begin;) post(steps[k].step);
+            for (size_t k = s.next; k-- > s.group_begin;) post(steps[k].step, scratch);
             s.group_posted = true;
         }
         while (s.next > s.group_begin) {
@@ -176,7 +344,7 @@ bool BackwardReplay::advance(uint32_t loc, bool force) {
                 forced = false;
             }
             force = false;
-            take(step, forced);
+            take(step, forced, scratch);
             --s.next;
         }
         s.group_posted = false;
@@ -190,6 +358,7 @@ bool BackwardReplay::advance(uint32_t loc, bool force) {
 // in every other), so neither does which location is let go.
 void BackwardReplay::work() {
     const auto nloc = static_cast<uint32_t>(steps_.size());
+    Scratch scratch;
     std::unique_lock<std::mutex> hold(lock_);
     while (finished_ < nloc && !error_) {
         if (!runnable_.empty()) {
@@ -202,7 +371,7 @@ void BackwardReplay::work() {
             hold.unlock();
             bool done = false;
             try {
-                done = advance(loc, force);
+                done = advance(loc, force, scratch);
             } catch (...) {
                 hold.lock();
                 if (!error_) error_ = std::current_exception();
@@ -245,6 +414,16 @@ void BackwardReplay::run() {
     receive_posted_ = std::make_unique<std::atomic<uint8_t>[]>(m_.messages.size());
     completion_posted_ = std::make_unique<std::atomic<uint8_t>[]>(m_.messages.size());
     collective_posted_ = std::make_unique<std::atomic<uint32_t>[]>(m_.collectives.size());
+    collective_taken_ = std::make_unique<std::atomic<uint32_t>[]>(m_.collectives.size());
+    to_sender_ = std::vector<Slot>(m_.messages.size());
+    to_receiver_ = std::vector<Slot>(m_.messages.size());
+    member_begin_.resize(m_.collectives.size());
+    size_t members = 0;
+    for (size_t id = 0; id < m_.collectives.size(); ++id) {
+        member_begin_[id] = members;
+        members += m_.collectives[id].members.size();
+    }
+    to_members_ = std::vector<Slot>(members);
     for (uint32_t loc = 0; loc < nloc; ++loc) {
         state_[loc].next = steps_[loc].size();
         for (const auto& callback : d_.backward_begin_) callback(ctx_, loc);
@@ -258,8 +437,10 @@ void BackwardReplay::run() {
         work();
     }
     if (error_) std::rethrow_exception(error_);
-    for (uint32_t loc = 0; loc < nloc; ++loc)
+    for (uint32_t loc = 0; loc < nloc; ++loc) {
+        deliver_replies(loc);
         for (const auto& callback : d_.backward_done_) callback(ctx_, loc);
+    }
 }
 
 } // namespace topolens::analysis

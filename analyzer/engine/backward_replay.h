@@ -37,15 +37,32 @@ class BackwardReplay {
         bool done = false;
     };
 
+    // Bytes kept for another location's step: one pointer, null while empty (most are).
+    class Slot {
+      public:
+        void assign(std::span<const std::byte> bytes); // reuses the memory when it fits
+        std::span<const std::byte> bytes() const;
+        void release() { data_.reset(); }
+
+      private:
+        std::unique_ptr<std::byte[]> data_; // 4-byte size, 4-byte capacity, the bytes
+    };
+    // What a thread reuses from step to step.
+    struct Scratch {
+        trace::Bytes payload, reply;
+        std::vector<uint32_t> sections; // write_sections' table
+    };
+
     void build_steps();
     std::vector<uint8_t> completed_after_posted() const;
-    void work();                            // one thread's share, until every location is done
-    bool advance(uint32_t loc, bool force); // false: parked
+    void work(); // one thread's share, until every location is done
+    bool advance(uint32_t loc, bool force, Scratch& scratch); // false: parked
     bool ready(const BackwardStep& step) const;
-    void post(const BackwardStep& step);
-    void take(BackwardStep step, bool forced);
+    void post(const BackwardStep& step, Scratch& scratch);
+    void take(BackwardStep step, bool forced, Scratch& scratch);
     void wake_partners(const BackwardStep& step);
     void wake(uint32_t loc);
+    void deliver_replies(uint32_t loc);
 
     const trace::Trace& trace_;
     const trace::Matching& m_;
@@ -58,9 +75,19 @@ class BackwardReplay {
     // then looks at the flag again, so one of the two sees the other (both sequentially
     // consistent) and no post is missed. The rest is under lock_.
     std::vector<LocationState> state_;
-    std::unique_ptr<std::atomic<bool>[]> parked_;                                // by location
-    std::unique_ptr<std::atomic<uint8_t>[]> receive_posted_, completion_posted_; // by message
+    std::unique_ptr<std::atomic<bool>[]> parked_; // by location
+    // By message: whether its receive posted, its send read it, and what the slot keeps
+    // (see backward_replay.cpp); the same for its send completion and receive request.
+    std::unique_ptr<std::atomic<uint8_t>[]> receive_posted_, completion_posted_;
     std::unique_ptr<std::atomic<uint32_t>[]> collective_posted_; // by collective: members posted
+    std::unique_ptr<std::atomic<uint32_t>[]> collective_taken_;  // by collective: members read
+    // The payloads: by message, what its receive posted for the send, then what the send
+    // replied; what its send completion posted for the receive request, then the reply; by
+    // collective member (the collective's members from member_begin_[id] on), what it posted.
+    // Written by the posting step before it counts as posted, read by the reader after;
+    // freed once read.
+    std::vector<Slot> to_sender_, to_receiver_, to_members_;
+    std::vector<size_t> member_begin_; // by collective
     std::mutex lock_;
     std::condition_variable changed_;
     std::vector<uint32_t> runnable_;

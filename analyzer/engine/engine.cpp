@@ -485,6 +485,26 @@ class Replay {
 
 // ---------------------------------------------------------------- analyze
 
+// Dispatcher::on_gather in one process: every location is replayed here, so each gather's
+// bytes go from its writes (all of them first, as from the ranks) to its reads.
+void gather_locations(const Dispatcher& d, Context& context) {
+    const size_t nloc = context.trace().locations.size();
+    std::vector<trace::Bytes> facts(nloc);
+    for (const Dispatcher::Gather& gather : d.gathers_) {
+        for (uint32_t loc = 0; loc < nloc; ++loc) {
+            facts[loc].clear();
+            trace::ByteWriter out(facts[loc]);
+            gather.write(context, loc, out);
+        }
+        for (uint32_t loc = 0; loc < nloc; ++loc) {
+            trace::ByteReader in(facts[loc], "facts gathered from a location");
+            gather.read(context, loc, in);
+            if (!in.done())
+                throw std::logic_error("a location's gathered facts were not read to the end");
+        }
+    }
+}
+
 namespace {
 
 // Progress lines for long runs: every 10% of the events.
@@ -887,6 +907,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
                                             static_cast<unsigned>(workers.size())))
             .run();
     // After every location: results that need them all.
+    gather_locations(workers.front()->dispatcher, context);
     result.phases.backward = lap();
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);

@@ -18,6 +18,7 @@
 #include "analyzer/engine/mpi_calls.h"
 #include "analyzer/report/report.h"
 #include "analyzer/report/report_grid.h"
+#include "trace/bytes.h"
 #include "trace/exchange.h"
 #include "trace/matching.h"
 #include "trace/model.h"
@@ -26,6 +27,7 @@
 #include <iosfwd>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <typeindex>
 #include <unordered_map>
@@ -174,8 +176,9 @@ class Pattern;
 
 // One step of the backward replay: one end of a matched message, or one member's part of a
 // matched collective instance. Each location visits its steps in reverse event order; at
-// each step a pattern first posts what the other end(s) need (on_backward_post), then, once
-// the other end(s) posted, reads what they posted (on_backward_take), as a backward replay
+// each step a pattern first posts what the other end(s) need (a channel's post, see
+// Dispatcher::on_backward), then, once the other end(s) posted, reads what they posted (its
+// take), as a backward replay
 // across processes exchanges it:
 //  - against the message: the receive (Receive, at the record that completed it) posts, the
 //    send (Send, at the send record) reads;
@@ -190,10 +193,32 @@ struct BackwardStep {
     uint32_t location = 0;
     uint32_t id = 0;     // message id (Matching::messages) or collective id
     uint32_t member = 0; // Collective: the location's index among the instance's members
-    // on_backward_take: false when the other end(s) could not post first (a cycle of waits,
+    // At a take: false when the other end(s) could not post first (a cycle of waits,
     // as clock-condition violations make): the pattern reads nothing of them (the engine
     // warns once).
     bool partners_posted = true;
+};
+
+// What the other end(s) of a backward step posted for it, as one channel's post wrote it
+// (Dispatcher::on_backward): one payload for a message's step (the receive's for a Send, the
+// send completion's for a ReceiveRequest), one per member in member order for a collective's
+// (empty where a member posted nothing). None (size 0) when the partners could not post first
+// (BackwardStep::partners_posted false). Valid during the take only.
+class BackwardPayloads {
+  public:
+    size_t size() const { return size_; }
+    std::span<const std::byte> operator[](size_t end) const;
+
+  private:
+    friend class BackwardReplay;
+    // Each end's bytes (every channel's section, see backward_replay.cpp), looked up only
+    // when a channel reads them.
+    using End = std::span<const std::byte> (*)(const void* ends, size_t end);
+    BackwardPayloads(End end, const void* ends, size_t size, size_t channel)
+        : end_(end), ends_(ends), size_(size), channel_(channel) {}
+    End end_;
+    const void* ends_;
+    size_t size_, channel_;
 };
 
 // A table of metrics in tree order (parents first), each row naming the pattern that adds to
@@ -279,19 +304,55 @@ class Dispatcher {
     // The backward replay (after the forward replay and the workers' merge, before
     // on_finish), run only if a pattern subscribes: see BackwardStep. Steps of different
     // locations run in different threads at once (one location in one thread at a time), so
-    // post and take see the Context read-only: a pattern keeps what it finds per location
-    // and what it posts under a lock of its own, and adds severities in on_backward_done or
-    // on_finish.
+    // post and take see the Context read-only: a pattern keeps what it finds per location,
+    // and what one location tells another goes as bytes the engine holds and hands over
+    // (an MPI-parallel replay sends them to the rank of the other end), through a channel:
+    //  - post: at a step that posts (Receive, SendCompletion, Collective), what the other
+    //    end(s) need, written to `payload` (nothing: an empty payload);
+    //  - take: at the reading step (Send, ReceiveRequest, Collective), the payloads the
+    //    other end(s) posted on this channel. At a message's step it may answer the poster
+    //    (`reply`; nullptr at a collective's step);
+    //  - reply: after every location's last step, location by location in location order
+    //    (in one thread), at each posting step of the location whose reader answered, what
+    //    it answered (never empty).
+    // The engine keeps each step's payloads until read, then frees them.
+    using BackwardPost =
+        std::function<void(const Context&, const BackwardStep&, trace::ByteWriter& payload)>;
+    using BackwardTake =
+        std::function<void(const Context&, const BackwardStep&, const BackwardPayloads& posted,
+                           trace::ByteWriter* reply)>;
+    using BackwardReply =
+        std::function<void(Context&, const BackwardStep&, std::span<const std::byte> reply)>;
+    void on_backward(BackwardPost post, BackwardTake take, BackwardReply reply = nullptr) {
+        backward_.push_back({std::move(post), std::move(take), std::move(reply)});
+    }
+    // A take that reads no payloads (it watches the steps).
     using Backward = std::function<void(const Context&, const BackwardStep&)>;
-    void on_backward_post(Backward callback) { backward_post_.push_back(std::move(callback)); }
-    void on_backward_take(Backward callback) { backward_take_.push_back(std::move(callback)); }
+    void on_backward_take(Backward callback) {
+        on_backward(nullptr,
+                    [callback = std::move(callback)](const Context& c, const BackwardStep& step,
+                                                     const BackwardPayloads&,
+                                                     trace::ByteWriter*) { callback(c, step); });
+    }
     // Before any location's first backward step, location by location; after every
-    // location's last, in location order (in one thread, both).
+    // location's last (and its replies), in location order (in one thread, both).
     void on_backward_begin(LocationBegin callback) {
         backward_begin_.push_back(std::move(callback));
     }
     void on_backward_done(LocationBegin callback) { backward_done_.push_back(std::move(callback)); }
-    bool replays_backward() const { return !backward_post_.empty() || !backward_take_.empty(); }
+    bool replays_backward() const { return !backward_.empty(); }
+
+    // After the replays, before on_finish: facts of single locations that results over all
+    // locations need (sums over them, a wait graph). `write` runs for each location the
+    // analysis replays (in an MPI-parallel one: the rank's own), in location order; then
+    // `read` runs for every location of the trace in location order, reading what `write`
+    // wrote for it (an MPI-parallel analysis gathers the bytes from every rank).
+    using LocationWrite =
+        std::function<void(const Context&, uint32_t location, trace::ByteWriter&)>;
+    using LocationRead = std::function<void(Context&, uint32_t location, trace::ByteReader&)>;
+    void on_gather(LocationWrite write, LocationRead read) {
+        gathers_.push_back({std::move(write), std::move(read)});
+    }
 
     // Facts for other locations (analyzer/engine/facts.h), declared in subscribe(): a table
     // of one T per message, which `writer` sets in `phase` and the other end gets in a later
@@ -331,8 +392,19 @@ class Dispatcher {
     FactStore& store() const;
     FactStore* facts_ = nullptr;
     size_t pattern_ = 0;
-    std::vector<Backward> backward_post_, backward_take_;
+    friend void gather_locations(const Dispatcher&, Context&);
+    struct BackwardChannel {
+        BackwardPost post;
+        BackwardTake take;
+        BackwardReply reply;
+    };
+    struct Gather {
+        LocationWrite write;
+        LocationRead read;
+    };
+    std::vector<BackwardChannel> backward_;
     std::vector<LocationBegin> backward_begin_, backward_done_;
+    std::vector<Gather> gathers_;
     std::vector<EnterLeave> regions_, flushes_;
     std::vector<Message> receives_, sends_;
     std::vector<Collective> collectives_;
