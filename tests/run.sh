@@ -57,7 +57,7 @@ tsan_suite() {
         cmake --build "$build" -j "$(nproc)" --target topolens topolens_analysis_tests &&
         TSAN_OPTIONS="halt_on_error=1" \
             ctest --test-dir "$build" --no-tests=error --output-on-failure -j "$(nproc)" \
-                --timeout 600 -R '^(Parallel|BackwardReplay|BackwardPayloads)\.'
+                --timeout 600 -R '^(Parallel|BackwardReplay|BackwardPayloads|SharedMatching|SharedAnalysis|ThreadExchange)\.'
 }
 
 stage "build and ctest" main_suite

@@ -29,25 +29,12 @@ unsigned threads_per_rank() {
     return std::max(1u, trace::worker_threads() / local);
 }
 
-// Before MPI is up: whether this is rank 0 (which alone prints), from mpirun's environment.
-bool rank_zero_by_environment() {
-    for (const char* variable : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
-        if (const char* rank = std::getenv(variable)) return std::string(rank) == "0";
-    return true;
-}
-
 } // namespace
 
 int analyze_on_ranks(RankedAnalysis job) {
     if (!parallel::started_by_mpirun()) {
         print_error("analyze --mpi: this process was not started by mpirun; run `mpirun -np N "
                     "topolens analyze TRACE --mpi`, or `topolens analyze TRACE --ranks N`");
-        return kExitUsage;
-    }
-    if (job.root_causes) {
-        if (rank_zero_by_environment())
-            print_error("analyze --mpi: the root-cause analysis does not run across ranks yet; add "
-                        "--no-root-causes (or analyze in one process)");
         return kExitUsage;
     }
     parallel::MpiSession session;
@@ -87,11 +74,6 @@ int analyze_on_ranks(RankedAnalysis job) {
 
 int start_analysis_on_ranks(int ranks, const std::string& trace_path,
                             const std::vector<std::string>& forwarded) {
-    if (std::find(forwarded.begin(), forwarded.end(), "--no-root-causes") == forwarded.end()) {
-        print_error("analyze --ranks: the root-cause analysis does not run across ranks yet; "
-                    "add --no-root-causes (or analyze in one process)");
-        return kExitUsage;
-    }
     std::vector<std::string> cmd = mpirun_prefix(ranks);
     cmd.insert(cmd.end(), {own_executable(), "analyze", trace_path, "--mpi"});
     cmd.insert(cmd.end(), forwarded.begin(), forwarded.end());

@@ -55,8 +55,7 @@ void analyze_usage(std::ostream& out) {
            "  --mpi       this is one rank of such a run, started by mpirun (on one machine or\n"
            "              with a hostfile across nodes): each rank reads and replays its share\n"
            "              of the locations, rank 0 writes the report, the same report as in one\n"
-           "              process. The root-cause analysis does not run across ranks yet:\n"
-           "              --mpi needs --no-root-causes.\n";
+           "              process.\n";
 }
 
 int analyze_main(const std::vector<std::string>& args) {

@@ -11,8 +11,14 @@ namespace topolens::analysis {
 using trace::kNone;
 
 BackwardReplay::BackwardReplay(const trace::Trace& trace, const trace::Matching& matching,
-                               const Dispatcher& dispatch, Context& context, unsigned threads)
-    : trace_(trace), m_(matching), d_(dispatch), ctx_(context), threads_(std::max(threads, 1u)) {}
+                               const Dispatcher& dispatch, Context& context, unsigned threads,
+                               trace::Exchange* exchange)
+    : trace_(trace), m_(matching), d_(dispatch), ctx_(context),
+      threads_(exchange ? 1 : std::max(threads, 1u)), exchange_(exchange) {
+    const auto nloc = static_cast<uint32_t>(trace.locations.size());
+    first_ = std::min(matching.share.first, nloc);
+    last_ = std::min(matching.share.last, nloc);
+}
 
 namespace {
 
@@ -86,6 +92,7 @@ std::vector<uint8_t> BackwardReplay::completed_after_posted() const {
             after[id] = call.region != kNone && call.leave > m_.message_calls[id].recv_post;
         }
     }
+    if (exchange_) learn_completed_after(after);
     return after;
 }
 
@@ -93,7 +100,7 @@ void BackwardReplay::build_steps() {
     const auto nloc = static_cast<uint32_t>(trace_.locations.size());
     const std::vector<uint8_t> completed_after = completed_after_posted();
     steps_.assign(nloc, {});
-    for (uint32_t loc = 0; loc < nloc; ++loc) {
+    for (uint32_t loc = first_; loc < last_; ++loc) {
         const trace::LocationFrames& frames = m_.frames[loc];
         // Sorted by record as (record, index) keys: 8-byte keys sort much faster than the
         // steps, and steps of one record keep the order they were found in.
@@ -237,6 +244,7 @@ void BackwardReplay::post(const BackwardStep& step, Scratch& scratch) {
         collective_posted_[step.id].fetch_add(1);
         break;
     }
+    if (exchange_) send_post(step, payload);
     wake_partners(step);
 }
 
@@ -267,7 +275,7 @@ void BackwardReplay::take(BackwardStep step, bool forced, Scratch& scratch) {
             if (channels[c].take)
                 channels[c].take(ctx_, step,
                                  BackwardPayloads(member, ends, forced ? 0 : members, c), nullptr);
-        if (collective_taken_[step.id].fetch_add(1) + 1 == members)
+        if (collective_taken_[step.id].fetch_add(1) + 1 == local_members(step.id))
             for (size_t k = 0; k < members; ++k) ends[k].release();
         return;
     }
@@ -346,6 +354,7 @@ bool BackwardReplay::advance(uint32_t loc, bool force, Scratch& scratch) {
             force = false;
             take(step, forced, scratch);
             --s.next;
+            ++progress_;
         }
         s.group_posted = false;
     }
@@ -360,7 +369,7 @@ void BackwardReplay::work() {
     const auto nloc = static_cast<uint32_t>(steps_.size());
     Scratch scratch;
     std::unique_lock<std::mutex> hold(lock_);
-    while (finished_ < nloc && !error_) {
+    while (finished_ < target_ && !error_) {
         if (!runnable_.empty()) {
             const uint32_t loc = runnable_.back();
             runnable_.pop_back();
@@ -384,9 +393,10 @@ void BackwardReplay::work() {
                 state_[loc].done = true;
                 ++finished_;
             }
-            if (finished_ == nloc || (busy_ == 0 && runnable_.empty())) changed_.notify_all();
+            if (finished_ == target_ || (busy_ == 0 && runnable_.empty())) changed_.notify_all();
             continue;
         }
+        if (busy_ == 0 && exchange_) break; // the round ends: posts of other ranks may come
         if (busy_ == 0) {
             uint32_t lowest = 0;
             while (lowest < nloc && (state_[lowest].done || !parked_[lowest].load())) ++lowest;
@@ -406,6 +416,18 @@ void BackwardReplay::work() {
 }
 
 void BackwardReplay::run() {
+    if (exchange_) {
+        trace::Bytes mine;
+        trace::ByteWriter(mine).put(trace::LocationShare{first_, last_});
+        shares_.clear();
+        for (const trace::Bytes& theirs : exchange_->all_gather(std::move(mine)))
+            shares_.push_back(trace::ByteReader(theirs, "shares").get<trace::LocationShare>());
+        outbox_.assign(exchange_->size(), {});
+    }
+    local_members_.assign(m_.collectives.size(), 0);
+    for (size_t id = 0; id < m_.collectives.size(); ++id)
+        for (const trace::EventRef& member : m_.collectives[id].members)
+            local_members_[id] += member.location != kNone && local(member.location);
     build_steps();
     const auto nloc = static_cast<uint32_t>(steps_.size());
     state_.assign(nloc, {});
@@ -424,22 +446,250 @@ void BackwardReplay::run() {
         members += m_.collectives[id].members.size();
     }
     to_members_ = std::vector<Slot>(members);
-    for (uint32_t loc = 0; loc < nloc; ++loc) {
+    for (uint32_t loc = first_; loc < last_; ++loc) {
         state_[loc].next = steps_[loc].size();
         for (const auto& callback : d_.backward_begin_) callback(ctx_, loc);
     }
+    target_ = last_ - first_;
     // Highest location first, so that the locations run in ascending order off the stack.
-    for (uint32_t loc = nloc; loc-- > 0;) runnable_.push_back(loc);
-    {
+    for (uint32_t loc = last_; loc-- > first_;) runnable_.push_back(loc);
+    if (exchange_) {
+        run_rounds();
+    } else {
         std::vector<std::jthread> pool;
         for (unsigned t = 1; t < std::min<unsigned>(threads_, nloc); ++t)
             pool.emplace_back([this] { work(); });
         work();
     }
     if (error_) std::rethrow_exception(error_);
-    for (uint32_t loc = 0; loc < nloc; ++loc) {
+    for (uint32_t loc = first_; loc < last_; ++loc) {
         deliver_replies(loc);
         for (const auto& callback : d_.backward_done_) callback(ctx_, loc);
+    }
+}
+
+// ---------------------------------------------------------------- shared out to ranks
+
+uint32_t BackwardReplay::owner_of(uint32_t loc) const {
+    auto after = std::upper_bound(
+        shares_.begin(), shares_.end(), loc,
+        [](uint32_t l, const trace::LocationShare& share) { return l < share.first; });
+    return static_cast<uint32_t>(after - shares_.begin()) - 1;
+}
+
+uint32_t BackwardReplay::local_message(uint32_t global) const {
+    const auto& ids = m_.global_message_ids;
+    const auto at = std::lower_bound(ids.begin(), ids.end(), global);
+    if (at == ids.end() || *at != global)
+        throw std::logic_error("backward replay: message " + std::to_string(global) +
+                               " has no end on this rank");
+    return static_cast<uint32_t>(at - ids.begin());
+}
+
+uint32_t BackwardReplay::local_collective(uint32_t global) const {
+    const auto& ids = m_.global_collective_ids;
+    const auto at = std::lower_bound(ids.begin(), ids.end(), global);
+    if (at == ids.end() || *at != global)
+        throw std::logic_error("backward replay: collective " + std::to_string(global) +
+                               " has no member on this rank");
+    return static_cast<uint32_t>(at - ids.begin());
+}
+
+// Whether a send completed after its receive was posted is found on the sender's rank; the
+// receiver's rank needs it too (for its ReceiveRequest step).
+void BackwardReplay::learn_completed_after(std::vector<uint8_t>& after) const {
+    std::vector<trace::Bytes> out(exchange_->size());
+    for (uint32_t id = 0; id < after.size(); ++id) {
+        const trace::MessageMatch& mm = m_.messages[id];
+        if (after[id] && local(mm.send.location) && !local(mm.recv.location))
+            trace::ByteWriter(out[owner_of(mm.recv.location)]).put(m_.global_message_ids[id]);
+    }
+    for (const trace::Bytes& bytes : exchange_->all_to_all(std::move(out))) {
+        trace::ByteReader in(bytes, "sends completed after their receives were posted");
+        while (!in.done()) after[local_message(in.get<uint32_t>())] = 1;
+    }
+}
+
+namespace {
+
+enum class Posted : uint8_t { ToSender, ToReceiver, ToMembers, ReplyToReceiver, ReplyToSender };
+
+} // namespace
+
+// What a step posted for readers on other ranks (empty payloads too: they count as posted).
+void BackwardReplay::send_post(const BackwardStep& step, const trace::Bytes& payload) {
+    auto send = [&](uint32_t rank, Posted kind, uint32_t id, uint32_t member) {
+        trace::ByteWriter to(outbox_[rank]);
+        to.put(kind);
+        to.put(id);
+        to.put(member);
+        to.put_all(std::span<const std::byte>(payload));
+    };
+    switch (step.kind) {
+    case BackwardStep::Kind::Receive: {
+        const uint32_t reader = m_.messages[step.id].send.location;
+        if (!local(reader))
+            send(owner_of(reader), Posted::ToSender, m_.global_message_ids[step.id], 0);
+        break;
+    }
+    case BackwardStep::Kind::SendCompletion: {
+        const uint32_t reader = m_.messages[step.id].recv.location;
+        if (!local(reader))
+            send(owner_of(reader), Posted::ToReceiver, m_.global_message_ids[step.id], 0);
+        break;
+    }
+    case BackwardStep::Kind::Collective: {
+        std::vector<uint32_t> ranks;
+        for (const trace::EventRef& member : m_.collectives[step.id].members)
+            if (!local(member.location)) ranks.push_back(owner_of(member.location));
+        std::sort(ranks.begin(), ranks.end());
+        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+        for (const uint32_t rank : ranks)
+            send(rank, Posted::ToMembers, m_.global_collective_ids[step.id], step.member);
+        break;
+    }
+    case BackwardStep::Kind::Send:
+    case BackwardStep::Kind::ReceiveRequest:
+        break;
+    }
+}
+
+// One exchange of what was posted for other ranks; returns whether any rank sent anything.
+bool BackwardReplay::exchange_posts() {
+    std::vector<trace::Bytes> out(exchange_->size());
+    std::swap(out, outbox_);
+    bool sent = false;
+    for (const trace::Bytes& bytes : out) sent = sent || !bytes.empty();
+    const std::vector<trace::Bytes> in = exchange_->all_to_all(std::move(out));
+    outbox_.assign(exchange_->size(), {});
+    for (const trace::Bytes& bytes : in) {
+        trace::ByteReader from(bytes, "backward posts");
+        while (!from.done()) {
+            const auto kind = from.get<Posted>();
+            const auto id = from.get<uint32_t>();
+            const auto member = from.get<uint32_t>();
+            const std::vector<std::byte> payload = from.get_all<std::byte>();
+            auto keep = [&](Slot& slot, std::atomic<uint8_t>& state, uint32_t reader) {
+                uint8_t now = state.load();
+                if (!payload.empty() && !(now & kTaken)) {
+                    slot.assign(payload);
+                    now |= kKept;
+                }
+                state.store(now | kPosted);
+                wake(reader);
+            };
+            switch (kind) {
+            case Posted::ToSender: {
+                const uint32_t msg = local_message(id);
+                keep(to_sender_[msg], receive_posted_[msg], m_.messages[msg].send.location);
+                break;
+            }
+            case Posted::ToReceiver: {
+                const uint32_t msg = local_message(id);
+                keep(to_receiver_[msg], completion_posted_[msg], m_.messages[msg].recv.location);
+                break;
+            }
+            case Posted::ToMembers: {
+                const uint32_t c = local_collective(id);
+                if (!payload.empty()) to_members_[member_begin_[c] + member].assign(payload);
+                if (collective_posted_[c].fetch_add(1) + 1 == m_.collectives[c].members.size())
+                    for (const trace::EventRef& m : m_.collectives[c].members)
+                        if (local(m.location)) wake(m.location);
+                break;
+            }
+            case Posted::ReplyToReceiver:
+            case Posted::ReplyToSender:
+                throw std::logic_error("backward replay: a reply during the rounds");
+            }
+        }
+    }
+    // Whether any rank sent: every rank's flag.
+    trace::Bytes flag;
+    trace::ByteWriter(flag).put<uint8_t>(sent);
+    bool any = false;
+    for (const trace::Bytes& theirs : exchange_->all_gather(std::move(flag)))
+        any = any || trace::ByteReader(theirs, "sent").get<uint8_t>() != 0;
+    return any;
+}
+
+// Rounds until every rank is done: each rank goes as far as it can, then the posts travel.
+// When no rank can go on and nothing travelled, the locations left wait for each other (a
+// cycle): the lowest of all ranks' goes on without its partners, as in one process.
+void BackwardReplay::run_rounds() {
+    for (;;) {
+        progress_ = 0;
+        work();
+        if (error_) std::rethrow_exception(error_); // (a pattern's bug: the others will hang)
+        const bool sent = exchange_posts();
+        struct Status {
+            uint8_t done, progressed;
+            uint32_t lowest_parked;
+        };
+        Status mine{finished_ == target_, progress_ > 0, kNone};
+        for (uint32_t loc = first_; loc < last_; ++loc)
+            if (!state_[loc].done && parked_[loc].load()) {
+                mine.lowest_parked = loc;
+                break;
+            }
+        trace::Bytes bytes;
+        trace::ByteWriter(bytes).put(mine);
+        bool all_done = true, progressed = false;
+        uint32_t lowest = kNone;
+        for (const trace::Bytes& theirs : exchange_->all_gather(std::move(bytes))) {
+            const auto s = trace::ByteReader(theirs, "backward status").get<Status>();
+            all_done = all_done && s.done;
+            progressed = progressed || s.progressed;
+            lowest = std::min(lowest, s.lowest_parked);
+        }
+        if (all_done) break;
+        if (progressed || sent) continue; // (runnable locations were woken by what was sent)
+        if (lowest == kNone) throw std::logic_error("backward replay: ranks wait, none parked");
+        ctx_.warn("backward replay: a cycle of waits between processes (clock-condition "
+                  "violations?) was broken; values that would travel along it count as zero");
+        if (local(lowest)) {
+            parked_[lowest].store(false);
+            forced_ = lowest;
+            runnable_.push_back(lowest);
+        }
+    }
+    exchange_replies();
+}
+
+// The readers' answers to posts from other ranks go back to the posting step's rank.
+void BackwardReplay::exchange_replies() {
+    std::vector<trace::Bytes> out(exchange_->size());
+    auto send = [&](uint32_t poster, Posted kind, uint32_t msg, const Slot& slot) {
+        trace::ByteWriter to(out[owner_of(poster)]);
+        to.put(kind);
+        to.put(m_.global_message_ids[msg]);
+        to.put_all(slot.bytes());
+    };
+    const uint8_t replied = kTaken | kKept;
+    for (uint32_t msg = 0; msg < m_.messages.size(); ++msg) {
+        const trace::MessageMatch& mm = m_.messages[msg];
+        if (local(mm.send.location) && !local(mm.recv.location) &&
+            (receive_posted_[msg].load() & replied) == replied) {
+            send(mm.recv.location, Posted::ReplyToReceiver, msg, to_sender_[msg]);
+            to_sender_[msg].release();
+        }
+        if (local(mm.recv.location) && !local(mm.send.location) &&
+            (completion_posted_[msg].load() & replied) == replied) {
+            send(mm.send.location, Posted::ReplyToSender, msg, to_receiver_[msg]);
+            to_receiver_[msg].release();
+        }
+    }
+    for (const trace::Bytes& bytes : exchange_->all_to_all(std::move(out))) {
+        trace::ByteReader from(bytes, "backward replies");
+        while (!from.done()) {
+            const auto kind = from.get<Posted>();
+            const uint32_t msg = local_message(from.get<uint32_t>());
+            const std::vector<std::byte> reply = from.get_all<std::byte>();
+            Slot& slot = kind == Posted::ReplyToReceiver ? to_sender_[msg] : to_receiver_[msg];
+            std::atomic<uint8_t>& state =
+                kind == Posted::ReplyToReceiver ? receive_posted_[msg] : completion_posted_[msg];
+            slot.assign(reply);
+            state.store(state.load() | replied);
+        }
     }
 }
 

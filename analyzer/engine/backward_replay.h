@@ -18,8 +18,12 @@ namespace topolens::analysis {
 
 class BackwardReplay {
   public:
+    // `exchange`: an analysis shared out to ranks (AnalysisOptions::exchange): this rank
+    // replays its share's locations, in one thread, in rounds: between rounds what a step
+    // posted for a location of another rank goes there, until every rank is done.
     BackwardReplay(const trace::Trace& trace, const trace::Matching& matching,
-                   const Dispatcher& dispatch, Context& context, unsigned threads = 1);
+                   const Dispatcher& dispatch, Context& context, unsigned threads = 1,
+                   trace::Exchange* exchange = nullptr);
     // Runs every location's steps; a cycle of waits (which clock-condition violations can
     // make) is broken at its lowest location, whose step then reads without its partners
     // (BackwardStep::partners_posted false), with one warning.
@@ -63,13 +67,33 @@ class BackwardReplay {
     void wake_partners(const BackwardStep& step);
     void wake(uint32_t loc);
     void deliver_replies(uint32_t loc);
+    // Shared out to ranks: the rounds, and what travels between them.
+    void run_rounds();
+    bool local(uint32_t loc) const { return loc >= first_ && loc < last_; }
+    void learn_completed_after(std::vector<uint8_t>& after) const;
+    void send_post(const BackwardStep& step, const trace::Bytes& payload);
+    bool exchange_posts();
+    void exchange_replies();
+    uint32_t local_message(uint32_t global) const;
+    uint32_t local_collective(uint32_t global) const;
+    uint32_t owner_of(uint32_t loc) const;
+    size_t local_members(uint32_t collective) const { return local_members_[collective]; }
 
     const trace::Trace& trace_;
     const trace::Matching& m_;
     const Dispatcher& d_;
     Context& ctx_;
     unsigned threads_;
-    std::vector<std::vector<Step>> steps_; // by location, in event order
+    trace::Exchange* exchange_;
+    uint32_t first_ = 0, last_ = 0; // the locations replayed here
+    uint32_t target_ = 0;           // locations to finish here
+    // Shared out to ranks: posts for other ranks' locations, by rank, until the next round;
+    // steps taken in this round.
+    std::vector<trace::Bytes> outbox_;
+    uint64_t progress_ = 0;
+    std::vector<trace::LocationShare> shares_; // every rank's
+    std::vector<uint32_t> local_members_;      // by collective: its members replayed here
+    std::vector<std::vector<Step>> steps_;     // by location, in event order
     // A location's steps are visited by one thread at a time. What is posted and who is
     // parked are atomic: a post sets its flag, then wakes a parked reader; a reader parks,
     // then looks at the flag again, so one of the two sees the other (both sequentially

@@ -488,13 +488,27 @@ class Replay {
 // Dispatcher::on_gather in one process: every location is replayed here, so each gather's
 // bytes go from its writes (all of them first, as from the ranks) to its reads.
 void gather_locations(const Dispatcher& d, Context& context) {
-    const size_t nloc = context.trace().locations.size();
+    const auto nloc = static_cast<uint32_t>(context.trace().locations.size());
+    const uint32_t first = std::min(context.matching().share.first, nloc);
+    const uint32_t last = std::min(context.matching().share.last, nloc);
     std::vector<trace::Bytes> facts(nloc);
     for (const Dispatcher::Gather& gather : d.gathers_) {
-        for (uint32_t loc = 0; loc < nloc; ++loc) {
+        // Written here for the locations replayed here; shared out to ranks, every rank's
+        // (in rank order, which is location order) are read by every rank.
+        trace::Bytes mine;
+        for (uint32_t loc = first; loc < last; ++loc) {
             facts[loc].clear();
             trace::ByteWriter out(facts[loc]);
             gather.write(context, loc, out);
+            trace::ByteWriter(mine).put_all(std::span<const std::byte>(facts[loc]));
+        }
+        if (first != 0 || last != nloc) {
+            uint32_t loc = 0;
+            for (const trace::Bytes& part : context.gather(std::move(mine))) {
+                trace::ByteReader in(part, "gathered facts");
+                while (!in.done()) facts[loc++] = in.get_all<std::byte>();
+            }
+            if (loc != nloc) throw std::logic_error("gathered facts of some locations only");
         }
         for (uint32_t loc = 0; loc < nloc; ++loc) {
             trace::ByteReader in(facts[loc], "facts gathered from a location");
@@ -666,8 +680,18 @@ void send_foreign_values(ForeignValues& foreign, trace::Exchange& exchange,
 
 // The report's values to rank 0, added there in rank order (a location's values come from
 // its own rank only: a value for another rank's location went there, see above).
-void gather_report(report::Report& report, trace::Exchange& exchange) {
+void gather_report(report::Report& report, trace::Exchange& exchange, trace::LocationShare mine) {
     std::vector<trace::Bytes> out(exchange.size());
+    auto own = [&](size_t loc) { return loc >= mine.first && loc < mine.last; };
+    // A rank's values for other ranks' locations are copies of what their ranks found
+    // (results over all locations, computed everywhere from gathered facts): left out.
+    for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric)
+        for (int callpath : report.callpaths_with_values(metric)) {
+            const std::vector<double>* row = report.row(metric, callpath);
+            for (size_t loc = 0; row && loc < row->size(); ++loc)
+                if (!own(loc) && (*row)[loc] != 0.0)
+                    report.set_value(metric, callpath, static_cast<int>(loc), 0.0);
+        }
     if (exchange.rank() != 0) {
         trace::ByteWriter to(out[0]);
         for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric)
@@ -899,12 +923,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
     // The backward replay, over the merged patterns (what it needs of the forward replay is
     // kept per location, shared by a pattern's clones).
-    if (workers.front()->dispatcher.replays_backward() && exchange)
-        throw std::logic_error("the backward replay (root causes) is not shared out to ranks yet");
     if (workers.front()->dispatcher.replays_backward())
         BackwardReplay(trace, matching, workers.front()->dispatcher, context,
                        std::clamp<unsigned>(options.backward_threads, 1,
-                                            static_cast<unsigned>(workers.size())))
+                                            static_cast<unsigned>(workers.size())),
+                       exchange)
             .run();
     // After every location: results that need them all.
     gather_locations(workers.front()->dispatcher, context);
@@ -912,7 +935,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
     if (exchange) {
-        gather_report(result.report, *exchange);
+        gather_report(result.report, *exchange, shares[exchange->rank()]);
         total = sum_over_ranks(*exchange, total);
     }
     result.phases.finish = lap();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `topolens analyze --mpi` under mpirun gives the report of the analysis in one process,
-# byte for byte, for 1 to 4 ranks: on the recorded traces of the samples (the Scalasca
+# byte for byte, for 1 to 4 ranks, the root-cause analysis included: on the recorded traces of the samples (the Scalasca
 # oracle's: a pipelined wavefront, CG on a 3D grid, collectives, an autotuned halo
 # exchange), on traces whose time goes backwards, and on synthetic traces of every pattern
 # (wavefront, sweeps with several octants in flight, nonblocking and periodic halos, SSOR,
@@ -45,13 +45,13 @@ analyze_mpi() { # NP TRACE OUTPUT [more options]: at most 120 s
     local np="$1" trace="$2" out="$3"
     shift 3
     timeout 120 "$TL_MPIEXEC" --allow-run-as-root --oversubscribe -np "$np" \
-        "$TL_TOPOLENS" analyze "$trace" --mpi --no-root-causes --quiet -o "$out" "$@"
+        "$TL_TOPOLENS" analyze "$trace" --mpi --quiet -o "$out" "$@"
 }
 
 compared=0
 for trace in "${traces[@]}"; do
     name="$(basename "$trace")"
-    "$TL_TOPOLENS" analyze "$trace" --no-root-causes --quiet -o "$work/$name.serial.cubex" \
+    "$TL_TOPOLENS" analyze "$trace" --quiet -o "$work/$name.serial.cubex" \
         >/dev/null || tl_fail "topolens analyze $name failed"
     processes="$("$TL_TOPOLENS" info "$trace" 2>/dev/null | awk '/^ranks:/ { print $2; exit }')"
     for np in 1 2 3 4; do
@@ -66,6 +66,14 @@ for trace in "${traces[@]}"; do
     echo "ok: $name, 1 to 4 ranks (at most its processes): the one-process report byte for byte"
 done
 [ "$compared" -ge 40 ] || tl_fail "only $compared comparisons were made"
+
+# Without the root-cause analysis too.
+"$TL_TOPOLENS" analyze "$work/cg3d" --no-root-causes --quiet -o "$work/cg3d.plain.cubex" >/dev/null ||
+    tl_fail "topolens analyze --no-root-causes failed"
+analyze_mpi 3 "$work/cg3d" "$work/cg3d.plain.np3.cubex" --no-root-causes >/dev/null ||
+    tl_fail "--mpi --no-root-causes failed"
+cmp -s "$work/cg3d.plain.cubex" "$work/cg3d.plain.np3.cubex" ||
+    tl_fail "--no-root-causes: the report of 3 ranks differs from the one-process analysis"
 
 # A damaged event file in the last rank's share: every rank stops, rank 0 says why once.
 damaged="$work/damaged"
@@ -92,13 +100,13 @@ grep -q "the analysis has 4 ranks and the trace 2 processes" "$work/toomany.out"
 # --mpi without mpirun.
 rc=0
 timeout 60 env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK "$TL_TOPOLENS" analyze \
-    "$work/cg3d" --mpi --no-root-causes >"$work/nompirun.out" 2>&1 || rc=$?
+    "$work/cg3d" --mpi >"$work/nompirun.out" 2>&1 || rc=$?
 [ "$rc" = 2 ] || tl_fail "--mpi without mpirun gave status $rc, not 2"
 grep -q "not started by mpirun" "$work/nompirun.out" || tl_fail "--mpi without mpirun: no clear error"
 
 # --ranks N starts the ranks itself.
 rc=0
-timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 3 --no-root-causes --quiet \
+timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 3 --quiet \
     -o "$work/delay.ranks.cubex" >"$work/ranks.out" 2>&1 || rc=$?
 [ "$rc" = 0 ] || { cat "$work/ranks.out"; tl_fail "--ranks 3 gave status $rc"; }
 cmp -s "$work/delay.serial.cubex" "$work/delay.ranks.cubex" ||

@@ -5,12 +5,14 @@
 #include "patterns/registry.h"
 #include "same_report.h"
 #include "test_util.h"
+#include "trace/builder.h"
 #include "trace/matching.h"
 #include "trace/synthetic.h"
 #include "trace/thread_exchange.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <set>
@@ -24,9 +26,9 @@ namespace {
 
 using Patterns = std::function<std::vector<std::unique_ptr<analysis::Pattern>>()>;
 
-// Every pattern but the root-cause analysis (whose backward replay is not shared out yet).
+// Every pattern, the root-cause analysis (its backward replay in rounds) included.
 std::vector<std::unique_ptr<analysis::Pattern>> shared_patterns() {
-    return patterns::all_patterns(false);
+    return patterns::all_patterns();
 }
 
 analysis::AnalysisResult analyze_shared(const std::string& anchor, unsigned ranks,
@@ -100,6 +102,31 @@ TEST(SharedAnalysis, ReportsOfRecordedRunsAreTheWholeTracesBitForBit) {
         SCOPED_TRACE(name);
         expect_shared_is_whole((robustness / name).string(), 3, shared_patterns);
     }
+}
+
+// Receives matched to the partner's later sends (clock-condition violations) make the
+// backward replay's locations wait for each other in a cycle, here across ranks: broken
+// once per cycle at the lowest location of all ranks, as in one process.
+TEST(SharedAnalysis, CyclesOfWaitsAcrossRanksAreBrokenAsInOneProcess) {
+    trace::TraceBuilder b(4);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    for (uint32_t r = 0; r < 4; ++r) {
+        const uint32_t partner = r ^ 1;
+        b.mpi_recv(r, 10, 20 + r, partner, b.world(), 0, 8);
+        b.mpi_send(r, 30, 31, partner, b.world(), 0, 8);
+    }
+    for (uint32_t r = 0; r < 4; ++r)
+        b.mpi_collective(r, 40 + 3 * r, 60, trace::CollectiveOp::Barrier, b.world());
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 70, 75);
+    ScratchDir dir;
+    const std::string anchor = b.write((dir / "cycles").string());
+    const auto [t, m] = trace::read_and_match(anchor, 1);
+    const analysis::AnalysisResult whole = analysis::analyze(t, m, shared_patterns());
+    ASSERT_EQ(
+        std::count_if(whole.warnings.begin(), whole.warnings.end(),
+                      [](const std::string& w) { return w.find("cycle") != std::string::npos; }),
+        1);
+    expect_shared_is_whole(anchor, 4, shared_patterns);
 }
 
 // A damaged event file in one rank's share stops every rank with the same error, naming
