@@ -129,6 +129,27 @@ TEST(SharedAnalysis, CyclesOfWaitsAcrossRanksAreBrokenAsInOneProcess) {
     expect_shared_is_whole(anchor, 4, shared_patterns);
 }
 
+// Processes with threads (the reader orders locations by process): a process's threads
+// share its messages and collectives, so a rank holds every thread of its processes.
+TEST(SharedAnalysis, ThreadedProcessesAreSharedOutWhole) {
+    trace::TraceBuilder b(4);
+    std::vector<uint32_t> threads;
+    for (uint32_t r = 0; r < 4; ++r) threads.push_back(b.add_thread(r));
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    for (uint32_t r = 0; r < 4; ++r) {
+        // The thread sends to the next process, the main thread receives from the previous.
+        b.mpi_send(threads[r], 10 + r, 12 + r, (r + 1) % 4, b.world(), 3, 8);
+        b.mpi_recv(r, 8, 30 + 2 * r, (r + 3) % 4, b.world(), 3, 8);
+    }
+    for (uint32_t r = 0; r < 4; ++r)
+        b.mpi_collective(r % 2 ? threads[r] : r, 40 + 5 * r, 70, trace::CollectiveOp::Allreduce,
+                         b.world());
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 80, 85);
+    ScratchDir dir;
+    const std::string anchor = b.write((dir / "threads").string());
+    expect_shared_is_whole(anchor, 4, shared_patterns);
+}
+
 // A damaged event file in one rank's share stops every rank with the same error, naming
 // the file; none waits for it in an exchange.
 TEST(SharedAnalysis, ADamagedShareStopsEveryRankWithTheSameError) {
