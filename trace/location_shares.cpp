@@ -2,6 +2,9 @@
 
 #include "trace/model.h"
 
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
 #include <string>
 #include <unordered_set>
 
@@ -48,6 +51,15 @@ std::vector<LocationShare> share_locations(const std::vector<uint32_t>& process,
         start = end;
     }
     return shares;
+}
+
+uint32_t rank_holding(const std::vector<LocationShare>& shares, uint32_t location) {
+    auto after =
+        std::upper_bound(shares.begin(), shares.end(), location,
+                         [](uint32_t l, const LocationShare& share) { return l < share.first; });
+    if (after == shares.begin() || location >= std::prev(after)->last)
+        throw std::logic_error("no rank holds location " + std::to_string(location));
+    return static_cast<uint32_t>(after - shares.begin()) - 1;
 }
 
 } // namespace topolens::trace

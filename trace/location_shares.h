@@ -15,4 +15,7 @@ namespace topolens::trace {
 std::vector<LocationShare> share_locations(const std::vector<uint32_t>& process,
                                            const std::vector<uint64_t>& weight, unsigned ranks);
 
+// The rank whose share holds `location`, of `shares` (every rank's, contiguous, in order).
+uint32_t rank_holding(const std::vector<LocationShare>& shares, uint32_t location);
+
 } // namespace topolens::trace

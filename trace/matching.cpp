@@ -626,12 +626,7 @@ class MatcherImpl {
 
     bool is_local(uint32_t loc) const { return loc >= share_.first && loc < share_.last; }
 
-    uint32_t owner_of(uint32_t loc) const {
-        auto after =
-            std::upper_bound(shares_.begin(), shares_.end(), loc,
-                             [](uint32_t l, const LocationShare& s) { return l < s.first; });
-        return static_cast<uint32_t>(after - shares_.begin()) - 1;
-    }
+    uint32_t owner_of(uint32_t loc) const { return rank_holding(m_.shares, loc); }
 
   public:
     // The matching of one rank's share, the other ranks completing theirs at once: every
@@ -676,14 +671,14 @@ class MatcherImpl {
     void learn_shares(Exchange& exchange) {
         Bytes mine;
         ByteWriter(mine).put(share_);
-        shares_.clear();
+        m_.shares.clear();
         for (const Bytes& theirs : exchange.all_gather(std::move(mine)))
-            shares_.push_back(ByteReader(theirs, "shares").get<LocationShare>());
-        for (size_t r = 0; r < shares_.size(); ++r)
-            if ((r == 0 ? 0 : shares_[r - 1].last) != shares_[r].first ||
-                shares_[r].first >= shares_[r].last)
+            m_.shares.push_back(ByteReader(theirs, "shares").get<LocationShare>());
+        for (size_t r = 0; r < m_.shares.size(); ++r)
+            if ((r == 0 ? 0 : m_.shares[r - 1].last) != m_.shares[r].first ||
+                m_.shares[r].first >= m_.shares[r].last)
                 throw std::logic_error("trace::Matcher: the ranks' shares are not contiguous");
-        if (shares_.back().last != trace_.locations.size())
+        if (m_.shares.back().last != trace_.locations.size())
             throw std::logic_error("trace::Matcher: the ranks' shares leave locations out");
     }
 
@@ -706,7 +701,7 @@ class MatcherImpl {
         for (uint32_t r = 0; r < all.size(); ++r) {
             if (r == exchange.rank()) continue;
             ByteReader in(all[r], "location summaries");
-            for (uint32_t loc = shares_[r].first; loc < shares_[r].last; ++loc) {
+            for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
                 LocationScan& scan = scans_[loc];
                 scan.nodes = in.get_all<LocationScan::Node>();
                 scan.warnings.read(in);
@@ -786,7 +781,7 @@ class MatcherImpl {
         const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
         for (uint32_t r = 0; r < all.size(); ++r) {
             ByteReader in(all[r], "message counts");
-            for (uint32_t loc = shares_[r].first; loc < shares_[r].last; ++loc) {
+            for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
                 messages += in.get<uint64_t>();
                 if (messages >= kNone)
                     throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
@@ -1202,10 +1197,10 @@ class MatcherImpl {
     std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order
     std::vector<uint32_t> sequence_;                       // per comm, for the location merged
     std::vector<LocationScan> scans_;
-    // A shared analysis (complete_shared): this rank's locations, every rank's, and the
-    // queues of sends other ranks read for receives here (then how far each was taken).
+    // A shared analysis (complete_shared): this rank's locations (every rank's are the
+    // matching's), and the queues of sends other ranks read for receives here (then how far
+    // each was taken).
     LocationShare share_;
-    std::vector<LocationShare> shares_;
     std::unordered_map<Channel, SendQueue, ChannelHash> imported_;
     struct Taken {
         Channel channel;
@@ -1253,6 +1248,26 @@ Matching Matcher::finish(Exchange& exchange, LocationShare share) {
     impl_->finished = true;
     impl_->matcher.complete_shared(exchange, share);
     return std::move(impl_->matching);
+}
+
+namespace {
+
+uint32_t local_id(const std::vector<uint32_t>& ids, uint32_t global, const char* what) {
+    const auto at = std::lower_bound(ids.begin(), ids.end(), global);
+    if (at == ids.end() || *at != global)
+        throw std::logic_error(std::string(what) + " " + std::to_string(global) +
+                               " has no end in this rank's share");
+    return static_cast<uint32_t>(at - ids.begin());
+}
+
+} // namespace
+
+uint32_t local_message_id(const Matching& matching, uint32_t global) {
+    return local_id(matching.global_message_ids, global, "message");
+}
+
+uint32_t local_collective_id(const Matching& matching, uint32_t global) {
+    return local_id(matching.global_collective_ids, global, "collective");
 }
 
 CallSummary collective_call(const Trace& trace, const Matching& matching, EventRef member) {

@@ -109,6 +109,7 @@ struct Matching {
     // counts and warnings are the whole trace's, on every rank. For a whole trace the share
     // is every location and both lists are empty (ids are the whole trace's).
     LocationShare share;
+    std::vector<LocationShare> shares; // every rank's, by rank; empty for a whole trace
     std::vector<uint32_t> global_message_ids, global_collective_ids;
     // Per collective of the share, per member (communicator rank order): its part of the
     // operation (collective_call), as members on other ranks recorded it. Empty for a whole
@@ -189,6 +190,11 @@ inline CallSummary call_around(const Trace& trace, const Matching& matching, uin
     call.leave = leave == kNone ? events.back().time : events[leave].time;
     return call;
 }
+
+// A shared matching's id of the message (collective) the whole trace numbers `global`; a
+// logic_error if it has no end (member) in the share.
+uint32_t local_message_id(const Matching& matching, uint32_t global);
+uint32_t local_collective_id(const Matching& matching, uint32_t global);
 
 // A collective member's part of the operation: its call, from its MpiCollectiveBegin record
 // (where the trace has one; Scalasca times collective wait states by these records) to its

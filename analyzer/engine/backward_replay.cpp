@@ -1,5 +1,7 @@
 #include "analyzer/engine/backward_replay.h"
 
+#include "trace/location_shares.h"
+
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -416,14 +418,7 @@ void BackwardReplay::work() {
 }
 
 void BackwardReplay::run() {
-    if (exchange_) {
-        trace::Bytes mine;
-        trace::ByteWriter(mine).put(trace::LocationShare{first_, last_});
-        shares_.clear();
-        for (const trace::Bytes& theirs : exchange_->all_gather(std::move(mine)))
-            shares_.push_back(trace::ByteReader(theirs, "shares").get<trace::LocationShare>());
-        outbox_.assign(exchange_->size(), {});
-    }
+    if (exchange_) outbox_.assign(exchange_->size(), {});
     local_members_.assign(m_.collectives.size(), 0);
     for (size_t id = 0; id < m_.collectives.size(); ++id)
         for (const trace::EventRef& member : m_.collectives[id].members)
@@ -471,28 +466,7 @@ void BackwardReplay::run() {
 // ---------------------------------------------------------------- shared out to ranks
 
 uint32_t BackwardReplay::owner_of(uint32_t loc) const {
-    auto after = std::upper_bound(
-        shares_.begin(), shares_.end(), loc,
-        [](uint32_t l, const trace::LocationShare& share) { return l < share.first; });
-    return static_cast<uint32_t>(after - shares_.begin()) - 1;
-}
-
-uint32_t BackwardReplay::local_message(uint32_t global) const {
-    const auto& ids = m_.global_message_ids;
-    const auto at = std::lower_bound(ids.begin(), ids.end(), global);
-    if (at == ids.end() || *at != global)
-        throw std::logic_error("backward replay: message " + std::to_string(global) +
-                               " has no end on this rank");
-    return static_cast<uint32_t>(at - ids.begin());
-}
-
-uint32_t BackwardReplay::local_collective(uint32_t global) const {
-    const auto& ids = m_.global_collective_ids;
-    const auto at = std::lower_bound(ids.begin(), ids.end(), global);
-    if (at == ids.end() || *at != global)
-        throw std::logic_error("backward replay: collective " + std::to_string(global) +
-                               " has no member on this rank");
-    return static_cast<uint32_t>(at - ids.begin());
+    return trace::rank_holding(m_.shares, loc);
 }
 
 // Whether a send completed after its receive was posted is found on the sender's rank; the
@@ -506,7 +480,7 @@ void BackwardReplay::learn_completed_after(std::vector<uint8_t>& after) const {
     }
     for (const trace::Bytes& bytes : exchange_->all_to_all(std::move(out))) {
         trace::ByteReader in(bytes, "sends completed after their receives were posted");
-        while (!in.done()) after[local_message(in.get<uint32_t>())] = 1;
+        while (!in.done()) after[trace::local_message_id(m_, in.get<uint32_t>())] = 1;
     }
 }
 
@@ -580,17 +554,17 @@ bool BackwardReplay::exchange_posts() {
             };
             switch (kind) {
             case Posted::ToSender: {
-                const uint32_t msg = local_message(id);
+                const uint32_t msg = trace::local_message_id(m_, id);
                 keep(to_sender_[msg], receive_posted_[msg], m_.messages[msg].send.location);
                 break;
             }
             case Posted::ToReceiver: {
-                const uint32_t msg = local_message(id);
+                const uint32_t msg = trace::local_message_id(m_, id);
                 keep(to_receiver_[msg], completion_posted_[msg], m_.messages[msg].recv.location);
                 break;
             }
             case Posted::ToMembers: {
-                const uint32_t c = local_collective(id);
+                const uint32_t c = trace::local_collective_id(m_, id);
                 if (!payload.empty()) to_members_[member_begin_[c] + member].assign(payload);
                 if (collective_posted_[c].fetch_add(1) + 1 == m_.collectives[c].members.size())
                     for (const trace::EventRef& m : m_.collectives[c].members)
@@ -682,7 +656,7 @@ void BackwardReplay::exchange_replies() {
         trace::ByteReader from(bytes, "backward replies");
         while (!from.done()) {
             const auto kind = from.get<Posted>();
-            const uint32_t msg = local_message(from.get<uint32_t>());
+            const uint32_t msg = trace::local_message_id(m_, from.get<uint32_t>());
             const std::vector<std::byte> reply = from.get_all<std::byte>();
             Slot& slot = kind == Posted::ReplyToReceiver ? to_sender_[msg] : to_receiver_[msg];
             std::atomic<uint8_t>& state =

@@ -74,8 +74,6 @@ class BackwardReplay {
     void send_post(const BackwardStep& step, const trace::Bytes& payload);
     bool exchange_posts();
     void exchange_replies();
-    uint32_t local_message(uint32_t global) const;
-    uint32_t local_collective(uint32_t global) const;
     uint32_t owner_of(uint32_t loc) const;
     size_t local_members(uint32_t collective) const { return local_members_[collective]; }
 
@@ -91,9 +89,8 @@ class BackwardReplay {
     // steps taken in this round.
     std::vector<trace::Bytes> outbox_;
     uint64_t progress_ = 0;
-    std::vector<trace::LocationShare> shares_; // every rank's
-    std::vector<uint32_t> local_members_;      // by collective: its members replayed here
-    std::vector<std::vector<Step>> steps_;     // by location, in event order
+    std::vector<uint32_t> local_members_;  // by collective: its members replayed here
+    std::vector<std::vector<Step>> steps_; // by location, in event order
     // A location's steps are visited by one thread at a time. What is posted and who is
     // parked are atomic: a post sets its flag, then wakes a parked reader; a reader parks,
     // then looks at the flag again, so one of the two sees the other (both sequentially

@@ -3,6 +3,7 @@
 #include "analyzer/engine/backward_replay.h"
 #include "analyzer/engine/metric_tree.h"
 #include "analyzer/engine/mpi_calls.h"
+#include "trace/location_shares.h"
 #include "trace/threads.h"
 
 #include <algorithm>
@@ -580,32 +581,12 @@ void merge_warnings(const std::vector<std::unique_ptr<Worker>>& workers, Context
     for (const auto& [location, message] : all) into.warn(message);
 }
 
-// Every rank's share of the locations, by rank.
-std::vector<trace::LocationShare> every_share(trace::Exchange& exchange,
-                                              trace::LocationShare mine) {
-    trace::Bytes bytes;
-    trace::ByteWriter(bytes).put(mine);
-    std::vector<trace::LocationShare> shares;
-    for (const trace::Bytes& theirs : exchange.all_gather(std::move(bytes)))
-        shares.push_back(trace::ByteReader(theirs, "shares").get<trace::LocationShare>());
-    return shares;
-}
-
-uint32_t owner_of(const std::vector<trace::LocationShare>& shares, uint32_t location) {
-    auto after = std::upper_bound(
-        shares.begin(), shares.end(), location,
-        [](uint32_t l, const trace::LocationShare& share) { return l < share.first; });
-    if (after == shares.begin() || location >= std::prev(after)->last)
-        throw std::logic_error("no rank holds location " + std::to_string(location));
-    return static_cast<uint32_t>(after - shares.begin()) - 1;
-}
-
 // A phase's facts whose readers are on other ranks go there: a message's to the rank of its
 // other end (under the whole trace's message id, which both ranks know it by), a location's
 // to every other rank.
 void publish_to_ranks(FactStore& facts, FactPhase done, const trace::Matching& matching,
-                      trace::Exchange& exchange, const std::vector<trace::LocationShare>& shares) {
-    const trace::LocationShare mine = shares[exchange.rank()];
+                      trace::Exchange& exchange) {
+    const trace::LocationShare mine = matching.share;
     std::unordered_map<const FactTable*, uint32_t> index;
     for (uint32_t k = 0; k < facts.tables().size(); ++k) index[facts.tables()[k].get()] = k;
     std::vector<trace::Bytes> out(exchange.size());
@@ -624,22 +605,16 @@ void publish_to_ranks(FactStore& facts, FactPhase done, const trace::Matching& m
                     if (r != exchange.rank()) send(r, k, entry, table.bytes(entry));
                 return;
             }
-            send(owner_of(shares, reader), k, matching.global_message_ids[entry],
-                 table.bytes(entry));
+            send(trace::rank_holding(matching.shares, reader), k,
+                 matching.global_message_ids[entry], table.bytes(entry));
         });
-    const auto& ids = matching.global_message_ids;
     for (const trace::Bytes& bytes : exchange.all_to_all(std::move(out))) {
         trace::ByteReader in(bytes, "facts");
         while (!in.done()) {
             FactTable& table = *facts.tables().at(in.get<uint32_t>());
             uint32_t entry = in.get<uint32_t>();
-            if (table.scope() == FactScope::Message) {
-                const auto at = std::lower_bound(ids.begin(), ids.end(), entry);
-                if (at == ids.end() || *at != entry)
-                    throw std::logic_error("a fact for message " + std::to_string(entry) +
-                                           ", which has no end on this rank");
-                entry = static_cast<uint32_t>(at - ids.begin());
-            }
+            if (table.scope() == FactScope::Message)
+                entry = trace::local_message_id(matching, entry);
             const std::vector<std::byte> value = in.get_all<std::byte>();
             const std::span<std::byte> into = table.bytes(entry);
             if (value.size() != into.size())
@@ -653,8 +628,8 @@ void publish_to_ranks(FactStore& facts, FactPhase done, const trace::Matching& m
 // Values a rank's replay found for locations of other ranks go to their ranks, kept with
 // the location that found them, so that every rank adds them in location order.
 void send_foreign_values(ForeignValues& foreign, trace::Exchange& exchange,
-                         const std::vector<trace::LocationShare>& shares) {
-    const trace::LocationShare mine = shares[exchange.rank()];
+                         const trace::Matching& matching) {
+    const trace::LocationShare mine = matching.share;
     std::vector<trace::Bytes> out(exchange.size());
     for (uint32_t loc = mine.first; loc < mine.last; ++loc) {
         std::vector<ForeignValue> kept;
@@ -663,7 +638,7 @@ void send_foreign_values(ForeignValues& foreign, trace::Exchange& exchange,
                 kept.push_back(v);
                 continue;
             }
-            trace::ByteWriter to(out[owner_of(shares, v.location)]);
+            trace::ByteWriter to(out[trace::rank_holding(matching.shares, v.location)]);
             to.put(loc);
             to.put(v);
         }
@@ -890,10 +865,8 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     };
     // After a phase, its facts can be read. In one process every location is here: no fact
     // has a reader elsewhere (an MPI-parallel analysis sends them to the readers' ranks).
-    const std::vector<trace::LocationShare> shares =
-        exchange ? every_share(*exchange, matching.share) : std::vector<trace::LocationShare>{};
     auto publish = [&](FactPhase done) {
-        if (exchange) return publish_to_ranks(facts, done, matching, *exchange, shares);
+        if (exchange) return publish_to_ranks(facts, done, matching, *exchange);
         facts.publish(
             done, [](uint32_t) { return true; },
             [](const FactTable& table, uint32_t, uint32_t) {
@@ -915,7 +888,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     stop_if_failed();
     publish(FactPhase::forward_replay());
     result.phases.replay = lap();
-    if (exchange) send_foreign_values(foreign, *exchange, shares);
+    if (exchange) send_foreign_values(foreign, *exchange, matching);
     context.add_foreign(foreign);
     merge_warnings(workers, context, exchange);
     for (size_t w = 1; w < workers.size(); ++w)
@@ -935,7 +908,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
     if (exchange) {
-        gather_report(result.report, *exchange, shares[exchange->rank()]);
+        gather_report(result.report, *exchange, matching.share);
         total = sum_over_ranks(*exchange, total);
     }
     result.phases.finish = lap();
