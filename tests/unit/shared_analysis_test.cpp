@@ -64,7 +64,7 @@ std::string synthetic(const ScratchDir& dir, const std::string& name, trace::Syn
     return trace::synthesize(o).builder.write((dir / name).string());
 }
 
-TEST(SharedAnalysis, PointToPointReportsAreTheWholeTracesBitForBit) {
+TEST(SharedAnalysis, SyntheticReportsAreTheWholeTracesBitForBit) {
     ScratchDir dir;
     trace::SynthOptions mixed;
     mixed.grid = {4, 3};
