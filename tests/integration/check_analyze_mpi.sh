@@ -87,6 +87,35 @@ errors="$(grep -c '^topolens: error: .*26\.evt' "$work/damaged.out" || true)"
 [ "$errors" = 1 ] || tl_fail "a damaged trace: $errors error lines naming 26.evt, not 1"
 [ ! -e "$work/damaged.cubex" ] || tl_fail "a damaged trace left a report"
 
+# Damaged anchors (tests/data/robustness): the one-process analysis's error, once, on every
+# rank count; a foreign event file: the same warning and report as in one process.
+for name in anchor_creator_unterminated anchor_flip46_10GB anchor_fuzz_oom; do
+    cp -r "$robustness/$name" "$work/$name"
+    rc=0
+    "$TL_TOPOLENS" analyze "$work/$name" --quiet -o "$work/$name.cubex" >"$work/$name.serial.out" 2>&1 ||
+        rc=$?
+    [ "$rc" = 1 ] || tl_fail "$name: the one-process analysis gave status $rc"
+    for np in 1 2; do
+        rc=0
+        analyze_mpi "$np" "$work/$name" "$work/$name.cubex" >"$work/$name.np$np.out" 2>&1 || rc=$?
+        [ "$rc" != 0 ] && [ "$rc" != 124 ] || tl_fail "$name on $np ranks: status $rc (124: it hung)"
+        grep '^topolens: error' "$work/$name.np$np.out" >"$work/$name.np$np.errors" || true
+        cmp -s "$work/$name.serial.out" "$work/$name.np$np.errors" || {
+            cat "$work/$name.serial.out" "$work/$name.np$np.out"
+            tl_fail "$name on $np ranks: not the one-process analysis's error, once"
+        }
+    done
+done
+name=foreign_evt_same_program
+cp -r "$robustness/$name" "$work/$name"
+"$TL_TOPOLENS" analyze "$work/$name" -o "$work/$name.serial.cubex" >"$work/$name.serial.out" 2>&1 ||
+    tl_fail "$name: the one-process analysis failed"
+analyze_mpi 2 "$work/$name" "$work/$name.np2.cubex" >"$work/$name.np2.out" 2>&1 ||
+    tl_fail "$name on 2 ranks failed"
+cmp -s "$work/$name.serial.cubex" "$work/$name.np2.cubex" || tl_fail "$name: another report on 2 ranks"
+diff <(grep 'warning' "$work/$name.serial.out") <(grep 'warning' "$work/$name.np2.out") ||
+    tl_fail "$name: other warnings on 2 ranks"
+
 # More ranks than processes.
 rc=0
 analyze_mpi 4 "$work/time_backwards_recv_leave" "$work/toomany.cubex" >"$work/toomany.out" 2>&1 ||
