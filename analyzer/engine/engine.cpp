@@ -246,16 +246,26 @@ struct PendingInstance {
 // replays of several threads share them (locks striped by instance id).
 class SharedCollectives {
   public:
-    explicit SharedCollectives(size_t instances) : slots_(instances) {}
+    // Each instance is used by its members' replays; shared out to ranks, by those here.
+    explicit SharedCollectives(const trace::Matching& m) : slots_(m.collectives.size()) {
+        users_.reserve(m.collectives.size());
+        for (const trace::CollectiveMatch& c : m.collectives)
+            users_.push_back(m.shares.empty() ? c.members.size()
+                                              : static_cast<size_t>(std::count_if(
+                                                    c.members.begin(), c.members.end(),
+                                                    [&](const trace::EventRef& member) {
+                                                        return member.location >= m.share.first &&
+                                                               member.location < m.share.last;
+                                                    })));
+    }
 
-    template <class Build>
-    std::shared_ptr<const PendingInstance> use(uint32_t id, size_t members, Build&& build) {
+    template <class Build> std::shared_ptr<const PendingInstance> use(uint32_t id, Build&& build) {
         const std::lock_guard<std::mutex> lock(locks_[id % kStripes]);
         Slot& slot = slots_[id];
         if (slot.uses == 0) slot.instance = std::make_shared<const PendingInstance>(build());
         std::shared_ptr<const PendingInstance> instance = slot.instance;
         // An incomplete instance is built anew for each member (which warns each time).
-        if (++slot.uses == members || instance->incomplete) slot = Slot{};
+        if (++slot.uses == users_[id] || instance->incomplete) slot = Slot{};
         return instance;
     }
 
@@ -266,6 +276,7 @@ class SharedCollectives {
         size_t uses = 0;
     };
     std::vector<Slot> slots_;
+    std::vector<size_t> users_; // by instance
     std::mutex locks_[kStripes];
 };
 
@@ -416,13 +427,8 @@ class Replay {
 
     void collective(uint32_t loc, uint32_t id) {
         const trace::CollectiveMatch& c = m_.collectives[id];
-        // Shared out to ranks, only the members here use the instance.
-        const size_t users = static_cast<size_t>(
-            std::count_if(c.members.begin(), c.members.end(), [&](const trace::EventRef& member) {
-                return member.location >= m_.share.first && member.location < m_.share.last;
-            }));
         const std::shared_ptr<const PendingInstance> pending =
-            instances_.use(id, users, [&] { return build_instance(c, id); });
+            instances_.use(id, [&] { return build_instance(c, id); });
         if (pending->incomplete) {
             ctx_.warn("collectives with members missing were left out of the analysis");
             return;
@@ -789,7 +795,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         if (workers.size() > 1) worker->context->share_report(&report_lock);
     }
 
-    SharedCollectives collectives(matching.collectives.size());
+    SharedCollectives collectives(matching);
     uint64_t total = 0;
     for (uint32_t loc = first_loc; loc < first_loc + count; ++loc)
         total += trace.locations[loc].events.size();
