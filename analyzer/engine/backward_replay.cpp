@@ -356,7 +356,7 @@ bool BackwardReplay::advance(uint32_t loc, bool force, Scratch& scratch) {
             force = false;
             take(step, forced, scratch);
             --s.next;
-            ++progress_;
+            if (exchange_) ++progress_; // (shared out to ranks: one thread)
         }
         s.group_posted = false;
     }
