@@ -798,22 +798,9 @@ class MatcherImpl {
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
             uint32_t id = first_id[loc];
             for (const LocationScan::Matched& x : scans_[loc].matched) {
-                SharedMessage msg{
-                    id++, {x.send.send, {loc, x.recv_event}, x.posted}, {}, x.send.slot};
-                MessageCalls& calls = msg.calls;
                 const EventRef send = x.send.send;
-                if (x.side) {
-                    calls.send_call = x.side->call;
-                    calls.send_time = x.side->time;
-                } else {
-                    calls.send_call = call_around(trace_, m_, send.location, send.event);
-                    calls.send_time = trace_.locations[send.location].events[send.event].time;
-                }
-                calls.recv_call = call_around(trace_, m_, loc, x.recv_event);
-                calls.recv_time = trace_.locations[loc].events[x.recv_event].time;
-                calls.recv_post = x.posted == x.recv_event
-                                      ? calls.recv_call.enter
-                                      : call_around(trace_, m_, loc, x.posted).enter;
+                const SharedMessage msg{
+                    id++, {send, {loc, x.recv_event}, x.posted}, calls_of(loc, x), x.send.slot};
                 if (!is_local(send.location)) ByteWriter(back[owner_of(send.location)]).put(msg);
                 mine_all.push_back(msg);
             }
@@ -1046,6 +1033,26 @@ class MatcherImpl {
         });
     }
 
+    // What each end's replay needs of the other, for a receive of `receiver` and its send
+    // (from the sender's events, or as the sender's rank sent it: x.side).
+    MessageCalls calls_of(uint32_t receiver, const LocationScan::Matched& x) const {
+        MessageCalls calls;
+        const EventRef send = x.send.send;
+        if (x.side) {
+            calls.send_call = x.side->call;
+            calls.send_time = x.side->time;
+        } else {
+            calls.send_call = call_around(trace_, m_, send.location, send.event);
+            calls.send_time = trace_.locations[send.location].events[send.event].time;
+        }
+        calls.recv_call = call_around(trace_, m_, receiver, x.recv_event);
+        calls.recv_time = trace_.locations[receiver].events[x.recv_event].time;
+        calls.recv_post = x.posted == x.recv_event
+                              ? calls.recv_call.enter
+                              : call_around(trace_, m_, receiver, x.posted).enter;
+        return calls;
+    }
+
     // Message ids in order of receiving location, then posting; both ends learn theirs.
     void number_messages() {
         const size_t nloc = trace_.locations.size();
@@ -1085,14 +1092,7 @@ class MatcherImpl {
                 const LocationScan::Matched& x = matched[k];
                 const EventRef send = x.send.send;
                 m_.messages[id] = {send, {receiver, x.recv_event}, x.posted};
-                MessageCalls& calls = m_.message_calls[id];
-                calls.send_call = call_around(trace_, m_, send.location, send.event);
-                calls.send_time = trace_.locations[send.location].events[send.event].time;
-                calls.recv_call = call_around(trace_, m_, receiver, x.recv_event);
-                calls.recv_time = trace_.locations[loc].events[x.recv_event].time;
-                calls.recv_post = x.posted == x.recv_event
-                                      ? calls.recv_call.enter
-                                      : call_around(trace_, m_, receiver, x.posted).enter;
+                m_.message_calls[id] = calls_of(receiver, x);
                 received.push_back({x.recv_event, id});
                 // Distinct slots of the senders' lists: no two receivers write the same one.
                 m_.sends_of[x.send.send.location][x.send.slot].second = id;

@@ -502,14 +502,15 @@ void gather_locations(const Dispatcher& d, Context& context) {
     for (const Dispatcher::Gather& gather : d.gathers_) {
         // Written here for the locations replayed here; shared out to ranks, every rank's
         // (in rank order, which is location order) are read by every rank.
+        const bool shared = first != 0 || last != nloc;
         trace::Bytes mine;
         for (uint32_t loc = first; loc < last; ++loc) {
             facts[loc].clear();
             trace::ByteWriter out(facts[loc]);
             gather.write(context, loc, out);
-            trace::ByteWriter(mine).put_all(std::span<const std::byte>(facts[loc]));
+            if (shared) trace::ByteWriter(mine).put_all(std::span<const std::byte>(facts[loc]));
         }
-        if (first != 0 || last != nloc) {
+        if (shared) {
             uint32_t loc = 0;
             for (const trace::Bytes& part : context.gather(std::move(mine))) {
                 trace::ByteReader in(part, "gathered facts");

@@ -15,6 +15,7 @@
 // Times are the best of --repeat runs (after one untimed read that warms the page cache);
 // peak memory is the growth of VmHWM over the phase (reset through /proc/self/clear_refs
 // where the kernel allows, else measured from the child's start).
+#include "proc_status.h"
 #include "trace/reader.h"
 #include "trace/synthetic.h"
 #include "trace/threads.h"
@@ -70,13 +71,7 @@ struct Measure {
     char error[256] = {};
 };
 
-uint64_t status_kb(const char* field) {
-    std::ifstream in("/proc/self/status");
-    const std::size_t len = std::strlen(field);
-    for (std::string line; std::getline(in, line);)
-        if (line.compare(0, len, field) == 0) return std::strtoull(line.c_str() + len, nullptr, 10);
-    return 0;
-}
+using topolens::bench::status_kb;
 
 // Peak-RSS bookkeeping of one child: resets VmHWM to the current RSS if the kernel lets us.
 struct PeakMemory {

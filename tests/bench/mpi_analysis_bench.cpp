@@ -10,6 +10,7 @@
 #include "analyzer/engine/engine.h"
 #include "analyzer/parallel/mpi_exchange.h"
 #include "patterns/registry.h"
+#include "proc_status.h"
 #include "trace/matching.h"
 
 #include <chrono>
@@ -25,13 +26,7 @@ namespace {
 
 namespace tt = topolens::trace;
 
-uint64_t status_kb(const char* field) {
-    std::ifstream in("/proc/self/status");
-    const std::size_t len = std::strlen(field);
-    for (std::string line; std::getline(in, line);)
-        if (line.compare(0, len, field) == 0) return std::strtoull(line.c_str() + len, nullptr, 10);
-    return 0;
-}
+using topolens::bench::status_kb;
 
 struct RankFigures {
     uint64_t events = 0;
@@ -73,8 +68,8 @@ int main(int argc, char** argv) {
         topolens::analysis::AnalysisOptions options;
         options.threads = threads;
         options.exchange = &exchange;
-        const auto result =
-            topolens::analysis::analyze(t, m, topolens::patterns::all_patterns(root_causes), options);
+        const auto result = topolens::analysis::analyze(
+            t, m, topolens::patterns::all_patterns(root_causes), options);
         exchange.all_gather({});
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -96,8 +91,8 @@ int main(int argc, char** argv) {
             for (unsigned r = 0; r < all.size(); ++r) {
                 const auto f = tt::ByteReader(all[r], "figures").get<RankFigures>();
                 max_kb = std::max(max_kb, f.peak_kb);
-                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB\n", r,
-                            f.first, f.last - 1, static_cast<unsigned long long>(f.events),
+                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB\n", r, f.first,
+                            f.last - 1, static_cast<unsigned long long>(f.events),
                             f.peak_kb / 1024.0);
             }
             std::printf("peak RSS per rank: max %.1f MB\n", max_kb / 1024.0);
