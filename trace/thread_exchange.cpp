@@ -21,8 +21,7 @@ unsigned ThreadExchange::size() const {
     return hub_->ranks;
 }
 
-std::vector<Bytes> ThreadExchange::all_to_all(std::vector<Bytes> out) {
-    if (out.size() != hub_->ranks) throw std::logic_error("all_to_all: one buffer per rank");
+std::vector<Bytes> ThreadExchange::transfer(std::vector<Bytes> out) {
     for (unsigned to = 0; to < hub_->ranks; ++to) hub_->mail[rank_][to] = std::move(out[to]);
     hub_->sync.arrive_and_wait(); // every rank has posted
     std::vector<Bytes> in(hub_->ranks);
@@ -30,11 +29,6 @@ std::vector<Bytes> ThreadExchange::all_to_all(std::vector<Bytes> out) {
         in[from] = std::move(hub_->mail[from][rank_]);
     hub_->sync.arrive_and_wait(); // every rank has taken its mail: the slots are free again
     return in;
-}
-
-std::vector<Bytes> ThreadExchange::all_gather(Bytes mine) {
-    std::vector<Bytes> out(hub_->ranks, mine);
-    return all_to_all(std::move(out));
 }
 
 void run_ranks_in_threads(unsigned ranks, const std::function<void(Exchange&)>& body) {
@@ -46,7 +40,7 @@ void run_ranks_in_threads(unsigned ranks, const std::function<void(Exchange&)>& 
             threads.emplace_back([&, r] {
                 ThreadExchange exchange(hub, r);
                 try {
-                    body(exchange);
+                    exchange.run_agreed([&] { body(exchange); });
                 } catch (...) {
                     errors[r] = std::current_exception();
                 }

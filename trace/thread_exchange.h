@@ -17,16 +17,17 @@ class ThreadExchange : public Exchange {
     ThreadExchange(std::shared_ptr<ThreadExchangeHub> hub, unsigned rank);
     unsigned rank() const override { return rank_; }
     unsigned size() const override;
-    std::vector<Bytes> all_to_all(std::vector<Bytes> out) override;
-    std::vector<Bytes> all_gather(Bytes mine) override;
+
+  protected:
+    std::vector<Bytes> transfer(std::vector<Bytes> out) override;
 
   private:
     std::shared_ptr<ThreadExchangeHub> hub_;
     unsigned rank_;
 };
 
-// Runs `body` in `ranks` threads, each with its rank's exchange; rethrows the error of the
-// lowest rank that threw (the others must then have stopped too, through first_error).
+// Runs `body` in `ranks` threads, each with its rank's exchange, as Exchange::run_agreed
+// (an error on one rank stops every rank with it); rethrows the lowest rank's error.
 void run_ranks_in_threads(unsigned ranks, const std::function<void(Exchange&)>& body);
 
 } // namespace topolens::trace

@@ -42,29 +42,34 @@ int analyze_on_ranks(RankedAnalysis job) {
     const bool first = exchange.rank() == 0;
     std::ostream* progress = first && !job.quiet ? &std::cerr : nullptr;
     try {
-        // A run that died is completed once, by rank 0, before any rank reads it.
-        std::optional<std::string> error;
-        if (first) try {
-                complete_if_cut_short(job.trace_path);
-            } catch (const std::exception& e) {
-                error = e.what();
-            }
-        if (const auto failed = exchange.first_error(error)) throw std::runtime_error(*failed);
-        if (progress)
-            *progress << "topolens: reading " << job.trace_path << " in " << exchange.size()
-                      << " ranks\n";
-        job.options.threads = job.options.threads ? job.options.threads : threads_per_rank();
-        job.options.progress = progress;
-        job.options.exchange = &exchange;
-        const auto [trace, matching] =
-            trace::read_and_match_share(job.trace_path, exchange, job.options.threads);
-        const analysis::AnalysisResult result = analysis::analyze(
-            trace, matching, patterns::all_patterns(job.root_causes), job.options);
-        if (!first) return kExitOk;
-        if (job.report_path.empty()) job.report_path = patterns::default_report_path(trace.path);
-        report::write_cube4(result.report, job.report_path);
-        patterns::note_warnings(result, std::cerr);
-        std::cout << "topolens: report written to " << job.report_path << "\n";
+        // An error on any rank, even after the analysis (writing the report), stops every
+        // rank with it; rank 0 prints it.
+        exchange.run_agreed([&] {
+            // A run that died is completed once, by rank 0, before any rank reads it.
+            std::optional<std::string> error;
+            if (first) try {
+                    complete_if_cut_short(job.trace_path);
+                } catch (const std::exception& e) {
+                    error = e.what();
+                }
+            if (const auto failed = exchange.first_error(error)) throw std::runtime_error(*failed);
+            if (progress)
+                *progress << "topolens: reading " << job.trace_path << " in " << exchange.size()
+                          << " ranks\n";
+            job.options.threads = job.options.threads ? job.options.threads : threads_per_rank();
+            job.options.progress = progress;
+            job.options.exchange = &exchange;
+            const auto [trace, matching] =
+                trace::read_and_match_share(job.trace_path, exchange, job.options.threads);
+            const analysis::AnalysisResult result = analysis::analyze(
+                trace, matching, patterns::all_patterns(job.root_causes), job.options);
+            if (!first) return;
+            if (job.report_path.empty())
+                job.report_path = patterns::default_report_path(trace.path);
+            report::write_cube4(result.report, job.report_path);
+            patterns::note_warnings(result, std::cerr);
+            std::cout << "topolens: report written to " << job.report_path << "\n";
+        });
     } catch (const std::exception& e) {
         if (first) print_error(e.what());
         return kExitFailure;

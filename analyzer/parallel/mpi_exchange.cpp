@@ -45,8 +45,7 @@ MpiExchange::MpiExchange() {
     size_ = static_cast<unsigned>(size);
 }
 
-std::vector<trace::Bytes> MpiExchange::all_to_all(std::vector<trace::Bytes> out) {
-    if (out.size() != size_) throw std::logic_error("all_to_all: one buffer per rank");
+std::vector<trace::Bytes> MpiExchange::transfer(std::vector<trace::Bytes> out) {
     std::vector<uint64_t> sizes(size_), incoming(size_);
     for (unsigned r = 0; r < size_; ++r) sizes[r] = out[r].size();
     check(MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T,
@@ -78,11 +77,6 @@ std::vector<trace::Bytes> MpiExchange::all_to_all(std::vector<trace::Bytes> out)
     check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
           "MPI_Waitall");
     return in;
-}
-
-std::vector<trace::Bytes> MpiExchange::all_gather(trace::Bytes mine) {
-    std::vector<trace::Bytes> out(size_, mine);
-    return all_to_all(std::move(out));
 }
 
 } // namespace topolens::parallel

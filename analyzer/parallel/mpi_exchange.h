@@ -13,7 +13,7 @@ namespace topolens::parallel {
 // environment), before MPI is initialised.
 bool started_by_mpirun();
 
-// MPI_Init on construction, MPI_Finalize when it ends (or MPI_Abort if `abort` was called).
+// MPI_Init on construction, MPI_Finalize when it ends.
 class MpiSession {
   public:
     MpiSession();
@@ -27,8 +27,9 @@ class MpiExchange : public trace::Exchange {
     MpiExchange(); // over MPI_COMM_WORLD of a live MpiSession
     unsigned rank() const override { return rank_; }
     unsigned size() const override { return size_; }
-    std::vector<trace::Bytes> all_to_all(std::vector<trace::Bytes> out) override;
-    std::vector<trace::Bytes> all_gather(trace::Bytes mine) override;
+
+  protected:
+    std::vector<trace::Bytes> transfer(std::vector<trace::Bytes> out) override;
 
   private:
     unsigned rank_ = 0, size_ = 1;

@@ -126,6 +126,21 @@ grep -q "the analysis has 4 ranks and the trace 2 processes" "$work/toomany.out"
     tl_fail "4 ranks for 2 processes: no error naming both"
 }
 
+# A report rank 0 cannot write: rank 0 fails after the others are done; every rank stops
+# (no hang), with the one-process analysis's error, once.
+rc=0
+"$TL_TOPOLENS" analyze "$work/delay" --quiet -o "$work/no/such/dir/r.cubex" \
+    >"$work/unwritable.serial.out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || tl_fail "an unwritable report in one process gave status $rc"
+rc=0
+analyze_mpi 3 "$work/delay" "$work/no/such/dir/r.cubex" >"$work/unwritable.out" 2>&1 || rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] || tl_fail "an unwritable report on 3 ranks gave status $rc"
+grep '^topolens: error' "$work/unwritable.out" >"$work/unwritable.errors" || true
+cmp -s "$work/unwritable.serial.out" "$work/unwritable.errors" || {
+    cat "$work/unwritable.serial.out" "$work/unwritable.out"
+    tl_fail "an unwritable report on 3 ranks: not the one-process analysis's error, once"
+}
+
 # --mpi without mpirun.
 rc=0
 timeout 60 env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK "$TL_TOPOLENS" analyze \
@@ -140,4 +155,4 @@ timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 3 --quiet \
 [ "$rc" = 0 ] || { cat "$work/ranks.out"; tl_fail "--ranks 3 gave status $rc"; }
 cmp -s "$work/delay.serial.cubex" "$work/delay.ranks.cubex" ||
     tl_fail "--ranks 3 gave another report than the one-process analysis"
-echo "ok: damaged share, too many ranks, --mpi without mpirun, --ranks"
+echo "ok: damaged share, too many ranks, unwritable report, --mpi without mpirun, --ranks"

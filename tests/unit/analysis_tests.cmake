@@ -11,6 +11,7 @@ add_executable(topolens_analysis_tests
   parallel_analysis_test.cpp
   shared_matching_test.cpp
   shared_analysis_test.cpp
+  exchange_test.cpp
   backward_replay_test.cpp
   fact_tables_test.cpp
   critical_path_test.cpp

@@ -176,4 +176,54 @@ TEST(SharedAnalysis, ADamagedShareStopsEveryRankWithTheSameError) {
     for (unsigned r = 1; r < kRanks; ++r) EXPECT_EQ(errors[r], errors[0]) << "rank " << r;
 }
 
+// A pattern that fails in the backward replay at one location: on one rank only, while the
+// others wait for that rank's posts in a round.
+struct FailsBackwardAt : analysis::Pattern {
+    uint32_t location = 0;
+    std::string name() const override { return "fails backward"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<FailsBackwardAt>(*this);
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report&) override {}
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_backward_take([this](const analysis::Context&, const analysis::BackwardStep& step) {
+            if (step.location == location)
+                throw std::runtime_error("pattern failed at location " + std::to_string(location));
+        });
+    }
+};
+
+TEST(SharedAnalysis, AnErrorInTheBackwardReplayOfOneRankStopsEveryRankWithIt) {
+    ScratchDir dir;
+    trace::SynthOptions mixed;
+    mixed.grid = {2, 2};
+    mixed.iterations = 3;
+    const std::string anchor = synthetic(dir, "mixed", mixed);
+    constexpr unsigned kRanks = 2; // locations 2 and 3 on rank 1
+    std::vector<std::string> errors(kRanks, "no error");
+    try {
+        trace::run_ranks_in_threads(kRanks, [&](trace::Exchange& exchange) {
+            try {
+                const auto [t, m] = trace::read_and_match_share(anchor, exchange, 1);
+                std::vector<std::unique_ptr<analysis::Pattern>> patterns;
+                auto failing = std::make_unique<FailsBackwardAt>();
+                failing->location = 3;
+                patterns.push_back(std::move(failing));
+                analysis::AnalysisOptions options;
+                options.threads = 1;
+                options.exchange = &exchange;
+                analysis::analyze(t, m, patterns, options);
+            } catch (const std::exception& e) {
+                errors[exchange.rank()] = e.what();
+                throw;
+            }
+        });
+    } catch (const std::exception& e) {
+        EXPECT_EQ(std::string(e.what()), "pattern failed at location 3");
+    }
+    for (unsigned r = 0; r < kRanks; ++r)
+        EXPECT_EQ(errors[r], "pattern failed at location 3") << "rank " << r;
+}
+
 } // namespace
