@@ -18,12 +18,8 @@ std::string reason(const Bytes& buffer) {
     return std::string(reinterpret_cast<const char*>(buffer.data()), buffer.size() - 1);
 }
 
-} // namespace
-
-std::vector<Bytes> Exchange::all_to_all(std::vector<Bytes> out) {
-    if (out.size() != size()) throw std::logic_error("all_to_all: one buffer per rank");
-    for (Bytes& buffer : out) buffer.push_back(kGoingOn);
-    std::vector<Bytes> in = transfer(std::move(out));
+// What arrived, without the status bytes; ExchangeFailed if a rank failed.
+std::vector<Bytes> received(std::vector<Bytes> in) {
     for (const Bytes& buffer : in) {
         if (buffer.empty()) throw std::logic_error("exchange: a buffer came without its status");
         if (failed(buffer)) throw ExchangeFailed(reason(buffer));
@@ -32,9 +28,17 @@ std::vector<Bytes> Exchange::all_to_all(std::vector<Bytes> out) {
     return in;
 }
 
+} // namespace
+
+std::vector<Bytes> Exchange::all_to_all(std::vector<Bytes> out) {
+    if (out.size() != size()) throw std::logic_error("all_to_all: one buffer per rank");
+    for (Bytes& buffer : out) buffer.push_back(kGoingOn);
+    return received(transfer(std::move(out)));
+}
+
 std::vector<Bytes> Exchange::all_gather(Bytes mine) {
-    std::vector<Bytes> out(size(), mine);
-    return all_to_all(std::move(out));
+    mine.push_back(kGoingOn);
+    return received(transfer_to_all(std::move(mine)));
 }
 
 void Exchange::fail(const std::string& why) {

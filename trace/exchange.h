@@ -56,6 +56,12 @@ class Exchange {
   protected:
     // The backend's all-to-all of raw buffers: `out[r]` to rank r, by source rank.
     virtual std::vector<Bytes> transfer(std::vector<Bytes> out) = 0;
+    // The same with one buffer for every rank; a backend that can send it as it is (without
+    // a copy per rank) overrides it. Must match `transfer` on the other ranks (a rank that
+    // fails sends its reason through `transfer` while others gather).
+    virtual std::vector<Bytes> transfer_to_all(Bytes mine) {
+        return transfer(std::vector<Bytes>(size(), mine));
+    }
 };
 
 } // namespace topolens::trace

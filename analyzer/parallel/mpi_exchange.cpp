@@ -45,38 +45,55 @@ MpiExchange::MpiExchange() {
     size_ = static_cast<unsigned>(size);
 }
 
-std::vector<trace::Bytes> MpiExchange::transfer(std::vector<trace::Bytes> out) {
+// Both transfers speak one protocol, so that a rank that fails (sending its reason through
+// `transfer`) meets the others in whichever they are: the sizes by MPI_Alltoall, then the
+// bytes point to point, in pieces.
+std::vector<trace::Bytes> MpiExchange::exchange(const std::vector<const trace::Bytes*>& out,
+                                                trace::Bytes* kept) {
     std::vector<uint64_t> sizes(size_), incoming(size_);
-    for (unsigned r = 0; r < size_; ++r) sizes[r] = out[r].size();
+    for (unsigned r = 0; r < size_; ++r) sizes[r] = out[r]->size();
     check(MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T,
                        MPI_COMM_WORLD),
           "MPI_Alltoall");
     std::vector<trace::Bytes> in(size_);
-    in[rank_] = std::move(out[rank_]);
     std::vector<MPI_Request> requests;
+    auto piecewise = [&](auto* data, size_t bytes, unsigned r, auto start) {
+        for (size_t at = 0; at < bytes; at += kPiece) {
+            requests.emplace_back();
+            check(start(data + at, static_cast<int>(std::min(kPiece, bytes - at)),
+                        static_cast<int>(r), &requests.back()),
+                  "MPI point-to-point");
+        }
+    };
     for (unsigned r = 0; r < size_; ++r) {
         if (r == rank_) continue;
         in[r].resize(incoming[r]);
-        for (size_t at = 0; at < incoming[r]; at += kPiece) {
-            requests.emplace_back();
-            check(MPI_Irecv(in[r].data() + at, static_cast<int>(std::min(kPiece, incoming[r] - at)),
-                            MPI_BYTE, static_cast<int>(r), kTag, MPI_COMM_WORLD, &requests.back()),
-                  "MPI_Irecv");
-        }
+        piecewise(in[r].data(), incoming[r], r, [](std::byte* at, int n, int from, MPI_Request* q) {
+            return MPI_Irecv(at, n, MPI_BYTE, from, kTag, MPI_COMM_WORLD, q);
+        });
     }
     for (unsigned r = 0; r < size_; ++r) {
         if (r == rank_) continue;
-        for (size_t at = 0; at < out[r].size(); at += kPiece) {
-            requests.emplace_back();
-            check(MPI_Isend(out[r].data() + at,
-                            static_cast<int>(std::min(kPiece, out[r].size() - at)), MPI_BYTE,
-                            static_cast<int>(r), kTag, MPI_COMM_WORLD, &requests.back()),
-                  "MPI_Isend");
-        }
+        piecewise(out[r]->data(), out[r]->size(), r,
+                  [](const std::byte* at, int n, int to, MPI_Request* q) {
+                      return MPI_Isend(at, n, MPI_BYTE, to, kTag, MPI_COMM_WORLD, q);
+                  });
     }
     check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
           "MPI_Waitall");
+    in[rank_] = std::move(*kept);
     return in;
+}
+
+std::vector<trace::Bytes> MpiExchange::transfer(std::vector<trace::Bytes> out) {
+    std::vector<const trace::Bytes*> each(size_);
+    for (unsigned r = 0; r < size_; ++r) each[r] = &out[r];
+    return exchange(each, &out[rank_]);
+}
+
+// Every rank is sent the same buffer: it is not copied per rank.
+std::vector<trace::Bytes> MpiExchange::transfer_to_all(trace::Bytes mine) {
+    return exchange(std::vector<const trace::Bytes*>(size_, &mine), &mine);
 }
 
 } // namespace topolens::parallel

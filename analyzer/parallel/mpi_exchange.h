@@ -30,8 +30,13 @@ class MpiExchange : public trace::Exchange {
 
   protected:
     std::vector<trace::Bytes> transfer(std::vector<trace::Bytes> out) override;
+    std::vector<trace::Bytes> transfer_to_all(trace::Bytes mine) override;
 
   private:
+    // Sends *out[r] to rank r; returns what each rank sent, `kept` (moved, once sent) as this
+    // rank's own.
+    std::vector<trace::Bytes> exchange(const std::vector<const trace::Bytes*>& out,
+                                       trace::Bytes* kept);
     unsigned rank_ = 0, size_ = 1;
 };
 
