@@ -1,13 +1,15 @@
 // mpi_analysis_bench: the analysis shared out to ranks, as `topolens analyze --mpi` runs it.
 //
-//   mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T]
+//   mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T] [--report PATH]
 //
 // Every rank reads and matches its share of TRACE and replays it (every pattern; the
-// root-cause analysis only with --root-causes, once it runs across ranks); rank 0 prints the
-// wall time from the first read to the report gathered (between barriers), events per
+// root-cause analysis only with --root-causes, once it runs across ranks), and with
+// --report the ranks write the report to PATH as `topolens analyze --mpi` does; rank 0
+// prints the wall time from the first read to the end (between barriers), events per
 // second, and each rank's peak resident memory (VmHWM: the whole process, read at the end)
 // with the events it held. One run per process: the peak is the run's.
 #include "analyzer/engine/engine.h"
+#include "analyzer/engine/gathered_report.h"
 #include "analyzer/parallel/mpi_exchange.h"
 #include "patterns/registry.h"
 #include "proc_status.h"
@@ -37,7 +39,7 @@ struct RankFigures {
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string trace;
+    std::string trace, report;
     bool root_causes = false;
     unsigned threads = 1;
     for (int i = 1; i < argc; ++i) {
@@ -46,16 +48,19 @@ int main(int argc, char** argv) {
             root_causes = true;
         else if (a == "--threads" && i + 1 < argc)
             threads = static_cast<unsigned>(std::atoi(argv[++i]));
+        else if (a == "--report" && i + 1 < argc)
+            report = argv[++i];
         else if (trace.empty() && a[0] != '-')
             trace = a;
         else {
             std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] "
-                         "[--threads T]\n";
+                         "[--threads T] [--report PATH]\n";
             return 2;
         }
     }
     if (trace.empty()) {
-        std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T]\n";
+        std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T] "
+                     "[--report PATH]\n";
         return 2;
     }
     topolens::parallel::MpiSession session;
@@ -70,6 +75,8 @@ int main(int argc, char** argv) {
         options.exchange = &exchange;
         const auto result = topolens::analysis::analyze(
             t, m, topolens::patterns::all_patterns(root_causes), options);
+        if (!report.empty())
+            topolens::analysis::write_cube4_gathered(result.report, exchange, report);
         exchange.all_gather({});
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
