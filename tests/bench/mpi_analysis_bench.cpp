@@ -7,7 +7,8 @@
 // --report the ranks write the report to PATH as `topolens analyze --mpi` does; rank 0
 // prints the wall time from the first read to the end (between barriers), events per
 // second, and each rank's peak resident memory (VmHWM: the whole process, read at the end)
-// with the events it held. One run per process: the peak is the run's.
+// with the events it held and the bytes of values its report's rows hold. One run per process: the
+// peak is the run's.
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/gathered_report.h"
 #include "analyzer/parallel/mpi_exchange.h"
@@ -33,6 +34,7 @@ using topolens::bench::status_kb;
 struct RankFigures {
     uint64_t events = 0;
     uint64_t peak_kb = 0;
+    uint64_t report_bytes = 0; // the values the rank's report rows hold
     uint32_t first = 0, last = 0;
 };
 
@@ -84,6 +86,10 @@ int main(int argc, char** argv) {
         for (uint32_t loc = m.share.first; loc < m.share.last; ++loc)
             mine.events += t.locations[loc].events.size();
         mine.peak_kb = status_kb("VmHWM:");
+        const topolens::report::Report& kept = result.report;
+        for (int metric = 0; metric < static_cast<int>(kept.metrics.size()); ++metric)
+            for (int callpath : kept.callpaths_with_values(metric))
+                mine.report_bytes += kept.row(metric, callpath)->size() * sizeof(double);
         mine.first = m.share.first;
         mine.last = m.share.last;
         tt::Bytes bytes;
@@ -98,9 +104,10 @@ int main(int argc, char** argv) {
             for (unsigned r = 0; r < all.size(); ++r) {
                 const auto f = tt::ByteReader(all[r], "figures").get<RankFigures>();
                 max_kb = std::max(max_kb, f.peak_kb);
-                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB\n", r, f.first,
-                            f.last - 1, static_cast<unsigned long long>(f.events),
-                            f.peak_kb / 1024.0);
+                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB, report "
+                            "rows %.2f MB\n",
+                            r, f.first, f.last - 1, static_cast<unsigned long long>(f.events),
+                            f.peak_kb / 1024.0, f.report_bytes / 1048576.0);
             }
             std::printf("peak RSS per rank: max %.1f MB\n", max_kb / 1024.0);
         }
