@@ -124,7 +124,10 @@ class Report {
     };
     void keep_locations(int first, int last);
     LocationWindow kept_locations() const;
-    bool keeps_all_locations() const { return kept_last_ < 0 && kept_first_ == 0; }
+    bool keeps_all_locations() const {
+        const LocationWindow kept = kept_locations();
+        return kept.first == 0 && static_cast<std::size_t>(kept.last) == locations.size();
+    }
 
     // ---- exclusive severities
     double value(int metric, int callpath, int location) const;

@@ -21,6 +21,12 @@ TEST(ReportWindow, AllLocationsAreKeptUntilAWindowIsSet) {
     EXPECT_EQ(r.kept_locations().last, 4);
     ASSERT_NE(r.row(kTime, kProgram), nullptr);
     EXPECT_EQ(r.row(kTime, kProgram)->size(), 4u);
+    // A window of every location keeps them all, but not those added after it.
+    r.keep_locations(0, 4);
+    EXPECT_TRUE(r.keeps_all_locations());
+    r.add_location(Location{});
+    EXPECT_FALSE(r.keeps_all_locations());
+    EXPECT_EQ(r.row(kTime, kProgram)->size(), 4u);
 }
 
 TEST(ReportWindow, RowsHoldTheWindowOnly) {
