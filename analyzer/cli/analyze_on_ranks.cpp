@@ -3,8 +3,8 @@
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/cut_short.h"
 #include "analyzer/cli/mpirun.h"
+#include "analyzer/engine/gathered_report.h"
 #include "analyzer/parallel/mpi_exchange.h"
-#include "analyzer/report/cube4.h"
 #include "patterns/registry.h"
 #include "patterns/trace_report.h"
 #include "trace/matching.h"
@@ -63,10 +63,10 @@ int analyze_on_ranks(RankedAnalysis job) {
                 trace::read_and_match_share(job.trace_path, exchange, job.options.threads);
             const analysis::AnalysisResult result = analysis::analyze(
                 trace, matching, patterns::all_patterns(job.root_causes), job.options);
-            if (!first) return;
             if (job.report_path.empty())
                 job.report_path = patterns::default_report_path(trace.path);
-            report::write_cube4(result.report, job.report_path);
+            analysis::write_cube4_gathered(result.report, exchange, job.report_path);
+            if (!first) return;
             patterns::note_warnings(result, std::cerr);
             std::cout << "topolens: report written to " << job.report_path << "\n";
         });

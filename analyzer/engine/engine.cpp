@@ -660,46 +660,6 @@ void send_foreign_values(ForeignValues& foreign, trace::Exchange& exchange,
     }
 }
 
-// The report's values to rank 0, added there in rank order (a location's values come from
-// its own rank only: a value for another rank's location went there, see above).
-void gather_report(report::Report& report, trace::Exchange& exchange, trace::LocationShare mine) {
-    std::vector<trace::Bytes> out(exchange.size());
-    auto own = [&](size_t loc) { return loc >= mine.first && loc < mine.last; };
-    // A rank's values for other ranks' locations are copies of what their ranks found
-    // (results over all locations, computed everywhere from gathered facts): left out.
-    for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric)
-        for (int callpath : report.callpaths_with_values(metric)) {
-            const std::vector<double>* row = report.row(metric, callpath);
-            for (size_t loc = 0; row && loc < row->size(); ++loc)
-                if (!own(loc) && (*row)[loc] != 0.0)
-                    report.set_value(metric, callpath, static_cast<int>(loc), 0.0);
-        }
-    if (exchange.rank() != 0) {
-        trace::ByteWriter to(out[0]);
-        for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric)
-            for (int callpath : report.callpaths_with_values(metric)) {
-                const std::vector<double>* row = report.row(metric, callpath);
-                for (size_t loc = 0; row && loc < row->size(); ++loc)
-                    if ((*row)[loc] != 0.0) {
-                        to.put(metric);
-                        to.put(callpath);
-                        to.put(static_cast<int>(loc));
-                        to.put((*row)[loc]);
-                    }
-            }
-    }
-    const std::vector<trace::Bytes> in = exchange.all_to_all(std::move(out));
-    for (const trace::Bytes& bytes : in) {
-        trace::ByteReader from(bytes, "report values");
-        while (!from.done()) {
-            const auto metric = from.get<int>();
-            const auto callpath = from.get<int>();
-            const auto location = from.get<int>();
-            report.add_value(metric, callpath, location, from.get<double>());
-        }
-    }
-}
-
 uint64_t sum_over_ranks(trace::Exchange& exchange, uint64_t mine) {
     trace::Bytes bytes;
     trace::ByteWriter(bytes).put(mine);
@@ -772,6 +732,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     const uint32_t first_loc = std::min(matching.share.first, nloc);
     const uint32_t count = std::min(matching.share.last, nloc) - first_loc;
     trace::Exchange* const exchange = options.exchange;
+    // Shared out to ranks, the report keeps this rank's locations: values found for others
+    // are copies of what their ranks find (gathered_report.h writes the whole report).
+    if (exchange)
+        result.report.keep_locations(static_cast<int>(first_loc),
+                                     static_cast<int>(first_loc + count));
     const size_t wanted = clonable ? std::clamp<size_t>(count, 1, threads) : 1;
     std::vector<std::unique_ptr<Worker>> workers;
     workers.push_back(std::move(first));
@@ -914,10 +879,7 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     result.phases.backward = lap();
     Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
     make_metrics_exclusive(result.report);
-    if (exchange) {
-        gather_report(result.report, *exchange, matching.share);
-        total = sum_over_ranks(*exchange, total);
-    }
+    if (exchange) total = sum_over_ranks(*exchange, total);
     result.phases.finish = lap();
     result.warnings = context.warnings();
     result.events = total;

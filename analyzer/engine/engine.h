@@ -429,9 +429,10 @@ struct AnalysisOptions {
     unsigned backward_threads = 1;
     // An analysis shared out to ranks (trace::read_and_match_share): the matching is this
     // rank's share, whose locations this rank replays; what patterns need of other ranks'
-    // locations travels through `exchange`. Rank 0's report then holds every location's
-    // values, as the analysis of the whole trace gives them, bit for bit; the others' hold
-    // their own. Every rank must call analyze (it is collective).
+    // locations travels through `exchange`. Each rank's report then keeps its own locations'
+    // values (report::Report::keep_locations), as the analysis of the whole trace gives
+    // them, bit for bit; write_cube4_gathered (gathered_report.h) writes the whole report
+    // from them. Every rank must call analyze (it is collective).
     trace::Exchange* exchange = nullptr;
 };
 

@@ -38,6 +38,8 @@ int define_metric(report::Report& report, const std::string& parent, const std::
 }
 
 void make_metrics_exclusive(report::Report& report) {
+    // Rows hold the kept locations, from this one on.
+    const int first = report.kept_locations().first;
     // Parents before children: when a parent is made exclusive its children still hold
     // inclusive values. Ids grow from parent to child (parents are defined first).
     for (int metric = 0; metric < static_cast<int>(report.metrics.size()); ++metric) {
@@ -48,14 +50,15 @@ void make_metrics_exclusive(report::Report& report) {
                 const std::vector<double>* row = report.row(child, callpath);
                 for (size_t loc = 0; row && loc < row->size(); ++loc)
                     if ((*row)[loc] != 0.0)
-                        report.add_value(metric, callpath, static_cast<int>(loc), -(*row)[loc]);
+                        report.add_value(metric, callpath, first + static_cast<int>(loc),
+                                         -(*row)[loc]);
             }
         // Rounding leaves tiny negative remainders where a parent equals its children.
         for (int callpath : report.callpaths_with_values(metric)) {
             const std::vector<double>* row = report.row(metric, callpath);
             for (size_t loc = 0; row && loc < row->size(); ++loc)
                 if ((*row)[loc] < 0.0 && std::fabs((*row)[loc]) < 1e-12)
-                    report.set_value(metric, callpath, static_cast<int>(loc), 0.0);
+                    report.set_value(metric, callpath, first + static_cast<int>(loc), 0.0);
         }
     }
 }

@@ -44,12 +44,66 @@
 #pragma once
 
 #include "analyzer/report/report.h"
+#include "analyzer/report/tar.h"
 
+#include <map>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace topolens::report {
 
+// The report must keep all its locations (Report::keep_locations); a report kept in parts
+// by ranks is written by analyzer/engine/gathered_report.h.
 void write_cube4(const Report& report, const std::string& path);
 Report read_cube4(const std::string& path);
+
+// ---- the parts write_cube4 is made of, for writers that gather a report's values from
+// the ranks holding them (analyzer/engine/gathered_report.h), so that both write the same
+// bytes.
+
+// Throws ReportError (naming `path`) if CUBE4 cannot hold the report: definitions, and
+// values only where they belong (of its kept locations).
+void check_writable(const Report& report, const std::string& path);
+
+// Cube's stored values of the report's kept locations (inclusive along the metric tree, see
+// above): per metric, call path -> one value per kept location, for the call paths where
+// one of them is non-zero. A location's stored values depend on its own values only, so
+// the stored values of a part of the locations are that part of the whole report's.
+class StoredValues {
+  public:
+    explicit StoredValues(const Report& report);
+    const std::map<int, std::vector<double>>& rows(int metric) const { return rows_[metric]; }
+
+  private:
+    const Report& report_;
+    std::vector<std::map<int, std::vector<double>>> rows_;
+    std::vector<std::vector<int>> below_; // the stored metrics Cube subtracts, in order
+    void compute(int metric);
+    double no_less_than_children(int metric, int callpath, std::size_t location,
+                                 double stored) const;
+};
+
+// A .cubex written member by member: anchor.xml when constructed, then each metric with
+// values in id order, then the wait edges. The file appears when finish() succeeds.
+class Cube4Writer {
+  public:
+    // Checks the report (check_writable) and writes its definitions.
+    Cube4Writer(const Report& report, const std::string& path);
+    // Each call path's position in Cube's depth-first order, in which rows are written.
+    const std::vector<uint32_t>& positions() const { return position_; }
+    // Metric `metric`'s stored rows: `callpaths` in ascending position, `values` their rows
+    // one after another, one value per location of the report. None: no members.
+    void add_metric(int metric, const std::vector<int>& callpaths,
+                    const std::vector<double>& values);
+    void finish(const std::vector<WaitEdge>& wait_edges);
+
+  private:
+    std::string path_;
+    std::size_t locations_ = 0;
+    std::vector<uint32_t> position_;
+    int last_metric_ = -1;
+    std::optional<tar::Writer> archive_;
+};
 
 } // namespace topolens::report

@@ -319,126 +319,162 @@ template <class T> void put(std::string& out, T value) {
     out.append(reinterpret_cast<const char*>(bytes), sizeof(T));
 }
 
-// Cube's stored values along the metric tree: per (metric, call path) the row holds the
-// metric's value with everything below it (the Report keeps each metric's own part). A
-// derived metric holds no rows; the stored metrics below it count for its parent.
-class StoredValues {
-  public:
-    explicit StoredValues(const Report& report) : report_(report) {
-        const std::size_t n = report.metrics.size();
-        rows_.resize(n);
-        below_.resize(n);
-        // Children before parents: reverse of a parents-first order.
-        const std::vector<int> order = forest_preorder(report.metrics, "metric");
-        for (auto it = order.rbegin(); it != order.rend(); ++it) compute(*it);
-    }
-
-    // Call path -> values per location; empty when the metric has no values.
-    const std::map<int, std::vector<double>>& rows(int metric) const { return rows_[metric]; }
-
-  private:
-    const Report& report_;
-    std::vector<std::map<int, std::vector<double>>> rows_;
-    std::vector<std::vector<int>> below_; // the stored metrics Cube subtracts, in order
-
-    void collect_below(int m, std::vector<int>& out) const {
-        for (int child : report_.metrics[m].children) {
-            if (report_.metrics[child].derived_type.empty())
-                out.push_back(child);
-            else
-                collect_below(child, out);
-        }
-    }
-
-    void compute(int m) {
-        if (!report_.metrics[m].derived_type.empty()) return;
-        collect_below(m, below_[m]);
-        const std::size_t nloc = report_.locations.size();
-        std::set<int> paths;
-        for (int c : report_.callpaths_with_values(m)) paths.insert(c);
-        for (int child : below_[m])
-            for (const auto& row : rows_[child]) paths.insert(row.first);
-        for (int c : paths) {
-            std::vector<double> own(nloc, 0.0);
-            if (const std::vector<double>* row = report_.row(m, c)) own = *row;
-            std::vector<double> stored = own;
-            for (int child : below_[m])
-                if (auto found = rows_[child].find(c); found != rows_[child].end())
-                    for (std::size_t l = 0; l < nloc; ++l) stored[l] += found->second[l];
-            for (std::size_t l = 0; l < nloc; ++l)
-                if (own[l] >= 0.0) stored[l] = no_less_than_children(m, c, l, stored[l]);
-            if (std::any_of(stored.begin(), stored.end(), [](double v) { return v != 0.0; }))
-                rows_[m].emplace(c, std::move(stored));
-        }
-    }
-
-    // Cube computes the exclusive value by subtracting each child's stored value in turn
-    // (cubelib's Cube::get_sev); rounding of the sums can make that a few ulps negative
-    // where the own part is zero. Rounding the stored value up by those ulps keeps Cube's
-    // exclusive value, like ours, non-negative.
-    double no_less_than_children(int m, int c, std::size_t l, double stored) const {
-        for (int step = 0; step < 64; ++step) {
-            double rest = stored;
-            for (int child : below_[m])
-                if (auto found = rows_[child].find(c); found != rows_[child].end())
-                    rest -= found->second[l];
-            if (rest >= 0.0) break;
-            stored = std::nextafter(stored, INFINITY);
-        }
-        return stored;
-    }
-};
-
 } // namespace
 
-void write_cube4(const Report& report, const std::string& path) {
+void check_writable(const Report& report, const std::string& path) {
     try {
         validate(report);
     } catch (const Invalid& e) {
         throw ReportError("cannot write " + path + ": " + e.what());
     }
+}
+
+// ---------------------------------------------------------------- stored values
+
+// Per (metric, call path) the row holds the metric's value with everything below it (the
+// Report keeps each metric's own part). A derived metric holds no rows; the stored metrics
+// below it count for its parent.
+StoredValues::StoredValues(const Report& report) : report_(report) {
+    const std::size_t n = report.metrics.size();
+    rows_.resize(n);
+    below_.resize(n);
+    // Children before parents: reverse of a parents-first order.
+    const std::vector<int> order = forest_preorder(report.metrics, "metric");
+    for (auto it = order.rbegin(); it != order.rend(); ++it) compute(*it);
+}
+
+void StoredValues::compute(int m) {
+    if (!report_.metrics[m].derived_type.empty()) return;
+    auto collect_below = [&](auto& self, int metric) -> void {
+        for (int child : report_.metrics[metric].children) {
+            if (report_.metrics[child].derived_type.empty())
+                below_[m].push_back(child);
+            else
+                self(self, child);
+        }
+    };
+    collect_below(collect_below, m);
+    const Report::LocationWindow kept = report_.kept_locations();
+    const auto nloc = static_cast<std::size_t>(kept.last - kept.first);
+    std::set<int> paths;
+    for (int c : report_.callpaths_with_values(m)) paths.insert(c);
+    for (int child : below_[m])
+        for (const auto& row : rows_[child]) paths.insert(row.first);
+    for (int c : paths) {
+        std::vector<double> own(nloc, 0.0);
+        if (const std::vector<double>* row = report_.row(m, c)) own = *row;
+        std::vector<double> stored = own;
+        // + 0.0 turns a -0.0 into 0.0, as adding a child's zero would: the stored value at a
+        // location is then the same whether or not a child's row holds values elsewhere
+        // (where its other locations are kept by other ranks).
+        for (double& v : stored) v += 0.0;
+        for (int child : below_[m])
+            if (auto found = rows_[child].find(c); found != rows_[child].end())
+                for (std::size_t l = 0; l < nloc; ++l) stored[l] += found->second[l];
+        for (std::size_t l = 0; l < nloc; ++l)
+            if (own[l] >= 0.0) stored[l] = no_less_than_children(m, c, l, stored[l]);
+        if (std::any_of(stored.begin(), stored.end(), [](double v) { return v != 0.0; }))
+            rows_[m].emplace(c, std::move(stored));
+    }
+}
+
+// Cube computes the exclusive value by subtracting each child's stored value in turn
+// (cubelib's Cube::get_sev); rounding of the sums can make that a few ulps negative where
+// the own part is zero. Rounding the stored value up by those ulps keeps Cube's exclusive
+// value, like ours, non-negative.
+double StoredValues::no_less_than_children(int m, int c, std::size_t l, double stored) const {
+    for (int step = 0; step < 64; ++step) {
+        double rest = stored;
+        for (int child : below_[m])
+            if (auto found = rows_[child].find(c); found != rows_[child].end())
+                rest -= found->second[l];
+        if (rest >= 0.0) break;
+        stored = std::nextafter(stored, INFINITY);
+    }
+    return stored;
+}
+
+// ---------------------------------------------------------------- the archive
+
+Cube4Writer::Cube4Writer(const Report& report, const std::string& path)
+    : path_(path), locations_(report.locations.size()) {
+    check_writable(report, path);
     // Position of each call path in Cube's depth-first enumeration of the call tree.
     const std::vector<int> preorder = forest_preorder(report.callpaths, "call path");
-    std::vector<uint32_t> position(report.callpaths.size());
+    position_.resize(report.callpaths.size());
     for (std::size_t i = 0; i < preorder.size(); ++i)
-        position[preorder[i]] = static_cast<uint32_t>(i);
-
+        position_[preorder[i]] = static_cast<uint32_t>(i);
     try {
-        tar::Writer archive(path);
         // cubelib's tar reader expects one more 512-byte block after a member whose size is
         // a multiple of 512 (as its own writer pads); a newline after </cube> keeps the
         // anchor off such sizes. Index (22 + 4n bytes) and data files (10 + 8n) never are.
-        std::string anchor = anchor_xml(report, position);
+        std::string anchor = anchor_xml(report, position_);
         if (anchor.size() % 512 == 0) anchor += '\n';
-        archive.add("anchor.xml", anchor);
-        const StoredValues stored(report);
-        for (std::size_t m = 0; m < report.metrics.size(); ++m) {
-            const auto& metric_rows = stored.rows(static_cast<int>(m));
-            std::vector<std::pair<uint32_t, int>> rows; // (position, call path)
-            for (const auto& row : metric_rows) rows.emplace_back(position[row.first], row.first);
-            if (rows.empty()) continue; // like cubew: no files for a metric without values
-            std::sort(rows.begin(), rows.end());
-
-            std::string index = "CUBEX.INDEX";
-            put<int32_t>(index, 1);  // byte-order marker
-            put<uint16_t>(index, 0); // version
-            put<uint8_t>(index, 1);  // sparse index
-            put<uint32_t>(index, static_cast<uint32_t>(rows.size()));
-            for (const auto& row : rows) put<uint32_t>(index, row.first);
-
-            std::string data = "CUBEX.DATA";
-            data.reserve(data.size() + rows.size() * report.locations.size() * sizeof(double));
-            for (const auto& row : rows)
-                for (double value : metric_rows.at(row.second)) put<double>(data, value);
-            archive.add(std::to_string(m) + ".index", index);
-            archive.add(std::to_string(m) + ".data", data);
-        }
-        if (!report.wait_edges.empty())
-            archive.add(kWaitEdgesMember, wait_edges_csv(report.wait_edges));
-        archive.finish();
+        archive_.emplace(path_);
+        archive_->add("anchor.xml", anchor);
     } catch (const tar::TarError& e) {
-        throw ReportError("cannot write " + path + ": " + e.what());
+        throw ReportError("cannot write " + path_ + ": " + e.what());
     }
+}
+
+void Cube4Writer::add_metric(int metric, const std::vector<int>& callpaths,
+                             const std::vector<double>& values) {
+    if (metric <= last_metric_)
+        throw std::logic_error("cube4: metric " + std::to_string(metric) + " written after " +
+                               std::to_string(last_metric_));
+    last_metric_ = metric;
+    if (values.size() != callpaths.size() * locations_)
+        throw std::logic_error("cube4: metric " + std::to_string(metric) + ": " +
+                               std::to_string(values.size()) + " values for " +
+                               std::to_string(callpaths.size()) + " rows");
+    if (callpaths.empty()) return; // like cubew: no files for a metric without values
+    std::string index = "CUBEX.INDEX";
+    put<int32_t>(index, 1);  // byte-order marker
+    put<uint16_t>(index, 0); // version
+    put<uint8_t>(index, 1);  // sparse index
+    put<uint32_t>(index, static_cast<uint32_t>(callpaths.size()));
+    for (int c : callpaths) put<uint32_t>(index, position_.at(c));
+
+    std::string data = "CUBEX.DATA";
+    data.reserve(data.size() + values.size() * sizeof(double));
+    for (double value : values) put<double>(data, value);
+    try {
+        archive_->add(std::to_string(metric) + ".index", index);
+        archive_->add(std::to_string(metric) + ".data", data);
+    } catch (const tar::TarError& e) {
+        throw ReportError("cannot write " + path_ + ": " + e.what());
+    }
+}
+
+void Cube4Writer::finish(const std::vector<WaitEdge>& wait_edges) {
+    try {
+        if (!wait_edges.empty()) archive_->add(kWaitEdgesMember, wait_edges_csv(wait_edges));
+        archive_->finish();
+    } catch (const tar::TarError& e) {
+        throw ReportError("cannot write " + path_ + ": " + e.what());
+    }
+}
+
+void write_cube4(const Report& report, const std::string& path) {
+    if (!report.keeps_all_locations())
+        throw std::logic_error("write_cube4: the report keeps a part of its locations only");
+    Cube4Writer writer(report, path);
+    const StoredValues stored(report);
+    for (std::size_t m = 0; m < report.metrics.size(); ++m) {
+        const auto& rows = stored.rows(static_cast<int>(m));
+        std::vector<int> callpaths;
+        for (const auto& row : rows) callpaths.push_back(row.first);
+        std::sort(callpaths.begin(), callpaths.end(),
+                  [&](int a, int b) { return writer.positions()[a] < writer.positions()[b]; });
+        std::vector<double> values;
+        values.reserve(callpaths.size() * report.locations.size());
+        for (int c : callpaths) {
+            const std::vector<double>& row = rows.at(c);
+            values.insert(values.end(), row.begin(), row.end());
+        }
+        writer.add_metric(static_cast<int>(m), callpaths, values);
+    }
+    writer.finish(report.wait_edges);
 }
 
 } // namespace topolens::report

@@ -78,11 +78,40 @@ int Report::add_callpath(int region, int parent) {
 
 int Report::add_location(Location location) {
     locations.push_back(std::move(location));
-    // Rows keep one value per location.
-    for (auto& by_callpath : rows_)
-        for (auto& row : by_callpath)
-            if (!row.empty()) row.resize(locations.size(), 0.0);
+    // Rows keep one value per location; a window keeps what it was given.
+    if (kept_last_ < 0)
+        for (auto& by_callpath : rows_)
+            for (auto& row : by_callpath)
+                if (!row.empty()) row.resize(locations.size() - kept_first_, 0.0);
     return static_cast<int>(locations.size()) - 1;
+}
+
+// ---------------------------------------------------------------- kept locations
+
+void Report::keep_locations(int first, int last) {
+    if (first < 0 || first > last || static_cast<std::size_t>(last) > locations.size())
+        throw std::out_of_range("report: cannot keep locations [" + std::to_string(first) + ", " +
+                                std::to_string(last) + ") of " + std::to_string(locations.size()));
+    const LocationWindow old = kept_locations();
+    for (auto& by_callpath : rows_)
+        for (auto& row : by_callpath) {
+            if (row.empty()) continue;
+            std::vector<double> kept(static_cast<std::size_t>(last - first), 0.0);
+            for (int l = std::max(first, old.first); l < std::min(last, old.last); ++l)
+                kept[l - first] = row[l - old.first];
+            row = all_zero(kept) ? std::vector<double>() : std::move(kept);
+        }
+    kept_first_ = first;
+    kept_last_ = last;
+}
+
+Report::LocationWindow Report::kept_locations() const {
+    return {kept_first_, kept_last_ < 0 ? static_cast<int>(locations.size()) : kept_last_};
+}
+
+int Report::kept_index(int location) const {
+    const LocationWindow kept = kept_locations();
+    return location >= kept.first && location < kept.last ? location - kept.first : -1;
 }
 
 // ---------------------------------------------------------------- exclusive severities
@@ -95,7 +124,10 @@ std::vector<double>& Report::row_for(int metric, int callpath) {
     if (by_callpath.size() <= static_cast<std::size_t>(callpath))
         by_callpath.resize(callpaths.size());
     auto& row = by_callpath[callpath];
-    if (row.empty()) row.assign(locations.size(), 0.0);
+    if (row.empty()) {
+        const LocationWindow kept = kept_locations();
+        row.assign(static_cast<std::size_t>(kept.last - kept.first), 0.0);
+    }
     return row;
 }
 
@@ -107,24 +139,32 @@ double Report::value(int metric, int callpath, int location) const {
     const auto& by_callpath = rows_[metric];
     if (static_cast<std::size_t>(callpath) >= by_callpath.size()) return 0.0;
     const auto& row = by_callpath[callpath];
-    return static_cast<std::size_t>(location) < row.size() ? row[location] : 0.0;
+    const int index = kept_index(location);
+    return index >= 0 && static_cast<std::size_t>(index) < row.size() ? row[index] : 0.0;
 }
 
 void Report::add_value(int metric, int callpath, int location, double value) {
     check_id(location, locations.size(), "location");
-    if (value == 0.0) {
+    const int index = kept_index(location);
+    if (value == 0.0 || index < 0) {
         // Keep rows sparse, but still reject ids that do not exist.
         check_id(metric, metrics.size(), "metric");
         check_id(callpath, callpaths.size(), "call path");
         return;
     }
-    row_for(metric, callpath)[location] += value;
+    row_for(metric, callpath)[index] += value;
 }
 
 void Report::set_value(int metric, int callpath, int location, double value) {
     check_id(location, locations.size(), "location");
     if (value == 0.0 && this->value(metric, callpath, location) == 0.0) return;
-    row_for(metric, callpath)[location] = value;
+    const int index = kept_index(location);
+    if (index < 0) {
+        check_id(metric, metrics.size(), "metric");
+        check_id(callpath, callpaths.size(), "call path");
+        return;
+    }
+    row_for(metric, callpath)[index] = value;
 }
 
 const std::vector<double>* Report::row(int metric, int callpath) const {
@@ -303,13 +343,15 @@ std::vector<double> Report::inclusive_by_location(int metric, int callpath) cons
         }
     }
     std::vector<double> result(locations.size(), 0.0);
+    const auto first = static_cast<std::size_t>(kept_locations().first);
     for (int m : subtree) {
         if (static_cast<std::size_t>(m) >= rows_.size()) continue;
         const auto& by_callpath = rows_[m];
         for (std::size_t c = 0; c < by_callpath.size() && c < inside.size(); ++c) {
             if (!inside[c]) continue;
             const auto& row = by_callpath[c];
-            for (std::size_t l = 0; l < row.size() && l < result.size(); ++l) result[l] += row[l];
+            for (std::size_t l = 0; l < row.size() && first + l < result.size(); ++l)
+                result[first + l] += row[l];
         }
     }
     return result;

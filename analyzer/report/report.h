@@ -113,11 +113,29 @@ class Report {
     int add_callpath(int region, int parent); // returns id (existing one if equal)
     int add_location(Location location);      // returns id
 
+    // ---- the locations whose values are kept
+    // All by default. An analysis shared out to ranks keeps a rank's own locations only
+    // (analyzer/engine/gathered_report.h writes the whole report from the ranks' parts): the
+    // rows then hold [first, last), values for other locations are dropped when added or set
+    // and read as zero. Values already held outside the window are dropped too.
+    struct LocationWindow {
+        int first = 0;
+        int last = 0; // one past the last kept location
+    };
+    void keep_locations(int first, int last);
+    LocationWindow kept_locations() const;
+    bool keeps_all_locations() const {
+        const LocationWindow kept = kept_locations();
+        return kept.first == 0 && static_cast<std::size_t>(kept.last) == locations.size();
+    }
+
     // ---- exclusive severities
     double value(int metric, int callpath, int location) const;
     void add_value(int metric, int callpath, int location, double value);
     void set_value(int metric, int callpath, int location, double value);
-    // The row of one (metric, call path): one value per location, or nullptr if all zero.
+    // The row of one (metric, call path): one value per KEPT location, the first being
+    // location kept_locations().first (every location of a report read from a file), or
+    // nullptr if all zero.
     const std::vector<double>* row(int metric, int callpath) const;
     // Call paths with a non-zero row for `metric`, ascending.
     std::vector<int> callpaths_with_values(int metric) const;
@@ -148,7 +166,8 @@ class Report {
     double total(int metric, int location) const;
     double total(int metric) const;
     // Per location: metric-inclusive and call-path-inclusive value of `callpath` (-1: the
-    // whole call tree). One pass over the stored rows, for views over many locations.
+    // whole call tree). One pass over the stored rows, for views over many locations. One
+    // value per location (zero where not kept).
     std::vector<double> inclusive_by_location(int metric, int callpath) const;
     // Per call path, summed over all locations: metric-inclusive values, call-path-inclusive
     // if `callpath_inclusive`, else each call path's own (exclusive) part.
@@ -160,9 +179,13 @@ class Report {
     std::vector<uint32_t> location_ranks() const;
 
   private:
-    // rows_[metric][callpath] -> values per location (empty = zero)
+    // rows_[metric][callpath] -> values per kept location (empty = zero)
     std::vector<std::vector<std::vector<double>>> rows_;
+    int kept_first_ = 0;
+    int kept_last_ = -1; // -1: up to the last location, also those added later
     std::vector<double>& row_for(int metric, int callpath);
+    // The row index of `location`, or -1 when its values are not kept.
+    int kept_index(int location) const;
 };
 
 } // namespace topolens::report

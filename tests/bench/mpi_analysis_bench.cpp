@@ -1,13 +1,16 @@
 // mpi_analysis_bench: the analysis shared out to ranks, as `topolens analyze --mpi` runs it.
 //
-//   mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T]
+//   mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T] [--report PATH]
 //
 // Every rank reads and matches its share of TRACE and replays it (every pattern; the
-// root-cause analysis only with --root-causes, once it runs across ranks); rank 0 prints the
-// wall time from the first read to the report gathered (between barriers), events per
+// root-cause analysis only with --root-causes, once it runs across ranks), and with
+// --report the ranks write the report to PATH as `topolens analyze --mpi` does; rank 0
+// prints the wall time from the first read to the end (between barriers), events per
 // second, and each rank's peak resident memory (VmHWM: the whole process, read at the end)
-// with the events it held. One run per process: the peak is the run's.
+// with the events it held and the bytes of values its report's rows hold. One run per process: the
+// peak is the run's.
 #include "analyzer/engine/engine.h"
+#include "analyzer/engine/gathered_report.h"
 #include "analyzer/parallel/mpi_exchange.h"
 #include "patterns/registry.h"
 #include "proc_status.h"
@@ -31,13 +34,14 @@ using topolens::bench::status_kb;
 struct RankFigures {
     uint64_t events = 0;
     uint64_t peak_kb = 0;
+    uint64_t report_bytes = 0; // the values the rank's report rows hold
     uint32_t first = 0, last = 0;
 };
 
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string trace;
+    std::string trace, report;
     bool root_causes = false;
     unsigned threads = 1;
     for (int i = 1; i < argc; ++i) {
@@ -46,16 +50,19 @@ int main(int argc, char** argv) {
             root_causes = true;
         else if (a == "--threads" && i + 1 < argc)
             threads = static_cast<unsigned>(std::atoi(argv[++i]));
+        else if (a == "--report" && i + 1 < argc)
+            report = argv[++i];
         else if (trace.empty() && a[0] != '-')
             trace = a;
         else {
             std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] "
-                         "[--threads T]\n";
+                         "[--threads T] [--report PATH]\n";
             return 2;
         }
     }
     if (trace.empty()) {
-        std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T]\n";
+        std::cerr << "usage: mpirun -np N mpi_analysis_bench TRACE [--root-causes] [--threads T] "
+                     "[--report PATH]\n";
         return 2;
     }
     topolens::parallel::MpiSession session;
@@ -70,6 +77,8 @@ int main(int argc, char** argv) {
         options.exchange = &exchange;
         const auto result = topolens::analysis::analyze(
             t, m, topolens::patterns::all_patterns(root_causes), options);
+        if (!report.empty())
+            topolens::analysis::write_cube4_gathered(result.report, exchange, report);
         exchange.all_gather({});
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,6 +86,10 @@ int main(int argc, char** argv) {
         for (uint32_t loc = m.share.first; loc < m.share.last; ++loc)
             mine.events += t.locations[loc].events.size();
         mine.peak_kb = status_kb("VmHWM:");
+        const topolens::report::Report& kept = result.report;
+        for (int metric = 0; metric < static_cast<int>(kept.metrics.size()); ++metric)
+            for (int callpath : kept.callpaths_with_values(metric))
+                mine.report_bytes += kept.row(metric, callpath)->size() * sizeof(double);
         mine.first = m.share.first;
         mine.last = m.share.last;
         tt::Bytes bytes;
@@ -91,9 +104,10 @@ int main(int argc, char** argv) {
             for (unsigned r = 0; r < all.size(); ++r) {
                 const auto f = tt::ByteReader(all[r], "figures").get<RankFigures>();
                 max_kb = std::max(max_kb, f.peak_kb);
-                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB\n", r, f.first,
-                            f.last - 1, static_cast<unsigned long long>(f.events),
-                            f.peak_kb / 1024.0);
+                std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB, report "
+                            "rows %.2f MB\n",
+                            r, f.first, f.last - 1, static_cast<unsigned long long>(f.events),
+                            f.peak_kb / 1024.0, f.report_bytes / 1048576.0);
             }
             std::printf("peak RSS per rank: max %.1f MB\n", max_kb / 1024.0);
         }

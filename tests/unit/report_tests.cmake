@@ -9,6 +9,8 @@ add_executable(topolens_report_tests
   report_cube4_test.cpp
   report_cube4_util.cpp
   report_damaged_test.cpp
+  gathered_report_test.cpp
+  report_window_test.cpp
   report_model_test.cpp
   report_wait_edges_test.cpp
   report_sample.cpp

@@ -1,7 +1,10 @@
-// An analysis shared out to ranks (ranks as threads, as under mpirun): rank 0's report is
-// the whole trace's, bit for bit, whatever the number of ranks; the warnings are the
-// whole trace's, in the same order; an error on one rank stops every rank with it.
+// An analysis shared out to ranks (ranks as threads, as under mpirun): each rank's report
+// keeps its own locations, and the report file they write together is the whole trace's,
+// byte for byte, whatever the number of ranks; the warnings are the whole trace's, in the
+// same order; an error on one rank stops every rank with it.
 #include "analyzer/engine/engine.h"
+#include "analyzer/engine/gathered_report.h"
+#include "analyzer/report/cube4.h"
 #include "patterns/registry.h"
 #include "same_report.h"
 #include "test_util.h"
@@ -31,32 +34,70 @@ std::vector<std::unique_ptr<analysis::Pattern>> shared_patterns() {
     return patterns::all_patterns();
 }
 
+// Each rank's report keeps its own locations: every row is as long as its share.
+void expect_rows_of_share(const report::Report& kept, trace::LocationShare share) {
+    const auto nloc = static_cast<uint32_t>(kept.locations.size());
+    const auto first = static_cast<int>(std::min(share.first, nloc));
+    const auto last = static_cast<int>(std::min(share.last, nloc));
+    EXPECT_EQ(kept.kept_locations().first, first);
+    EXPECT_EQ(kept.kept_locations().last, last);
+    for (int m = 0; m < static_cast<int>(kept.metrics.size()); ++m)
+        for (int c : kept.callpaths_with_values(m))
+            ASSERT_EQ(kept.row(m, c)->size(), static_cast<size_t>(last - first))
+                << kept.metrics[m].unique_name;
+}
+
+// The analysis on ranks in threads, the report written by them to `path`; rank 0's result
+// with the report read back from it.
 analysis::AnalysisResult analyze_shared(const std::string& anchor, unsigned ranks,
-                                        const Patterns& make, unsigned threads) {
+                                        const Patterns& make, unsigned threads,
+                                        const std::string& path) {
     std::vector<analysis::AnalysisResult> results(ranks);
+    std::vector<trace::LocationShare> shares(ranks);
     trace::run_ranks_in_threads(ranks, [&](trace::Exchange& exchange) {
         const auto [t, m] = trace::read_and_match_share(anchor, exchange, threads);
         analysis::AnalysisOptions options;
         options.threads = threads;
         options.exchange = &exchange;
         results[exchange.rank()] = analysis::analyze(t, m, make(), options);
+        shares[exchange.rank()] = m.share;
+        analysis::write_cube4_gathered(results[exchange.rank()].report, exchange, path);
     });
+    for (unsigned r = 0; r < ranks; ++r) {
+        SCOPED_TRACE("rank " + std::to_string(r));
+        expect_rows_of_share(results[r].report, shares[r]);
+    }
+    results[0].report = report::read_cube4(path);
     return std::move(results[0]);
 }
 
+// The file the ranks write is the one-process analysis's, byte for byte, and so are its
+// values read back, the warnings and the events.
 void expect_shared_is_whole(const std::string& anchor, unsigned max_ranks, const Patterns& make) {
     const auto [t, m] = trace::read_and_match(anchor, 1);
     analysis::AnalysisOptions options;
     options.threads = 1;
-    const analysis::AnalysisResult whole = analysis::analyze(t, m, make(), options);
+    analysis::AnalysisResult whole = analysis::analyze(t, m, make(), options);
+    ScratchDir dir;
+    const std::string whole_path = (dir / "whole.cubex").string();
+    report::write_cube4(whole.report, whole_path);
+    const std::string expected = test::read_file(whole_path);
+    whole.report = report::read_cube4(whole_path);
     std::set<uint32_t> processes;
     for (const trace::Location& l : t.defs.locations) processes.insert(l.rank);
     max_ranks = std::min<unsigned>(max_ranks, static_cast<unsigned>(processes.size()));
     for (unsigned ranks = 1; ranks <= max_ranks; ++ranks)
         for (unsigned threads : {1u, 2u}) {
-            SCOPED_TRACE(std::to_string(ranks) + " ranks, " + std::to_string(threads) +
-                         " threads each");
-            test::expect_same_report(whole, analyze_shared(anchor, ranks, make, threads));
+            const std::string name =
+                std::to_string(ranks) + " ranks, " + std::to_string(threads) + " threads each";
+            SCOPED_TRACE(name);
+            const std::string path = (dir / ("shared" + std::to_string(ranks) + "_" +
+                                             std::to_string(threads) + ".cubex"))
+                                         .string();
+            const analysis::AnalysisResult shared =
+                analyze_shared(anchor, ranks, make, threads, path);
+            EXPECT_TRUE(test::read_file(path) == expected) << "the report files differ";
+            test::expect_same_report(whole, shared);
         }
 }
 
