@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <stdexcept>
@@ -145,19 +146,20 @@ void BackwardReplay::build_steps() {
                     add(Collectives, record, BackwardStep::Kind::Collective, id, k);
         }
         auto by_key = [](const Found& a, const Found& b) { return a.key < b.key; };
-        for (auto& run : runs)
+        for (auto& run : runs) {
             if (!std::is_sorted(run.begin(), run.end(), by_key))
                 std::sort(run.begin(), run.end(), by_key);
+            run.push_back({UINT64_MAX, 0, 0, {}}); // past every key: the merge needs no bounds
+        }
         std::vector<Step>& steps = steps_[loc];
         steps.reserve(found);
-        std::array<size_t, kRuns> next{};
+        std::array<const Found*, kRuns> head{};
+        for (size_t r = 0; r < kRuns; ++r) head[r] = runs[r].data();
         for (uint32_t n = 0; n < found; ++n) {
-            size_t pick = kRuns;
-            for (size_t r = 0; r < kRuns; ++r)
-                if (next[r] < runs[r].size() &&
-                    (pick == kRuns || runs[r][next[r]].key < runs[pick][next[pick]].key))
-                    pick = r;
-            const Found& f = runs[pick][next[pick]++];
+            size_t pick = 0;
+            for (size_t r = 1; r < kRuns; ++r)
+                if (head[r]->key < head[pick]->key) pick = r;
+            const Found& f = *head[pick]++;
             const auto record = static_cast<uint32_t>(f.key >> 32);
             Step s;
             s.call = frames[record].frame == kNone ? record : frames[record].frame;
