@@ -34,7 +34,19 @@ void LateReceiverFinder::find(const analysis::Context& c, uint32_t loc,
         std::sort(waited_for_senders.begin(), waited_for_senders.end());
     // Per MPI_Waitall (enter record): the send that waited longest so far.
     std::unordered_map<uint32_t, size_t> longest;
+    // A send's message is at random among the messages, its completion far from the last:
+    // both fetched `kAhead` sends early (waiting for them was most of this search).
+    constexpr size_t kAhead = 8;
+    const auto& events = c.trace().locations[loc].events;
     for (size_t k = 0; k < sends.size(); ++k) {
+        if (k + kAhead < sends.size()) {
+            if (const uint32_t ahead = sends[k + kAhead].second; ahead != kNone)
+                __builtin_prefetch(&m.message_calls[ahead].recv_post);
+            if (const uint32_t ahead = m.send_completions[loc][k + kAhead]; ahead != kNone) {
+                __builtin_prefetch(&events[ahead]);
+                __builtin_prefetch(&frames[ahead]);
+            }
+        }
         const uint32_t id = sends[k].second;
         const uint32_t completion = m.send_completions[loc][k];
         if (id == kNone || completion == kNone) continue;
