@@ -253,9 +253,24 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         const auto index = static_cast<uint32_t>(k);
         if (p.kind == Synchpoint::Kind::Receive) receive_point_[p.id] = index;
         if (p.kind == Synchpoint::Kind::Send) send_point_[p.id] = index;
-        if (p.kind == Synchpoint::Kind::Collective) mine.collective_point[p.id] = index;
+        if (p.kind == Synchpoint::Kind::Collective) mine.collective_points.push_back({p.id, index});
         if (p.kind == Synchpoint::Kind::SendCompletion) completion_point_[p.id] = index;
         if (p.kind == Synchpoint::Kind::ReceiveRequest) request_point_[p.id] = index;
+    }
+    // Collectives are numbered in the order they happen, so this is sorted already, but for
+    // odd traces; of one collective twice, the later point counts.
+    auto& collectives = mine.collective_points;
+    if (std::adjacent_find(collectives.begin(), collectives.end(),
+                           [](const auto& a, const auto& b) { return a.first >= b.first; }) !=
+        collectives.end()) {
+        std::stable_sort(collectives.begin(), collectives.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::reverse(collectives.begin(), collectives.end()); // the later first
+        collectives.erase(
+            std::unique(collectives.begin(), collectives.end(),
+                        [](const auto& a, const auto& b) { return a.first == b.first; }),
+            collectives.end());
+        std::reverse(collectives.begin(), collectives.end());
     }
     // Late Receiver points: everything is known from the preparation round.
     for (Synchpoint& p : mine.points) {
@@ -389,9 +404,10 @@ size_t Synchpoints::request_point(uint32_t message) const {
 }
 
 size_t Synchpoints::collective_point(uint32_t location, uint32_t collective) const {
-    const auto& points = locations_[location].collective_point;
-    const auto found = points.find(collective);
-    return found == points.end() ? npos : found->second;
+    const auto& points = locations_[location].collective_points;
+    const auto found = std::lower_bound(points.begin(), points.end(), collective,
+                                        [](const auto& e, uint32_t id) { return e.first < id; });
+    return found == points.end() || found->first != collective ? npos : found->second;
 }
 
 bool Synchpoints::synchronises_with(const Synchpoint& p, uint32_t location) const {
