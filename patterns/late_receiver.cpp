@@ -2,8 +2,9 @@
 
 #include "patterns/waits.h"
 
+#include <algorithm>
 #include <unordered_map>
-#include <unordered_set>
+#include <vector>
 
 namespace topolens::patterns {
 
@@ -17,15 +18,35 @@ void LateReceiverFinder::find(const analysis::Context& c, uint32_t loc,
     const trace::LocationFrames& frames = m.frames[loc];
     const auto& sends = m.sends_of[loc];
     waits_.assign(sends.size(), 0);
-    // The MPI_Waitall calls (by enter record) that completed a receive waiting as Late Sender.
-    std::unordered_set<uint32_t> waited_for_senders;
+    // The calls (by enter record) that completed a receive waiting as Late Sender, sorted for
+    // look-ups (a hash set here cost more than the rest of the search): receives are in record
+    // order, so their calls are too, but for receives outside any call or in nested regions.
+    // Looked at for MPI_Waitall only.
+    std::vector<uint32_t> waited_for_senders;
     const auto& receives = m.receives_of[loc];
-    for (size_t k = 0; k < receives.size(); ++k)
-        if (late_senders.verdicts()[k].wait > 0)
-            waited_for_senders.insert(frames[receives[k].first].frame);
+    for (size_t k = 0; k < receives.size(); ++k) {
+        const uint32_t enter = frames[receives[k].first].frame;
+        if (late_senders.verdicts()[k].wait > 0 &&
+            (waited_for_senders.empty() || waited_for_senders.back() != enter))
+            waited_for_senders.push_back(enter);
+    }
+    if (!std::is_sorted(waited_for_senders.begin(), waited_for_senders.end()))
+        std::sort(waited_for_senders.begin(), waited_for_senders.end());
     // Per MPI_Waitall (enter record): the send that waited longest so far.
     std::unordered_map<uint32_t, size_t> longest;
+    // A send's message is at random among the messages, its completion far from the last:
+    // both fetched `kAhead` sends early (waiting for them was most of this search).
+    constexpr size_t kAhead = 8;
+    const auto& events = c.trace().locations[loc].events;
     for (size_t k = 0; k < sends.size(); ++k) {
+        if (k + kAhead < sends.size()) {
+            if (const uint32_t ahead = sends[k + kAhead].second; ahead != kNone)
+                __builtin_prefetch(&m.message_calls[ahead].recv_post);
+            if (const uint32_t ahead = m.send_completions[loc][k + kAhead]; ahead != kNone) {
+                __builtin_prefetch(&events[ahead]);
+                __builtin_prefetch(&frames[ahead]);
+            }
+        }
         const uint32_t id = sends[k].second;
         const uint32_t completion = m.send_completions[loc][k];
         if (id == kNone || completion == kNone) continue;
@@ -46,7 +67,8 @@ void LateReceiverFinder::find(const analysis::Context& c, uint32_t loc,
             continue;
         }
         const uint32_t enter = frames[completion].frame;
-        if (waited_for_senders.count(enter)) continue;
+        if (std::binary_search(waited_for_senders.begin(), waited_for_senders.end(), enter))
+            continue;
         const auto [at, added] = longest.try_emplace(enter, k);
         if (added) {
             waits_[k] = wait;

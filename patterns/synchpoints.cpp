@@ -123,18 +123,17 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     const trace::LocationFrames& frames = m.frames[loc];
     LocationSynchpoints& mine = locations_[loc];
     mine = {};
-    // (call enter, record, point)
+    // A point to be: what is known of it before the walk (small: the candidates are sorted).
     struct Candidate {
-        uint32_t call, record;
-        Synchpoint point;
+        uint32_t call, record; // the enter record of the call around it, its own record
+        uint32_t id = kNone;
+        Synchpoint::Kind kind = Synchpoint::Kind::Receive;
+        Time wait = 0;
     };
     std::vector<Candidate> found;
     auto add = [&](uint32_t record, Synchpoint::Kind kind, uint32_t id) {
-        Synchpoint p;
-        p.kind = kind;
-        p.id = id;
-        p.call = frames[record].frame == kNone ? record : frames[record].frame;
-        found.push_back({p.call, record, p});
+        const uint32_t call = frames[record].frame == kNone ? record : frames[record].frame;
+        found.push_back({call, record, id, kind});
     };
     // Only messages whose receive waited as Late Sender synchronise their ends (known from
     // the preparation round); the others would only split the time between points.
@@ -153,7 +152,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         if (m.send_completions[loc][k] == kNone) continue;
         add(m.send_completions[loc][k], Synchpoint::Kind::SendCompletion,
             m.sends_of[loc][k].second);
-        found.back().point.wait = wait;
+        found.back().wait = wait;
     }
     std::vector<std::pair<uint32_t, Time>>().swap(late_receiver_waits_[loc]);
     for (const auto& [record, id] : m.receives_of[loc])
@@ -171,9 +170,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     const InitAndFinalizeCalls& ends = ends_.get(loc);
     if (ends.init.region != kNone)
         if (const uint32_t at = enter_of(ends.init); at != kNone) {
-            found.push_back({at, at, {}});
-            found.back().point.kind = Synchpoint::Kind::Init;
-            found.back().point.call = at;
+            found.push_back({at, at, kNone, Synchpoint::Kind::Init});
         }
     FinalizePoint finalize;
     if (ends.finalize.region != kNone)
@@ -181,9 +178,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
             if (events[i].kind == trace::EventKind::Enter &&
                 events[i].time == ends.finalize.enter &&
                 events[i].region() == ends.finalize.region) {
-                found.push_back({i, i, {}});
-                found.back().point.kind = Synchpoint::Kind::Finalize;
-                found.back().point.call = i;
+                found.push_back({i, i, kNone, Synchpoint::Kind::Finalize});
                 finalize = {true, events[i].time};
                 break;
             }
@@ -191,6 +186,14 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
         return a.call != b.call ? a.call < b.call : a.record < b.record;
     });
+    auto point_of = [](const Candidate& candidate) {
+        Synchpoint p;
+        p.kind = candidate.kind;
+        p.id = candidate.id;
+        p.call = candidate.call;
+        p.wait = candidate.wait;
+        return p;
+    };
 
     // Walk the events: time between two enter/leave records goes to the call path open
     // between them; a candidate closes the segment at the enter of its call.
@@ -218,7 +221,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
             const uint32_t local = frames[i].callpath;
             stack.push_back(local == kNone ? 0 : c.callpath_of(m.callpath_nodes[loc][local]));
             for (; next < found.size() && found[next].call == i; ++next) {
-                Synchpoint p = found[next].point;
+                Synchpoint p = point_of(found[next]);
                 mine.times.insert(mine.times.end(), segment.begin(), segment.end());
                 segment.clear();
                 p.times_end = static_cast<uint32_t>(mine.times.size());
@@ -239,7 +242,7 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     }
     // Candidates outside every region (a record without enter) close nothing.
     for (; next < found.size(); ++next) {
-        Synchpoint p = found[next].point;
+        Synchpoint p = point_of(found[next]);
         p.times_end = static_cast<uint32_t>(mine.times.size());
         mine.points.push_back(std::move(p));
     }
@@ -250,9 +253,24 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
         const auto index = static_cast<uint32_t>(k);
         if (p.kind == Synchpoint::Kind::Receive) receive_point_[p.id] = index;
         if (p.kind == Synchpoint::Kind::Send) send_point_[p.id] = index;
-        if (p.kind == Synchpoint::Kind::Collective) mine.collective_point[p.id] = index;
+        if (p.kind == Synchpoint::Kind::Collective) mine.collective_points.push_back({p.id, index});
         if (p.kind == Synchpoint::Kind::SendCompletion) completion_point_[p.id] = index;
         if (p.kind == Synchpoint::Kind::ReceiveRequest) request_point_[p.id] = index;
+    }
+    // Collectives are numbered in the order they happen, so this is sorted already, but for
+    // odd traces; of one collective twice, the later point counts.
+    auto& collectives = mine.collective_points;
+    if (std::adjacent_find(collectives.begin(), collectives.end(),
+                           [](const auto& a, const auto& b) { return a.first >= b.first; }) !=
+        collectives.end()) {
+        std::stable_sort(collectives.begin(), collectives.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::reverse(collectives.begin(), collectives.end()); // the later first
+        collectives.erase(
+            std::unique(collectives.begin(), collectives.end(),
+                        [](const auto& a, const auto& b) { return a.first == b.first; }),
+            collectives.end());
+        std::reverse(collectives.begin(), collectives.end());
     }
     // Late Receiver points: everything is known from the preparation round.
     for (Synchpoint& p : mine.points) {
@@ -386,9 +404,10 @@ size_t Synchpoints::request_point(uint32_t message) const {
 }
 
 size_t Synchpoints::collective_point(uint32_t location, uint32_t collective) const {
-    const auto& points = locations_[location].collective_point;
-    const auto found = points.find(collective);
-    return found == points.end() ? npos : found->second;
+    const auto& points = locations_[location].collective_points;
+    const auto found = std::lower_bound(points.begin(), points.end(), collective,
+                                        [](const auto& e, uint32_t id) { return e.first < id; });
+    return found == points.end() || found->first != collective ? npos : found->second;
 }
 
 bool Synchpoints::synchronises_with(const Synchpoint& p, uint32_t location) const {
@@ -419,6 +438,8 @@ TimeMap Synchpoints::runtimes(uint32_t location, size_t from, size_t to) const {
     const size_t begin = from == npos ? 0 : mine.points[from].times_end;
     const size_t end = mine.points[to].times_end;
     TimeMap map;
+    // One allocation instead of one per doubling: an interval has a few call paths.
+    map.reserve(std::min<size_t>(end - begin, 16));
     for (size_t k = begin; k < end; ++k)
         map[mine.times[k].first] += static_cast<double>(mine.times[k].second);
     return map;
@@ -444,11 +465,17 @@ TimeMapSum Synchpoints::waits_between(uint32_t location, size_t from, size_t to)
 
 TimeMapSum positive_difference(const TimeMap& minuend, const TimeMap& subtrahend) {
     TimeMapSum d;
-    for (const auto& [cp, t] : minuend)
-        if (const double x = t - subtrahend.at(cp); x > 0) {
+    d.map.reserve(minuend.size());
+    // Both ascending by call path: one walk over the two, appending to the result.
+    auto sub = subtrahend.begin();
+    for (const auto& [cp, t] : minuend) {
+        while (sub != subtrahend.end() && sub->first < cp) ++sub;
+        const double taken = sub != subtrahend.end() && sub->first == cp ? sub->second : 0.0;
+        if (const double x = t - taken; x > 0) {
             d.map[cp] = x;
             d.sum += x;
         }
+    }
     return d;
 }
 

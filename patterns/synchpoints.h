@@ -24,7 +24,6 @@
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 namespace topolens::patterns {
@@ -85,7 +84,9 @@ struct LocationSynchpoints {
     // runs, point k's in [points[k-1].times_end, points[k].times_end); the runs after the
     // last point's are the tail, after the location's last point.
     std::vector<std::pair<uint32_t, analysis::Time>> times;
-    std::unordered_map<uint32_t, uint32_t> collective_point; // collective id -> point
+    // (collective id, point), ascending by id: looked up at every collective step of the
+    // backward replay, where a hash map cost more than a binary search.
+    std::vector<std::pair<uint32_t, uint32_t>> collective_points;
 };
 
 // A location's MPI_Finalize synchpoint, as the critical path looks for where it starts.

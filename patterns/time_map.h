@@ -19,6 +19,10 @@ class TimeMap {
     using iterator = std::vector<value_type>::iterator;
 
     double& operator[](uint32_t callpath) {
+        // Call paths often come ascending (a map built from another) or repeat the last one.
+        if (entries_.empty() || entries_.back().first < callpath)
+            return entries_.emplace_back(callpath, 0.0).second;
+        if (entries_.back().first == callpath) return entries_.back().second;
         auto at = lower(callpath);
         if (at == entries_.end() || at->first != callpath)
             at = entries_.insert(at, value_type{callpath, 0.0});
