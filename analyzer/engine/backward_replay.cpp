@@ -554,20 +554,26 @@ void BackwardReplay::send_post(const BackwardStep& step, const trace::Bytes& pay
             send(owner_of(reader), Posted::ToReceiver, m_.global_message_ids[step.id], 0);
         break;
     }
-    case BackwardStep::Kind::Collective: {
-        std::vector<uint32_t> ranks;
-        for (const trace::EventRef& member : m_.collectives[step.id].members)
-            if (!local(member.location)) ranks.push_back(owner_of(member.location));
-        std::sort(ranks.begin(), ranks.end());
-        ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-        for (const uint32_t rank : ranks)
+    case BackwardStep::Kind::Collective:
+        for (const uint32_t rank : other_ranks_of(step.id))
             send(rank, Posted::ToMembers, m_.global_collective_ids[step.id], step.member);
         break;
-    }
     case BackwardStep::Kind::Send:
     case BackwardStep::Kind::ReceiveRequest:
         break;
     }
+}
+
+const std::vector<uint32_t>& BackwardReplay::other_ranks_of(uint32_t collective) {
+    if (other_ranks_.empty()) other_ranks_.resize(m_.collectives.size());
+    auto& [looked_at, ranks] = other_ranks_[collective];
+    if (looked_at) return ranks;
+    for (const trace::EventRef& member : m_.collectives[collective].members)
+        if (!local(member.location)) ranks.push_back(owner_of(member.location));
+    std::sort(ranks.begin(), ranks.end());
+    ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+    looked_at = true;
+    return ranks;
 }
 
 // One exchange of what was posted for other ranks; returns whether any rank sent anything.

@@ -75,6 +75,7 @@ class BackwardReplay {
     bool exchange_posts();
     void exchange_replies();
     uint32_t owner_of(uint32_t loc) const;
+    const std::vector<uint32_t>& other_ranks_of(uint32_t collective);
     size_t local_members(uint32_t collective) const { return local_members_[collective]; }
 
     const trace::Trace& trace_;
@@ -88,6 +89,9 @@ class BackwardReplay {
     // Shared out to ranks: posts for other ranks' locations, by rank, until the next round;
     // steps taken in this round.
     std::vector<trace::Bytes> outbox_;
+    // By collective, once one of its members posted: the other ranks that replay a member
+    // (so that each member's post does not look at every member again).
+    std::vector<std::pair<bool, std::vector<uint32_t>>> other_ranks_;
     uint64_t progress_ = 0;
     std::vector<uint32_t> local_members_;  // by collective: its members replayed here
     std::vector<std::vector<Step>> steps_; // by location, in event order
