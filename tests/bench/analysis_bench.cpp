@@ -1,7 +1,7 @@
 // analysis_bench: how fast and how lean the analysis is, against a bare OTF2 read.
 //
 //   analysis_bench [TRACE] [--ranks N] [--iterations K] [--pattern P] [--blocks B]
-//                  [--repeat R] [--threads T] [--keep DIR]
+//                  [--repeat R] [--threads T] [--keep DIR] [--no-root-causes]
 //
 // Without TRACE it first writes a synthetic trace (trace/synthetic.h; by default 64 ranks,
 // 2000 iterations of the mixed pattern: 18 million events). Every phase runs in its own
@@ -10,8 +10,9 @@
 //             OTF2's reader)
 //   read      topolens::trace::read_trace in T threads (default: the machine's cores)
 //   analysis  trace::read_and_match (read_trace, each location scanned for the matching as
-//             soon as it is read) + analysis::analyze with every registered pattern, in T
-//             threads, and again in one thread (the throughput target is per core)
+//             soon as it is read) + analysis::analyze with every registered pattern (the
+//             root-cause analysis too, unless --no-root-causes), in T threads, and again in one
+//             thread (the throughput target is per core)
 // Times are the best of --repeat runs (after one untimed read that warms the page cache);
 // peak memory is the growth of VmHWM over the phase (reset through /proc/self/clear_refs
 // where the kernel allows, else measured from the child's start).
@@ -51,7 +52,7 @@ namespace tt = topolens::trace;
 
 const char* const kUsage =
     "usage: analysis_bench [TRACE] [--ranks N] [--iterations K] [--pattern P] [--blocks B]\n"
-    "                      [--repeat R] [--threads T] [--keep DIR]\n"
+    "                      [--repeat R] [--threads T] [--keep DIR] [--no-root-causes]\n"
     "Without TRACE a synthetic trace is written first (topolens synth; default 64 ranks,\n"
     "2000 iterations, pattern mixed: 18 million events) into a temporary directory, or\n"
     "into DIR with --keep.\n";
@@ -273,14 +274,14 @@ Measure measure_read(const std::string& anchor, unsigned threads) {
 }
 
 #ifdef TOPOLENS_BENCH_ANALYSIS
-Measure measure_analysis(const std::string& anchor, unsigned threads) {
+Measure measure_analysis(const std::string& anchor, unsigned threads, bool root_causes) {
     return in_child([&](Measure& m) {
         PeakMemory mem;
         Clock c;
         // As `topolens analyze` does it: each location is scanned for the matching right
         // after it is read.
         const auto [t, matching] = tt::read_and_match(anchor, threads);
-        const auto patterns = topolens::patterns::all_patterns();
+        const auto patterns = topolens::patterns::all_patterns(root_causes);
         Clock a;
         topolens::analysis::AnalysisOptions options;
         options.threads = threads;
@@ -374,6 +375,7 @@ int main(int argc, char** argv) {
     synth.iterations = 2000;
     int repeat = 3;
     unsigned threads = 0;
+    bool root_causes = true;
     std::string args; // the options as given, for the reproduce line
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -387,6 +389,11 @@ int main(int argc, char** argv) {
                 return 2;
             }
             trace_path = a;
+            continue;
+        }
+        if (a == "--no-root-causes") { // as `topolens analyze --no-root-causes`
+            root_causes = false;
+            args += " " + a;
             continue;
         }
         if (i + 1 >= argc) {
@@ -478,9 +485,11 @@ int main(int argc, char** argv) {
     const Measure bare = best_of(repeat, [&] { return measure_bare(anchor); });
     const Measure read = best_of(repeat, [&] { return measure_read(anchor, threads); });
 #ifdef TOPOLENS_BENCH_ANALYSIS
-    const Measure analysis = best_of(repeat, [&] { return measure_analysis(anchor, threads); });
+    const Measure analysis =
+        best_of(repeat, [&] { return measure_analysis(anchor, threads, root_causes); });
     const Measure serial =
-        threads == 1 ? analysis : best_of(repeat, [&] { return measure_analysis(anchor, 1); });
+        threads == 1 ? analysis
+                     : best_of(repeat, [&] { return measure_analysis(anchor, 1, root_causes); });
 #endif
     int status = 0;
     for (const Measure* m : {&bare, &read
@@ -556,7 +565,7 @@ int main(int argc, char** argv) {
         std::printf("note: /proc/self/clear_refs refused; peak memory counted from each child's "
                     "start\n");
     std::printf("\nreproduce: %s%s\n", argv[0],
-                synth_line.empty() ? (" " + trace_path).c_str() : args.c_str());
+                (synth_line.empty() ? " " + trace_path + args : args).c_str());
     if (!synth_line.empty()) std::printf("the trace: %s\n", synth_line.c_str());
     if (!generated_dir.empty()) fs::remove_all(generated_dir);
     return status;
