@@ -57,8 +57,8 @@ class ReaderMemory : public ::testing::Test {
     static std::string path() { return (*dir_ / "t").string(); }
 
     // Reads `share` in `threads` threads: every location of it has its synthesized events, the
-    // others none, and the peak grew by far less than 1 MB per location read (the chunk
-    // buffers of all open at once; the events themselves are a few kB per location).
+    // others none, and the peak grew by far less than the 1 MB per location read that event
+    // readers all open at once cost (the events themselves are a few kB per location).
     void expect_lean_read(unsigned threads, LocationShare share) {
         const std::vector<uint64_t> expected = synth_event_counts(options());
         Trace trace;
