@@ -627,9 +627,9 @@ class ArchiveReader {
     // Locations are read in `threads` contiguous groups of about equal event counts, each
     // through its own OTF2 reader (OTF2 readers are not shared between threads); the first
     // group uses the archive's reader. Every group opens its files, then (all opened) reads
-    // its local definitions, then (all read) its events: the errors are reported in the
-    // order a serial read meets them (all opening before any definitions before any events,
-    // each phase in location order).
+    // its local definitions, then (all read) its events, one location's event reader open
+    // at a time: the errors are reported in the order a serial read meets them (all opening
+    // before any definitions before any events, each phase in location order).
     void read_locations(Trace& trace, unsigned threads, LocationShare share) {
         const std::vector<Location>& locs = trace.defs.locations;
         // Missing files first, as a serial read finds them before reading any events.
@@ -654,7 +654,7 @@ class ArchiveReader {
         }
         std::vector<Group> groups;
         for (const auto& [begin, end] : location_groups(locs, share, threads))
-            groups.push_back(Group{{}, groups.empty() ? reader_.get() : nullptr, begin, end, {}});
+            groups.push_back(Group{{}, groups.empty() ? reader_.get() : nullptr, begin, end});
         if (groups.empty()) return;
 
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(groups.size());
@@ -739,14 +739,15 @@ class ArchiveReader {
         ReaderHandle own; // for all groups but the first
         OTF2_Reader* r = nullptr;
         size_t begin = 0, end = 0;
-        std::vector<OTF2_EvtReader*> readers; // per location; nullptr: no events
     };
 
-    // Selects the group's locations and opens their event readers.
+    // Selects the group's locations and opens their files; event readers are opened one at
+    // a time while reading (each holds a chunk buffer of the event chunk size, 1 MB by
+    // default: all at once would cost that per location).
     void open_group(Group& g, Trace& trace) {
         const std::vector<Location>& locs = trace.defs.locations;
-        // OTF2 loads the local definitions' mapping tables with the event readers, by their
-        // counts: damaged ones fail here, before it allocates.
+        // OTF2 loads the local definitions' mapping tables by their counts: damaged ones
+        // fail here, before it allocates.
         if (posix_layout_ && have_local_defs_)
             for (size_t i = g.begin; i < g.end; ++i)
                 check_local_definitions_file(location_file(locs[i].otf2_id, ".def"),
@@ -757,26 +758,6 @@ class ArchiveReader {
         if (have_local_defs_)
             check(OTF2_Reader_OpenDefFiles(g.r), stem_, "cannot open local definitions");
         check(OTF2_Reader_OpenEvtFiles(g.r), stem_, "cannot open event files");
-
-        // Event readers first: OTF2 attaches the mapping tables of the local definitions
-        // to them. Our clock correction replaces OTF2's, so OTF2 must not apply offsets.
-        g.readers.assign(g.end - g.begin, nullptr);
-        for (size_t i = g.begin; i < g.end; ++i) {
-            const uint64_t id = locs[i].otf2_id;
-            if (no_event_file_[i]) continue; // a location without events may have no file
-            OTF2_EvtReader*& reader = g.readers[i - g.begin];
-            reader = OTF2_Reader_GetEvtReader(g.r, id);
-            if (!reader) {
-                if (CutRank* cut = cut_rank(trace, locs[i].rank)) {
-                    cut->read_note = "its event file is unreadable from the start";
-                    continue;
-                }
-                throw TraceError(with_cause(location_file(id, ".evt") + ": cannot open", capture_,
-                                            OTF2_ERROR_INVALID));
-            }
-            check(OTF2_EvtReader_ApplyClockOffsets(reader, false), location_file(id, ".evt"),
-                  "cannot configure reader");
-        }
     }
 
     void read_group_definitions(Group& g, Trace& trace) {
@@ -793,15 +774,38 @@ class ArchiveReader {
         std::unique_ptr<OTF2_EvtReaderCallbacks, void (*)(OTF2_EvtReaderCallbacks*)> cb_owner(
             cb, OTF2_EvtReaderCallbacks_Delete);
         for (size_t i = g.begin; i < g.end; ++i) {
-            OTF2_EvtReader*& reader = g.readers[i - g.begin];
-            if (reader) {
-                read_events(g.r, reader, trace, i, cb);
-                OTF2_Reader_CloseEvtReader(g.r, reader);
-                reader = nullptr;
-            }
+            if (EvtReaderHandle reader = open_event_reader(g.r, trace, i))
+                read_events(g.r, reader.get(), trace, i, cb);
             if (hooks_->location_read) hooks_->location_read(trace, static_cast<uint32_t>(i));
         }
         OTF2_Reader_CloseEvtFiles(g.r);
+    }
+
+    struct EvtReaderCloser {
+        OTF2_Reader* reader = nullptr;
+        void operator()(OTF2_EvtReader* evt) const { OTF2_Reader_CloseEvtReader(reader, evt); }
+    };
+    using EvtReaderHandle = std::unique_ptr<OTF2_EvtReader, EvtReaderCloser>;
+
+    // Location `i`'s event reader (OTF2 reads its first chunk now), or null when it has no
+    // events to read. The mapping tables of its local definitions are the archive's: OTF2
+    // applies them to any event reader of the location.
+    EvtReaderHandle open_event_reader(OTF2_Reader* r, Trace& trace, size_t i) {
+        const Location& loc = trace.defs.locations[i];
+        if (no_event_file_[i]) return EvtReaderHandle(nullptr, {r}); // may have no file
+        EvtReaderHandle reader(OTF2_Reader_GetEvtReader(r, loc.otf2_id), {r});
+        if (!reader) {
+            if (CutRank* cut = cut_rank(trace, loc.rank)) {
+                cut->read_note = "its event file is unreadable from the start";
+                return reader;
+            }
+            throw TraceError(with_cause(location_file(loc.otf2_id, ".evt") + ": cannot open",
+                                        capture_, OTF2_ERROR_INVALID));
+        }
+        // Our clock correction replaces OTF2's, so OTF2 must not apply offsets.
+        check(OTF2_EvtReader_ApplyClockOffsets(reader.get(), false),
+              location_file(loc.otf2_id, ".evt"), "cannot configure reader");
+        return reader;
     }
 
     // The record of `rank` when the run was cut short, else null.
