@@ -60,6 +60,11 @@ class ReaderMemory : public ::testing::Test {
     // others none, and the peak grew by far less than the 1 MB per location read that event
     // readers all open at once cost (the events themselves are a few kB per location).
     void expect_lean_read(unsigned threads, LocationShare share) {
+#if defined(__SANITIZE_ADDRESS__)
+        // ASan keeps freed blocks in quarantine and adds shadow memory: there the peak says
+        // nothing of what the reader holds. The other stages measure it.
+        GTEST_SKIP() << "peak memory is ASan's under ASan";
+#endif
         const std::vector<uint64_t> expected = synth_event_counts(options());
         Trace trace;
         const uint64_t growth =
