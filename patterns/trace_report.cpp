@@ -48,11 +48,13 @@ constexpr std::size_t kWarningsShown = 10;
 } // namespace
 
 void note_warnings(const analysis::AnalysisResult& result, std::ostream& notes) {
+    // Each line in one write: under mpirun a rank's stderr and stdout travel apart, and a
+    // line written in pieces can be cut by the other's.
     for (std::size_t i = 0; i < result.warnings.size() && i < kWarningsShown; ++i)
-        notes << "topolens: warning: " << result.warnings[i] << "\n";
+        notes << ("topolens: warning: " + result.warnings[i] + "\n");
     if (result.warnings.size() > kWarningsShown)
-        notes << "topolens: " << result.warnings.size() - kWarningsShown
-              << " more warnings not shown\n";
+        notes << ("topolens: " + std::to_string(result.warnings.size() - kWarningsShown) +
+                  " more warnings not shown\n");
 }
 
 std::string default_report_path(const std::string& anchor) {
