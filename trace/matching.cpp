@@ -225,14 +225,15 @@ struct LocationScan {
     ChannelQueues queues; // sender = this location: only its receivers' passes pop them
     std::vector<PostedReceive> posted;
     std::vector<CollectiveEnd> collective_ends;
-    std::vector<CallSummary> collective_calls; // parallel; shared analysis only
-    std::vector<Matched> matched;              // by posting
+    std::vector<Matched> matched; // by posting
     // Threads: receive requests posted here and not completed here (request -> the
     // MpiIrecvRequest), and receives completed here whose request was not posted here.
     std::vector<std::pair<uint64_t, uint32_t>> open_posts;
     std::vector<std::pair<uint32_t, uint64_t>> posted_elsewhere; // (MpiIrecv, request)
     uint64_t unmatched_receives = 0;
     LocationWarnings warnings, receive_warnings;
+    // A shared analysis: the process's collective warnings, at its first location.
+    LocationWarnings collective_warnings;
     bool scanned = false;
     bool time_goes_backwards = false;
 };
@@ -630,9 +631,10 @@ class MatcherImpl {
 
   public:
     // The matching of one rank's share, the other ranks completing theirs at once: every
-    // rank learns every location's call tree, warnings and collective records (small), sends
-    // its sends to the rank of their receiver, and hears back where each was received.
-    // Message and collective ids are the serial matching's (Matching::global_message_ids).
+    // rank learns every location's call tree and warnings (small), shares each collective
+    // end with the ranks of the other members (share_collectives), sends its sends to the
+    // rank of their receiver, and hears back where each was received. Message and
+    // collective ids are the serial matching's (Matching::global_message_ids).
     void complete_shared(Exchange& exchange, LocationShare share) {
         const auto nloc = static_cast<uint32_t>(trace_.locations.size());
         share_ = {share.first, std::min(share.last, nloc)};
@@ -642,28 +644,29 @@ class MatcherImpl {
                                        " was never scanned");
         learn_shares(exchange);
         if (threads_) merge_thread_sends();
+        share_collectives(exchange);
         learn_every_location(exchange);
         m_.callpath_nodes.resize(nloc);
         for (uint32_t loc = 0; loc < nloc; ++loc) {
             m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
+            // (The serial order: a location's scan warnings, then its process's collectives'.)
             scans_[loc].warnings.hand_to(warn_);
+            scans_[loc].collective_warnings.hand_to(warn_);
             if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
-            for (CallSummary& call : scans_[loc].collective_calls)
-                if (call.callpath != kNone) call.callpath = m_.callpath_nodes[loc][call.callpath];
-            if (threads_) {
-                process_collectives(loc);
-                continue;
-            }
-            std::fill(sequence_.begin(), sequence_.end(), 0);
-            for (const CollectiveEnd& end : scans_[loc].collective_ends) collective(loc, end);
         }
+        for (size_t k = 0; k < m_.collectives.size(); ++k)
+            for (size_t member = 0; member < m_.member_calls[k].size(); ++member) {
+                CallSummary& call = m_.member_calls[k][member];
+                if (call.callpath != kNone)
+                    call.callpath = m_.callpath_nodes[m_.collectives[k].members[member].location]
+                                                     [call.callpath];
+            }
         send_sends_to_receivers(exchange);
         parallel_for(share_.last - share_.first, workers_, [&](size_t k, unsigned) {
             match_receives(share_.first + static_cast<uint32_t>(k));
         });
         number_shared_messages(exchange);
         finish_shared(exchange);
-        keep_shared_collectives();
         m_.share = share_;
     }
 
@@ -682,7 +685,255 @@ class MatcherImpl {
             throw std::logic_error("trace::Matcher: the ranks' shares leave locations out");
     }
 
-    // Each location's call tree, scan warnings and collective records, to every rank.
+    // A collective end another rank needs: that of a member of a collective one of its
+    // processes takes part in.
+    struct SharedEnd {
+        EventRef member;
+        Ref comm;
+        uint32_t instance; // the process's how-manieth on the communicator
+        uint32_t id;       // the whole trace's, if this member's process made it; else kNone
+        uint32_t root;     // world rank, or kNone
+        CollectiveOp op;
+        CallSummary call; // its call path still the location's own number
+    };
+
+    // How many collectives a process reached on a communicator.
+    struct CommCount {
+        Ref comm;
+        uint32_t collectives;
+    };
+
+    // One of this rank's collective ends, as the matching takes it (see collective()).
+    struct OwnEnd {
+        uint32_t location;
+        const CollectiveEnd* end;
+        uint32_t instance = kNone; // kNone: not a member (or no such communicator)
+        uint32_t id = kNone;       // set if this end's process made the collective
+    };
+
+    // What assembling a collective found of one member's end, for its owner's warnings.
+    struct Verdict {
+        bool mismatch = false;
+        uint32_t reached_by = kNone; // the member's place was taken by this location already
+    };
+
+    // Collectives, each rank holding those its locations take part in, under the serial ids.
+    // The serial matching numbers them as it meets them, process by process (in location
+    // order): a process's k-th collective on a communicator is new if no earlier process
+    // reached k collectives there (MPI_COMM_SELF: always new). So a process's new ones, and
+    // where its numbers start, follow from how many collectives every earlier process made
+    // on each of its communicators: only these counts are gathered by every rank. Each end
+    // then goes to the ranks of the other members that reach that collective, the end of the
+    // process that made it carrying its id; a rank that holds no member of a communicator
+    // hears nothing of its collectives. The warnings of a process's collectives are found by
+    // its rank, which holds every member's end of them, in the serial order.
+    void share_collectives(Exchange& exchange) {
+        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
+        auto is_self = [&](Ref comm) { return trace_.defs.communicators[comm].is_self; };
+        // This rank's processes (by first location), their ends, and their counts.
+        std::vector<uint32_t> processes;
+        std::vector<std::vector<OwnEnd>> own;
+        Bytes mine;
+        ByteWriter counts(mine);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            if (first_of_process_[loc] != loc) continue;
+            processes.push_back(loc);
+            std::vector<OwnEnd>& ends = own.emplace_back();
+            std::vector<CommCount> used; // communicators but MPI_COMM_SELF
+            uint32_t on_self = 0;
+            std::fill(sequence_.begin(), sequence_.end(), 0);
+            for (const auto& [location, end] : process_ends(loc)) {
+                OwnEnd x{location, end};
+                if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
+                    x.instance = sequence_[end->comm]++;
+                    if (is_self(end->comm))
+                        ++on_self;
+                    else if (x.instance == 0)
+                        used.push_back({end->comm, 0});
+                }
+                ends.push_back(x);
+            }
+            for (CommCount& c : used) c.collectives = sequence_[c.comm];
+            counts.put(on_self);
+            counts.put_all(used);
+        }
+        // Every process's counts, in location order: the ids this rank's processes make, and
+        // per communicator which ranks reach how many of its collectives.
+        const unsigned me = exchange.rank();
+        const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        std::vector<uint32_t> made(ncomm, 0); // per communicator, as instances_of_comm_
+        std::vector<std::vector<std::pair<uint32_t, uint32_t>>> reach(ncomm); // (rank, most)
+        uint64_t next_id = 0;
+        size_t own_at = 0;
+        for (uint32_t r = 0; r < all.size(); ++r) {
+            if (r != me) m_.collective_bytes_received += all[r].size();
+            ByteReader in(all[r], "collective counts");
+            for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
+                if (first_of_process_[loc] != loc) continue;
+                const auto on_self = in.get<uint32_t>();
+                const auto used = in.get_all<CommCount>();
+                if (r == me) number_made(own[own_at++], made, next_id);
+                next_id += on_self;
+                for (const auto [comm, n] : used) {
+                    if (comm >= ncomm) throw std::logic_error("trace::Matcher: bad communicator");
+                    if (n > made[comm]) {
+                        next_id += n - made[comm];
+                        made[comm] = n;
+                    }
+                    auto& ranks = reach[comm];
+                    if (!ranks.empty() && ranks.back().first == r)
+                        ranks.back().second = std::max(ranks.back().second, n);
+                    else
+                        ranks.push_back({r, n});
+                }
+            }
+        }
+        // Each member's end to the other ranks that reach its collective.
+        std::vector<SharedEnd> ends;
+        std::vector<Bytes> out(exchange.size());
+        for (const std::vector<OwnEnd>& process : own)
+            for (const OwnEnd& x : process) {
+                if (x.instance == kNone || is_self(x.end->comm)) continue;
+                ends.push_back(shared_end(x));
+                for (const auto& [r, most] : reach[x.end->comm])
+                    if (r != me && most > x.instance) ByteWriter(out[r]).put(ends.back());
+            }
+        for (const Bytes& bytes : exchange.all_to_all(std::move(out))) {
+            m_.collective_bytes_received += bytes.size();
+            ByteReader from(bytes, "collective ends");
+            while (!from.done()) {
+                ends.push_back(from.get<SharedEnd>());
+                ++m_.collective_ends_received;
+            }
+        }
+        // Each collective assembled from its members' ends in the serial order (by process).
+        auto key = [&](const SharedEnd& e) {
+            return std::tuple(e.comm, e.instance, first_of_process_[e.member.location]);
+        };
+        std::sort(ends.begin(), ends.end(),
+                  [&](const SharedEnd& a, const SharedEnd& b) { return key(a) < key(b); });
+        std::vector<Verdict> verdicts(ends.size());
+        std::vector<uint32_t> ids(ends.size(), kNone); // each end's collective's id
+        struct Kept {
+            uint32_t id;
+            CollectiveMatch match;
+            std::vector<CallSummary> calls;
+        };
+        std::vector<Kept> kept;
+        for (size_t begin = 0, end = 0; begin < ends.size(); begin = end) {
+            end = begin;
+            while (end < ends.size() && ends[end].comm == ends[begin].comm &&
+                   ends[end].instance == ends[begin].instance)
+                ++end;
+            const SharedEnd& maker = ends[begin]; // the first process to reach it made it
+            if (maker.id == kNone)
+                throw std::logic_error("trace::Matcher: a collective came without its id");
+            CollectiveMatch c{maker.op, maker.comm, maker.root, {}};
+            c.members.resize(trace_.defs.communicators[maker.comm].members.size());
+            std::vector<CallSummary> calls(c.members.size());
+            for (size_t k = begin; k < end; ++k) {
+                const SharedEnd& e = ends[k];
+                ids[k] = maker.id;
+                verdicts[k].mismatch = e.op != c.op || e.root != c.root;
+                const uint32_t rank = ranks_.rank_of(e.comm, e.member.location);
+                if (c.members[rank].location != kNone) {
+                    verdicts[k].reached_by = c.members[rank].location;
+                    continue;
+                }
+                c.members[rank] = e.member;
+                calls[rank] = e.call;
+            }
+            const auto missing = static_cast<uint64_t>(
+                std::count_if(c.members.begin(), c.members.end(),
+                              [](const EventRef& m) { return m.location == kNone; }));
+            if (is_local(maker.member.location) && missing > 0)
+                incomplete_.push_back({maker.id, c.comm, missing});
+            if (std::any_of(c.members.begin(), c.members.end(), [&](const EventRef& m) {
+                    return m.location != kNone && is_local(m.location);
+                }))
+                kept.push_back({maker.id, std::move(c), std::move(calls)});
+        }
+        // This rank's processes' warnings and lists, in the serial order; MPI_COMM_SELF's
+        // collectives are each their location's own.
+        for (size_t p = 0; p < processes.size(); ++p) {
+            LocationWarnings& warnings = scans_[processes[p]].collective_warnings;
+            for (const OwnEnd& x : own[p]) {
+                const CollectiveEnd& e = *x.end;
+                if (e.comm >= ncomm) continue; // the reader rejects these
+                if (x.instance == kNone) {
+                    warnings.add("collective outside communicator",
+                                 where(trace_, x.location, e.event) +
+                                     ": collective on a communicator it is not in");
+                    continue;
+                }
+                if (is_self(e.comm)) {
+                    const SharedEnd s = shared_end(x);
+                    kept.push_back({x.id, {s.op, s.comm, s.root, {s.member}}, {s.call}});
+                    m_.collectives_of[x.location].push_back({e.event, x.id});
+                    continue;
+                }
+                const auto at =
+                    std::lower_bound(ends.begin(), ends.end(),
+                                     std::tuple(e.comm, x.instance, first_of_process_[x.location]),
+                                     [&](const SharedEnd& a, const auto& b) { return key(a) < b; });
+                const size_t k = static_cast<size_t>(at - ends.begin());
+                const std::string instance = std::to_string(x.instance);
+                if (verdicts[k].mismatch)
+                    warnings.add("collective mismatch",
+                                 where(trace_, x.location, e.event) + ": collective " + instance +
+                                     " on this communicator differs from the other members' "
+                                     "(operation or root)");
+                if (verdicts[k].reached_by != kNone) {
+                    warnings.add("collective reached twice",
+                                 where(trace_, x.location, e.event) + ": collective " + instance +
+                                     " on this communicator was already reached by location " +
+                                     std::to_string(verdicts[k].reached_by) +
+                                     " of the same process; this one is ignored");
+                    continue;
+                }
+                m_.collectives_of[x.location].push_back({e.event, ids[k]});
+            }
+        }
+        // Kept in the whole trace's order, numbered here in that order.
+        std::sort(kept.begin(), kept.end(),
+                  [](const Kept& a, const Kept& b) { return a.id < b.id; });
+        for (Kept& c : kept) {
+            m_.global_collective_ids.push_back(c.id);
+            m_.collectives.push_back(std::move(c.match));
+            m_.member_calls.push_back(std::move(c.calls));
+        }
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            for (auto& [event, id] : m_.collectives_of[loc]) id = local_collective_id(m_, id);
+    }
+
+    // The ids of the collectives a process makes: `first` on, in the order it makes them.
+    void number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& made,
+                     uint64_t first) const {
+        for (OwnEnd& x : ends) {
+            if (x.instance == kNone) continue;
+            const Ref comm = x.end->comm;
+            if (trace_.defs.communicators[comm].is_self || x.instance >= made[comm]) {
+                if (first >= kNone)
+                    throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
+                                     " collectives: more than the analysis can number");
+                x.id = static_cast<uint32_t>(first++);
+            }
+        }
+    }
+
+    SharedEnd shared_end(const OwnEnd& x) const {
+        const CollectiveEnd& e = *x.end;
+        return {{x.location, e.event},
+                e.comm,
+                x.instance,
+                x.id,
+                e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location),
+                e.op,
+                local_collective_call(x.location, e.event)};
+    }
+
+    // Each location's call tree, scan and collective warnings, to every rank; and each
+    // rank's incomplete collectives (those its processes made).
     void learn_every_location(Exchange& exchange) {
         Bytes mine;
         ByteWriter out(mine);
@@ -690,13 +941,10 @@ class MatcherImpl {
             LocationScan& scan = scans_[loc];
             out.put_all(scan.nodes);
             scan.warnings.write(out);
+            scan.collective_warnings.write(out);
             out.put<uint8_t>(scan.time_goes_backwards);
-            out.put_all(scan.collective_ends);
-            scan.collective_calls.clear();
-            for (const CollectiveEnd& end : scan.collective_ends)
-                scan.collective_calls.push_back(local_collective_call(loc, end.event));
-            out.put_all(scan.collective_calls);
         }
+        out.put_all(incomplete_);
         const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
         for (uint32_t r = 0; r < all.size(); ++r) {
             if (r == exchange.rank()) continue;
@@ -705,11 +953,14 @@ class MatcherImpl {
                 LocationScan& scan = scans_[loc];
                 scan.nodes = in.get_all<LocationScan::Node>();
                 scan.warnings.read(in);
+                scan.collective_warnings.read(in);
                 scan.time_goes_backwards = in.get<uint8_t>() != 0;
-                scan.collective_ends = in.get_all<CollectiveEnd>();
-                scan.collective_calls = in.get_all<CallSummary>();
             }
+            const auto theirs = in.get_all<Incomplete>();
+            incomplete_.insert(incomplete_.end(), theirs.begin(), theirs.end());
         }
+        std::sort(incomplete_.begin(), incomplete_.end(),
+                  [](const Incomplete& a, const Incomplete& b) { return a.id < b.id; });
     }
 
     // A collective member's part, its call path still the location's own number.
@@ -871,44 +1122,7 @@ class MatcherImpl {
                 warnings.hand_to(warn_);
             }
         }
-        warn_incomplete_collectives();
-    }
-
-    // The collectives with a member here, renumbered in order, with every member's part.
-    void keep_shared_collectives() {
-        std::vector<uint32_t> local_id(m_.collectives.size(), kNone);
-        std::vector<CollectiveMatch> kept;
-        for (uint32_t id = 0; id < m_.collectives.size(); ++id) {
-            const CollectiveMatch& c = m_.collectives[id];
-            if (std::none_of(c.members.begin(), c.members.end(), [&](const EventRef& r) {
-                    return r.location != kNone && is_local(r.location);
-                }))
-                continue;
-            local_id[id] = static_cast<uint32_t>(kept.size());
-            std::vector<CallSummary> calls;
-            for (const EventRef& r : c.members) {
-                CallSummary call;
-                if (r.location != kNone) {
-                    const auto& ends = scans_[r.location].collective_ends;
-                    auto at = std::lower_bound(
-                        ends.begin(), ends.end(), r.event,
-                        [](const CollectiveEnd& e, uint32_t event) { return e.event < event; });
-                    call = scans_[r.location].collective_calls[at - ends.begin()];
-                }
-                calls.push_back(call);
-            }
-            m_.member_calls.push_back(std::move(calls));
-            m_.global_collective_ids.push_back(id);
-            kept.push_back(std::move(m_.collectives[id]));
-        }
-        m_.collectives = std::move(kept);
-        for (uint32_t loc = 0; loc < m_.collectives_of.size(); ++loc) {
-            if (!is_local(loc)) {
-                m_.collectives_of[loc].clear();
-                continue;
-            }
-            for (auto& [event, id] : m_.collectives_of[loc]) id = local_id[id];
-        }
+        for (const Incomplete& c : incomplete_) warn_incomplete(c.comm, c.missing);
     }
 
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
@@ -1012,8 +1226,15 @@ class MatcherImpl {
     // made it, is its part of the communicator's k-th collective. Done for all of the
     // process's locations at its first one.
     void process_collectives(uint32_t loc) {
-        const auto& locations = locations_of_rank_[trace_.defs.locations[loc].rank];
-        if (locations[0] != loc) return;
+        if (first_of_process_[loc] != loc) return;
+        std::fill(sequence_.begin(), sequence_.end(), 0);
+        for (const auto& [location, end] : process_ends(loc)) collective(location, *end);
+    }
+
+    // The collective ends of the process whose first location is `first`, in the order the
+    // matching takes them: its threads' by time.
+    std::vector<std::pair<uint32_t, const CollectiveEnd*>> process_ends(uint32_t first) const {
+        const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
         std::vector<std::pair<uint32_t, const CollectiveEnd*>> ends;
         for (uint32_t l : locations)
             for (const CollectiveEnd& end : scans_[l].collective_ends) ends.push_back({l, &end});
@@ -1021,8 +1242,7 @@ class MatcherImpl {
             std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
                 return a.second->time < b.second->time;
             });
-        std::fill(sequence_.begin(), sequence_.end(), 0);
-        for (const auto& [location, end] : ends) collective(location, *end);
+        return ends;
     }
 
     void prefault_in_parallel(const void* data, size_t bytes) const {
@@ -1121,14 +1341,15 @@ class MatcherImpl {
             const auto missing =
                 std::count_if(c.members.begin(), c.members.end(),
                               [](const EventRef& r) { return r.location == kNone; });
-            if (missing > 0) {
-                ++m_.incomplete_collectives;
-                warn_.add("incomplete collective",
-                          "collective on communicator " + std::to_string(c.comm) + ": " +
-                              std::to_string(missing) +
-                              " member(s) never reached it (trace cut short?)");
-            }
+            if (missing > 0) warn_incomplete(c.comm, static_cast<uint64_t>(missing));
         }
+    }
+
+    void warn_incomplete(Ref comm, uint64_t missing) {
+        ++m_.incomplete_collectives;
+        warn_.add("incomplete collective", "collective on communicator " + std::to_string(comm) +
+                                               ": " + std::to_string(missing) +
+                                               " member(s) never reached it (trace cut short?)");
     }
 
     // The k-th collective of a location on a communicator is the k-th of every member.
@@ -1207,6 +1428,13 @@ class MatcherImpl {
         uint64_t next;
     };
     std::vector<Taken> taken_;
+    // The incomplete collectives this rank's processes made (then every rank's, by id).
+    struct Incomplete {
+        uint32_t id;
+        Ref comm;
+        uint64_t missing;
+    };
+    std::vector<Incomplete> incomplete_;
 };
 
 } // namespace
