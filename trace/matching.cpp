@@ -788,23 +788,64 @@ class MatcherImpl {
                 }
             }
         }
-        // Each member's end to the other ranks that reach its collective.
-        std::vector<SharedEnd> ends;
-        std::vector<Bytes> out(exchange.size());
+        // Each member's end to the other ranks that reach its collective: gathered by all if
+        // every other rank does (the world's collectives: one buffer, not a copy per rank).
+        // Buffers are sized exactly and each let go once read.
+        const unsigned others = exchange.size() - 1;
+        auto destinations = [&](const OwnEnd& x) {
+            std::vector<uint32_t> to;
+            for (const auto& [r, most] : reach[x.end->comm])
+                if (r != me && most > x.instance) to.push_back(r);
+            return to;
+        };
+        auto shared = [&](const OwnEnd& x) { return x.instance != kNone && !is_self(x.end->comm); };
+        std::vector<size_t> sending(exchange.size() + 1, 0); // by rank; last: to all
+        size_t own_ends = 0;
         for (const std::vector<OwnEnd>& process : own)
             for (const OwnEnd& x : process) {
-                if (x.instance == kNone || is_self(x.end->comm)) continue;
-                ends.push_back(shared_end(x));
-                for (const auto& [r, most] : reach[x.end->comm])
-                    if (r != me && most > x.instance) ByteWriter(out[r]).put(ends.back());
+                if (!shared(x)) continue;
+                ++own_ends;
+                const std::vector<uint32_t> to = destinations(x);
+                if (to.size() == others && others > 1)
+                    ++sending.back();
+                else
+                    for (uint32_t r : to) ++sending[r];
             }
-        for (const Bytes& bytes : exchange.all_to_all(std::move(out))) {
+        std::vector<Bytes> out(exchange.size());
+        Bytes to_all;
+        for (uint32_t r = 0; r < out.size(); ++r) out[r].reserve(sending[r] * sizeof(SharedEnd));
+        to_all.reserve(sending.back() * sizeof(SharedEnd));
+        std::vector<SharedEnd> ends;
+        for (const std::vector<OwnEnd>& process : own)
+            for (const OwnEnd& x : process) {
+                if (!shared(x)) continue;
+                const SharedEnd end = shared_end(x);
+                const std::vector<uint32_t> to = destinations(x);
+                if (to.size() == others && others > 1)
+                    ByteWriter(to_all).put(end);
+                else
+                    for (uint32_t r : to) ByteWriter(out[r]).put(end);
+            }
+        std::vector<Bytes> in = exchange.all_to_all(std::move(out));
+        {
+            std::vector<Bytes> gathered = exchange.all_gather(std::move(to_all));
+            for (uint32_t r = 0; r < gathered.size(); ++r)
+                if (r != me) in.push_back(std::move(gathered[r]));
+        }
+        size_t received = 0;
+        for (const Bytes& bytes : in) received += bytes.size() / sizeof(SharedEnd);
+        ends.reserve(own_ends + received);
+        for (const std::vector<OwnEnd>& process : own)
+            for (const OwnEnd& x : process)
+                if (shared(x)) ends.push_back(shared_end(x));
+        for (Bytes& bytes : in) {
             m_.collective_bytes_received += bytes.size();
             ByteReader from(bytes, "collective ends");
             while (!from.done()) {
                 ends.push_back(from.get<SharedEnd>());
                 ++m_.collective_ends_received;
             }
+            Bytes().swap(bytes);
         }
         // Each collective assembled from its members' ends in the serial order (by process).
         auto key = [&](const SharedEnd& e) {
