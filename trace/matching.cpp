@@ -642,9 +642,10 @@ class MatcherImpl {
             if (!scans_[loc].scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
-        learn_shares(exchange);
+        const std::vector<Bytes> shares_and_counts =
+            learn_shares(exchange, count_own_collectives());
         if (threads_) merge_thread_sends();
-        share_collectives(exchange);
+        share_collectives(exchange, shares_and_counts);
         learn_every_location(exchange);
         m_.callpath_nodes.resize(nloc);
         for (uint32_t loc = 0; loc < nloc; ++loc) {
@@ -671,11 +672,14 @@ class MatcherImpl {
     }
 
   private:
-    void learn_shares(Exchange& exchange) {
+    // Every rank's share, gathered with `more` (what follows the share in each buffer).
+    std::vector<Bytes> learn_shares(Exchange& exchange, const Bytes& more) {
         Bytes mine;
         ByteWriter(mine).put(share_);
+        mine.insert(mine.end(), more.begin(), more.end());
         m_.shares.clear();
-        for (const Bytes& theirs : exchange.all_gather(std::move(mine)))
+        std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        for (const Bytes& theirs : all)
             m_.shares.push_back(ByteReader(theirs, "shares").get<LocationShare>());
         for (size_t r = 0; r < m_.shares.size(); ++r)
             if ((r == 0 ? 0 : m_.shares[r - 1].last) != m_.shares[r].first ||
@@ -683,6 +687,7 @@ class MatcherImpl {
                 throw std::logic_error("trace::Matcher: the ranks' shares are not contiguous");
         if (m_.shares.back().last != trace_.locations.size())
             throw std::logic_error("trace::Matcher: the ranks' shares leave locations out");
+        return all;
     }
 
     // A collective end another rank needs: that of a member of a collective one of its
@@ -709,6 +714,7 @@ class MatcherImpl {
         const CollectiveEnd* end;
         uint32_t instance = kNone; // kNone: not a member (or no such communicator)
         uint32_t id = kNone;       // set if this end's process made the collective
+        uint32_t at = kNone;       // its place among the ends share_collectives assembles
     };
 
     // What assembling a collective found of one member's end, for its owner's warnings.
@@ -727,52 +733,27 @@ class MatcherImpl {
     // process that made it carrying its id; a rank that holds no member of a communicator
     // hears nothing of its collectives. The warnings of a process's collectives are found by
     // its rank, which holds every member's end of them, in the serial order.
-    void share_collectives(Exchange& exchange) {
+    void share_collectives(Exchange& exchange, const std::vector<Bytes>& shares_and_counts) {
         const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
         auto is_self = [&](Ref comm) { return trace_.defs.communicators[comm].is_self; };
-        // This rank's processes (by first location), their ends, and their counts.
-        std::vector<uint32_t> processes;
-        std::vector<std::vector<OwnEnd>> own;
-        Bytes mine;
-        ByteWriter counts(mine);
-        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            if (first_of_process_[loc] != loc) continue;
-            processes.push_back(loc);
-            std::vector<OwnEnd>& ends = own.emplace_back();
-            std::vector<CommCount> used; // communicators but MPI_COMM_SELF
-            uint32_t on_self = 0;
-            std::fill(sequence_.begin(), sequence_.end(), 0);
-            for (const auto& [location, end] : process_ends(loc)) {
-                OwnEnd x{location, end};
-                if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
-                    x.instance = sequence_[end->comm]++;
-                    if (is_self(end->comm))
-                        ++on_self;
-                    else if (x.instance == 0)
-                        used.push_back({end->comm, 0});
-                }
-                ends.push_back(x);
-            }
-            for (CommCount& c : used) c.collectives = sequence_[c.comm];
-            counts.put(on_self);
-            counts.put_all(used);
-        }
+        auto shared = [&](const OwnEnd& x) { return x.instance != kNone && !is_self(x.end->comm); };
         // Every process's counts, in location order: the ids this rank's processes make, and
         // per communicator which ranks reach how many of its collectives.
         const unsigned me = exchange.rank();
-        const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
         std::vector<uint32_t> made(ncomm, 0); // per communicator, as instances_of_comm_
         std::vector<std::vector<std::pair<uint32_t, uint32_t>>> reach(ncomm); // (rank, most)
         uint64_t next_id = 0;
         size_t own_at = 0;
-        for (uint32_t r = 0; r < all.size(); ++r) {
-            if (r != me) m_.collective_bytes_received += all[r].size();
-            ByteReader in(all[r], "collective counts");
+        for (uint32_t r = 0; r < shares_and_counts.size(); ++r) {
+            ByteReader in(shares_and_counts[r], "collective counts");
+            in.get<LocationShare>(); // (learn_shares read it)
+            if (r != me)
+                m_.collective_bytes_received += shares_and_counts[r].size() - sizeof(LocationShare);
             for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
                 if (first_of_process_[loc] != loc) continue;
                 const auto on_self = in.get<uint32_t>();
                 const auto used = in.get_all<CommCount>();
-                if (r == me) number_made(own[own_at++], made, next_id);
+                if (r == me) number_made(own_ends_[own_at++], made, next_id);
                 next_id += on_self;
                 for (const auto [comm, n] : used) {
                     if (comm >= ncomm) throw std::logic_error("trace::Matcher: bad communicator");
@@ -790,89 +771,110 @@ class MatcherImpl {
         }
         // Each member's end to the other ranks that reach its collective: gathered by all if
         // every other rank does (the world's collectives: one buffer, not a copy per rank).
-        // Buffers are sized exactly and each let go once read.
+        // Where an end goes depends on its collective only, so each collective's ends from
+        // one rank come in one buffer, in process order. Buffers are sized exactly and each
+        // let go once read.
         const unsigned others = exchange.size() - 1;
-        auto destinations = [&](const OwnEnd& x) {
-            std::vector<uint32_t> to;
+        auto for_each_destination = [&](const OwnEnd& x, auto&& to_rank, auto&& to_all) {
+            uint32_t n = 0;
+            for (const auto& [r, most] : reach[x.end->comm]) n += r != me && most > x.instance;
+            if (n == others && others > 1) return to_all();
             for (const auto& [r, most] : reach[x.end->comm])
-                if (r != me && most > x.instance) to.push_back(r);
-            return to;
+                if (r != me && most > x.instance) to_rank(r);
         };
-        auto shared = [&](const OwnEnd& x) { return x.instance != kNone && !is_self(x.end->comm); };
         std::vector<size_t> sending(exchange.size() + 1, 0); // by rank; last: to all
-        size_t own_ends = 0;
-        for (const std::vector<OwnEnd>& process : own)
+        size_t own_shared = 0;
+        for (const std::vector<OwnEnd>& process : own_ends_)
             for (const OwnEnd& x : process) {
                 if (!shared(x)) continue;
-                ++own_ends;
-                const std::vector<uint32_t> to = destinations(x);
-                if (to.size() == others && others > 1)
-                    ++sending.back();
-                else
-                    for (uint32_t r : to) ++sending[r];
+                ++own_shared;
+                for_each_destination(
+                    x, [&](uint32_t r) { ++sending[r]; }, [&] { ++sending.back(); });
             }
         std::vector<Bytes> out(exchange.size());
         Bytes to_all;
         for (uint32_t r = 0; r < out.size(); ++r) out[r].reserve(sending[r] * sizeof(SharedEnd));
         to_all.reserve(sending.back() * sizeof(SharedEnd));
-        std::vector<SharedEnd> ends;
-        for (const std::vector<OwnEnd>& process : own)
+        for (const std::vector<OwnEnd>& process : own_ends_)
             for (const OwnEnd& x : process) {
                 if (!shared(x)) continue;
                 const SharedEnd end = shared_end(x);
-                const std::vector<uint32_t> to = destinations(x);
-                if (to.size() == others && others > 1)
-                    ByteWriter(to_all).put(end);
-                else
-                    for (uint32_t r : to) ByteWriter(out[r]).put(end);
+                for_each_destination(
+                    x, [&](uint32_t r) { ByteWriter(out[r]).put(end); },
+                    [&] { ByteWriter(to_all).put(end); });
             }
         std::vector<Bytes> in = exchange.all_to_all(std::move(out));
-        {
-            std::vector<Bytes> gathered = exchange.all_gather(std::move(to_all));
-            for (uint32_t r = 0; r < gathered.size(); ++r)
-                if (r != me) in.push_back(std::move(gathered[r]));
-        }
+        std::vector<Bytes> gathered = exchange.all_gather(std::move(to_all));
         size_t received = 0;
-        for (const Bytes& bytes : in) received += bytes.size() / sizeof(SharedEnd);
-        ends.reserve(own_ends + received);
-        for (const std::vector<OwnEnd>& process : own)
-            for (const OwnEnd& x : process)
-                if (shared(x)) ends.push_back(shared_end(x));
-        for (Bytes& bytes : in) {
-            m_.collective_bytes_received += bytes.size();
-            ByteReader from(bytes, "collective ends");
-            while (!from.done()) {
-                ends.push_back(from.get<SharedEnd>());
-                ++m_.collective_ends_received;
+        for (uint32_t r = 0; r < in.size(); ++r)
+            if (r != me) received += (in[r].size() + gathered[r].size()) / sizeof(SharedEnd);
+        // Every end of the collectives this rank takes part in, by rank, then process (own
+        // ends at this rank's place; each knows its place in `ends`).
+        std::vector<SharedEnd> ends;
+        ends.reserve(own_shared + received);
+        for (uint32_t r = 0; r < in.size(); ++r) {
+            if (r == me) {
+                for (std::vector<OwnEnd>& process : own_ends_)
+                    for (OwnEnd& x : process)
+                        if (shared(x)) {
+                            x.at = static_cast<uint32_t>(ends.size());
+                            ends.push_back(shared_end(x));
+                        }
+                continue;
             }
-            Bytes().swap(bytes);
+            for (Bytes* bytes : {&in[r], &gathered[r]}) {
+                m_.collective_bytes_received += bytes->size();
+                ByteReader from(*bytes, "collective ends");
+                while (!from.done()) {
+                    ends.push_back(from.get<SharedEnd>());
+                    ++m_.collective_ends_received;
+                }
+                Bytes().swap(*bytes);
+            }
         }
-        // Each collective assembled from its members' ends in the serial order (by process).
-        auto key = [&](const SharedEnd& e) {
-            return std::tuple(e.comm, e.instance, first_of_process_[e.member.location]);
-        };
-        std::sort(ends.begin(), ends.end(),
-                  [&](const SharedEnd& a, const SharedEnd& b) { return key(a) < key(b); });
-        std::vector<Verdict> verdicts(ends.size());
-        std::vector<uint32_t> ids(ends.size(), kNone); // each end's collective's id
+        // Grouped by collective, by counting: the collectives on each communicator this rank
+        // reaches, numbered in order; each collective's ends stay in process order.
+        std::vector<uint32_t> first_group(ncomm + 1, 0);
+        for (uint32_t comm = 0; comm < ncomm; ++comm) {
+            uint32_t most_here = 0;
+            for (const auto& [r, most] : reach[comm])
+                if (r == me) most_here = most;
+            first_group[comm + 1] = first_group[comm] + most_here;
+        }
+        const uint32_t groups = first_group[ncomm];
+        auto group_of = [&](const SharedEnd& e) { return first_group[e.comm] + e.instance; };
+        std::vector<uint32_t> group_start(groups + 1, 0);
+        for (const SharedEnd& e : ends) {
+            if (e.comm >= ncomm || group_of(e) >= first_group[e.comm + 1])
+                throw std::logic_error("trace::Matcher: the end of a collective not taken part in");
+            ++group_start[group_of(e) + 1];
+        }
+        for (uint32_t g = 0; g < groups; ++g) group_start[g + 1] += group_start[g];
+        std::vector<uint32_t> order(ends.size());
+        {
+            std::vector<uint32_t> next(group_start.begin(), group_start.end() - 1);
+            for (uint32_t k = 0; k < ends.size(); ++k) order[next[group_of(ends[k])]++] = k;
+        }
+        // Each collective assembled from its members' ends in the serial order.
+        std::vector<Verdict> verdicts(ends.size()); // by place in `ends`
+        std::vector<uint32_t> ids(ends.size(), kNone);
         struct Kept {
             uint32_t id;
             CollectiveMatch match;
             std::vector<CallSummary> calls;
         };
         std::vector<Kept> kept;
-        for (size_t begin = 0, end = 0; begin < ends.size(); begin = end) {
-            end = begin;
-            while (end < ends.size() && ends[end].comm == ends[begin].comm &&
-                   ends[end].instance == ends[begin].instance)
-                ++end;
-            const SharedEnd& maker = ends[begin]; // the first process to reach it made it
+        for (uint32_t g = 0; g < groups; ++g) {
+            if (group_start[g] == group_start[g + 1]) continue;
+            const SharedEnd& maker = ends[order[group_start[g]]]; // the first to reach it
             if (maker.id == kNone)
                 throw std::logic_error("trace::Matcher: a collective came without its id");
             CollectiveMatch c{maker.op, maker.comm, maker.root, {}};
             c.members.resize(trace_.defs.communicators[maker.comm].members.size());
             std::vector<CallSummary> calls(c.members.size());
-            for (size_t k = begin; k < end; ++k) {
+            bool here = false;
+            for (uint32_t at = group_start[g]; at < group_start[g + 1]; ++at) {
+                const uint32_t k = order[at];
                 const SharedEnd& e = ends[k];
                 ids[k] = maker.id;
                 verdicts[k].mismatch = e.op != c.op || e.root != c.root;
@@ -883,22 +885,20 @@ class MatcherImpl {
                 }
                 c.members[rank] = e.member;
                 calls[rank] = e.call;
+                here = here || is_local(e.member.location);
             }
             const auto missing = static_cast<uint64_t>(
                 std::count_if(c.members.begin(), c.members.end(),
                               [](const EventRef& m) { return m.location == kNone; }));
             if (is_local(maker.member.location) && missing > 0)
                 incomplete_.push_back({maker.id, c.comm, missing});
-            if (std::any_of(c.members.begin(), c.members.end(), [&](const EventRef& m) {
-                    return m.location != kNone && is_local(m.location);
-                }))
-                kept.push_back({maker.id, std::move(c), std::move(calls)});
+            if (here) kept.push_back({maker.id, std::move(c), std::move(calls)});
         }
         // This rank's processes' warnings and lists, in the serial order; MPI_COMM_SELF's
         // collectives are each their location's own.
-        for (size_t p = 0; p < processes.size(); ++p) {
-            LocationWarnings& warnings = scans_[processes[p]].collective_warnings;
-            for (const OwnEnd& x : own[p]) {
+        for (size_t p = 0; p < own_processes_.size(); ++p) {
+            LocationWarnings& warnings = scans_[own_processes_[p]].collective_warnings;
+            for (const OwnEnd& x : own_ends_[p]) {
                 const CollectiveEnd& e = *x.end;
                 if (e.comm >= ncomm) continue; // the reader rejects these
                 if (x.instance == kNone) {
@@ -913,31 +913,31 @@ class MatcherImpl {
                     m_.collectives_of[x.location].push_back({e.event, x.id});
                     continue;
                 }
-                const auto at =
-                    std::lower_bound(ends.begin(), ends.end(),
-                                     std::tuple(e.comm, x.instance, first_of_process_[x.location]),
-                                     [&](const SharedEnd& a, const auto& b) { return key(a) < b; });
-                const size_t k = static_cast<size_t>(at - ends.begin());
-                const std::string instance = std::to_string(x.instance);
-                if (verdicts[k].mismatch)
+                const Verdict& verdict = verdicts[x.at];
+                if (verdict.mismatch)
                     warnings.add("collective mismatch",
-                                 where(trace_, x.location, e.event) + ": collective " + instance +
+                                 where(trace_, x.location, e.event) + ": collective " +
+                                     std::to_string(x.instance) +
                                      " on this communicator differs from the other members' "
                                      "(operation or root)");
-                if (verdicts[k].reached_by != kNone) {
+                if (verdict.reached_by != kNone) {
                     warnings.add("collective reached twice",
-                                 where(trace_, x.location, e.event) + ": collective " + instance +
+                                 where(trace_, x.location, e.event) + ": collective " +
+                                     std::to_string(x.instance) +
                                      " on this communicator was already reached by location " +
-                                     std::to_string(verdicts[k].reached_by) +
+                                     std::to_string(verdict.reached_by) +
                                      " of the same process; this one is ignored");
                     continue;
                 }
-                m_.collectives_of[x.location].push_back({e.event, ids[k]});
+                m_.collectives_of[x.location].push_back({e.event, ids[x.at]});
             }
         }
         // Kept in the whole trace's order, numbered here in that order.
         std::sort(kept.begin(), kept.end(),
                   [](const Kept& a, const Kept& b) { return a.id < b.id; });
+        m_.collectives.reserve(kept.size());
+        m_.member_calls.reserve(kept.size());
+        m_.global_collective_ids.reserve(kept.size());
         for (Kept& c : kept) {
             m_.global_collective_ids.push_back(c.id);
             m_.collectives.push_back(std::move(c.match));
@@ -945,6 +945,40 @@ class MatcherImpl {
         }
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
             for (auto& [event, id] : m_.collectives_of[loc]) id = local_collective_id(m_, id);
+        own_processes_.clear();
+        own_ends_.clear();
+    }
+
+    // This rank's processes' collective ends, each with its instance on its communicator
+    // (own_ends_), and, per process, how many it reached on each communicator: what every
+    // rank gathers (with the shares, learn_shares) to number the collectives.
+    Bytes count_own_collectives() {
+        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
+        Bytes mine;
+        ByteWriter counts(mine);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            if (first_of_process_[loc] != loc) continue;
+            own_processes_.push_back(loc);
+            std::vector<OwnEnd>& ends = own_ends_.emplace_back();
+            std::vector<CommCount> used; // communicators but MPI_COMM_SELF
+            uint32_t on_self = 0;
+            std::fill(sequence_.begin(), sequence_.end(), 0);
+            for (const auto& [location, end] : process_ends(loc)) {
+                OwnEnd x{location, end};
+                if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
+                    x.instance = sequence_[end->comm]++;
+                    if (trace_.defs.communicators[end->comm].is_self)
+                        ++on_self;
+                    else if (x.instance == 0)
+                        used.push_back({end->comm, 0});
+                }
+                ends.push_back(x);
+            }
+            for (CommCount& c : used) c.collectives = sequence_[c.comm];
+            counts.put(on_self);
+            counts.put_all(used);
+        }
+        return mine;
     }
 
     // The ids of the collectives a process makes: `first` on, in the order it makes them.
@@ -1476,6 +1510,10 @@ class MatcherImpl {
         uint64_t missing;
     };
     std::vector<Incomplete> incomplete_;
+    // This rank's processes (first locations) and their collective ends, from
+    // count_own_collectives to share_collectives.
+    std::vector<uint32_t> own_processes_;
+    std::vector<std::vector<OwnEnd>> own_ends_;
 };
 
 } // namespace
