@@ -723,6 +723,14 @@ class MatcherImpl {
         uint32_t reached_by = kNone; // the member's place was taken by this location already
     };
 
+    // Per communicator: (rank, the most collectives a process of that rank reaches there),
+    // by rank.
+    using Reach = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
+
+    bool is_self(Ref comm) const { return trace_.defs.communicators[comm].is_self; }
+    // An end other members' ranks need (not MPI_COMM_SELF's, nor one off its communicator).
+    bool travels(const OwnEnd& x) const { return x.instance != kNone && !is_self(x.end->comm); }
+
     // Collectives, each rank holding those its locations take part in, under the serial ids.
     // The serial matching numbers them as it meets them, process by process (in location
     // order): a process's k-th collective on a communicator is new if no earlier process
@@ -734,14 +742,19 @@ class MatcherImpl {
     // hears nothing of its collectives. The warnings of a process's collectives are found by
     // its rank, which holds every member's end of them, in the serial order.
     void share_collectives(Exchange& exchange, const std::vector<Bytes>& shares_and_counts) {
+        const Reach reach = number_collectives(exchange.rank(), shares_and_counts);
+        std::vector<SharedEnd> ends = exchange_collective_ends(exchange, reach);
+        assemble_collectives(exchange.rank(), reach, ends);
+        own_processes_.clear();
+        own_ends_.clear();
+    }
+
+    // Every process's counts, in location order: the ids this rank's processes make, and
+    // per communicator which ranks reach how many of its collectives.
+    Reach number_collectives(unsigned me, const std::vector<Bytes>& shares_and_counts) {
         const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
-        auto is_self = [&](Ref comm) { return trace_.defs.communicators[comm].is_self; };
-        auto shared = [&](const OwnEnd& x) { return x.instance != kNone && !is_self(x.end->comm); };
-        // Every process's counts, in location order: the ids this rank's processes make, and
-        // per communicator which ranks reach how many of its collectives.
-        const unsigned me = exchange.rank();
         std::vector<uint32_t> made(ncomm, 0); // per communicator, as instances_of_comm_
-        std::vector<std::vector<std::pair<uint32_t, uint32_t>>> reach(ncomm); // (rank, most)
+        Reach reach(ncomm);
         uint64_t next_id = 0;
         size_t own_at = 0;
         for (uint32_t r = 0; r < shares_and_counts.size(); ++r) {
@@ -769,11 +782,17 @@ class MatcherImpl {
                 }
             }
         }
-        // Each member's end to the other ranks that reach its collective: gathered by all if
-        // every other rank does (the world's collectives: one buffer, not a copy per rank).
-        // Where an end goes depends on its collective only, so each collective's ends from
-        // one rank come in one buffer, in process order. Buffers are sized exactly and each
-        // let go once read.
+        return reach;
+    }
+
+    // Each member's end to the other ranks that reach its collective: gathered by all if
+    // every other rank does (the world's collectives: one buffer, not a copy per rank).
+    // Where an end goes depends on its collective only, so each collective's ends from one
+    // rank come in one buffer, in process order. Returns every end of the collectives this
+    // rank takes part in, by rank, then process (each own end knows its place). Buffers are
+    // sized exactly and each let go once read.
+    std::vector<SharedEnd> exchange_collective_ends(Exchange& exchange, const Reach& reach) {
+        const unsigned me = exchange.rank();
         const unsigned others = exchange.size() - 1;
         auto for_each_destination = [&](const OwnEnd& x, auto&& to_rank, auto&& to_all) {
             uint32_t n = 0;
@@ -786,7 +805,7 @@ class MatcherImpl {
         size_t own_shared = 0;
         for (const std::vector<OwnEnd>& process : own_ends_)
             for (const OwnEnd& x : process) {
-                if (!shared(x)) continue;
+                if (!travels(x)) continue;
                 ++own_shared;
                 for_each_destination(
                     x, [&](uint32_t r) { ++sending[r]; }, [&] { ++sending.back(); });
@@ -797,7 +816,7 @@ class MatcherImpl {
         to_all.reserve(sending.back() * sizeof(SharedEnd));
         for (const std::vector<OwnEnd>& process : own_ends_)
             for (const OwnEnd& x : process) {
-                if (!shared(x)) continue;
+                if (!travels(x)) continue;
                 const SharedEnd end = shared_end(x);
                 for_each_destination(
                     x, [&](uint32_t r) { ByteWriter(out[r]).put(end); },
@@ -808,15 +827,13 @@ class MatcherImpl {
         size_t received = 0;
         for (uint32_t r = 0; r < in.size(); ++r)
             if (r != me) received += (in[r].size() + gathered[r].size()) / sizeof(SharedEnd);
-        // Every end of the collectives this rank takes part in, by rank, then process (own
-        // ends at this rank's place; each knows its place in `ends`).
         std::vector<SharedEnd> ends;
         ends.reserve(own_shared + received);
         for (uint32_t r = 0; r < in.size(); ++r) {
             if (r == me) {
                 for (std::vector<OwnEnd>& process : own_ends_)
                     for (OwnEnd& x : process)
-                        if (shared(x)) {
+                        if (travels(x)) {
                             x.at = static_cast<uint32_t>(ends.size());
                             ends.push_back(shared_end(x));
                         }
@@ -832,6 +849,13 @@ class MatcherImpl {
                 Bytes().swap(*bytes);
             }
         }
+        return ends;
+    }
+
+    // The collectives this rank takes part in, from every member's end, as the serial
+    // matching finds them (collective()), with this rank's processes' warnings and lists.
+    void assemble_collectives(unsigned me, const Reach& reach, const std::vector<SharedEnd>& ends) {
+        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
         // Grouped by collective, by counting: the collectives on each communicator this rank
         // reaches, numbered in order; each collective's ends stay in process order.
         std::vector<uint32_t> first_group(ncomm + 1, 0);
@@ -945,8 +969,6 @@ class MatcherImpl {
         }
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
             for (auto& [event, id] : m_.collectives_of[loc]) id = local_collective_id(m_, id);
-        own_processes_.clear();
-        own_ends_.clear();
     }
 
     // This rank's processes' collective ends, each with its instance on its communicator
@@ -967,7 +989,7 @@ class MatcherImpl {
                 OwnEnd x{location, end};
                 if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
                     x.instance = sequence_[end->comm]++;
-                    if (trace_.defs.communicators[end->comm].is_self)
+                    if (is_self(end->comm))
                         ++on_self;
                     else if (x.instance == 0)
                         used.push_back({end->comm, 0});
@@ -987,7 +1009,7 @@ class MatcherImpl {
         for (OwnEnd& x : ends) {
             if (x.instance == kNone) continue;
             const Ref comm = x.end->comm;
-            if (trace_.defs.communicators[comm].is_self || x.instance >= made[comm]) {
+            if (is_self(comm) || x.instance >= made[comm]) {
                 if (first >= kNone)
                     throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
                                      " collectives: more than the analysis can number");
