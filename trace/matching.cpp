@@ -225,14 +225,15 @@ struct LocationScan {
     ChannelQueues queues; // sender = this location: only its receivers' passes pop them
     std::vector<PostedReceive> posted;
     std::vector<CollectiveEnd> collective_ends;
-    std::vector<CallSummary> collective_calls; // parallel; shared analysis only
-    std::vector<Matched> matched;              // by posting
+    std::vector<Matched> matched; // by posting
     // Threads: receive requests posted here and not completed here (request -> the
     // MpiIrecvRequest), and receives completed here whose request was not posted here.
     std::vector<std::pair<uint64_t, uint32_t>> open_posts;
     std::vector<std::pair<uint32_t, uint64_t>> posted_elsewhere; // (MpiIrecv, request)
     uint64_t unmatched_receives = 0;
     LocationWarnings warnings, receive_warnings;
+    // A shared analysis: the process's collective warnings, at its first location.
+    LocationWarnings collective_warnings;
     bool scanned = false;
     bool time_goes_backwards = false;
 };
@@ -630,9 +631,10 @@ class MatcherImpl {
 
   public:
     // The matching of one rank's share, the other ranks completing theirs at once: every
-    // rank learns every location's call tree, warnings and collective records (small), sends
-    // its sends to the rank of their receiver, and hears back where each was received.
-    // Message and collective ids are the serial matching's (Matching::global_message_ids).
+    // rank learns every location's call tree and warnings (small), shares each collective
+    // end with the ranks of the other members (share_collectives), sends its sends to the
+    // rank of their receiver, and hears back where each was received. Message and
+    // collective ids are the serial matching's (Matching::global_message_ids).
     void complete_shared(Exchange& exchange, LocationShare share) {
         const auto nloc = static_cast<uint32_t>(trace_.locations.size());
         share_ = {share.first, std::min(share.last, nloc)};
@@ -640,39 +642,44 @@ class MatcherImpl {
             if (!scans_[loc].scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
-        learn_shares(exchange);
+        const std::vector<Bytes> shares_and_counts =
+            learn_shares(exchange, count_own_collectives());
         if (threads_) merge_thread_sends();
+        share_collectives(exchange, shares_and_counts);
         learn_every_location(exchange);
         m_.callpath_nodes.resize(nloc);
         for (uint32_t loc = 0; loc < nloc; ++loc) {
             m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
+            // (The serial order: a location's scan warnings, then its process's collectives'.)
             scans_[loc].warnings.hand_to(warn_);
+            scans_[loc].collective_warnings.hand_to(warn_);
             if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
-            for (CallSummary& call : scans_[loc].collective_calls)
-                if (call.callpath != kNone) call.callpath = m_.callpath_nodes[loc][call.callpath];
-            if (threads_) {
-                process_collectives(loc);
-                continue;
-            }
-            std::fill(sequence_.begin(), sequence_.end(), 0);
-            for (const CollectiveEnd& end : scans_[loc].collective_ends) collective(loc, end);
         }
+        for (size_t k = 0; k < m_.collectives.size(); ++k)
+            for (size_t member = 0; member < m_.member_calls[k].size(); ++member) {
+                CallSummary& call = m_.member_calls[k][member];
+                if (call.callpath != kNone)
+                    call.callpath = m_.callpath_nodes[m_.collectives[k].members[member].location]
+                                                     [call.callpath];
+            }
         send_sends_to_receivers(exchange);
         parallel_for(share_.last - share_.first, workers_, [&](size_t k, unsigned) {
             match_receives(share_.first + static_cast<uint32_t>(k));
         });
         number_shared_messages(exchange);
         finish_shared(exchange);
-        keep_shared_collectives();
         m_.share = share_;
     }
 
   private:
-    void learn_shares(Exchange& exchange) {
+    // Every rank's share, gathered with `more` (what follows the share in each buffer).
+    std::vector<Bytes> learn_shares(Exchange& exchange, const Bytes& more) {
         Bytes mine;
         ByteWriter(mine).put(share_);
+        mine.insert(mine.end(), more.begin(), more.end());
         m_.shares.clear();
-        for (const Bytes& theirs : exchange.all_gather(std::move(mine)))
+        std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        for (const Bytes& theirs : all)
             m_.shares.push_back(ByteReader(theirs, "shares").get<LocationShare>());
         for (size_t r = 0; r < m_.shares.size(); ++r)
             if ((r == 0 ? 0 : m_.shares[r - 1].last) != m_.shares[r].first ||
@@ -680,9 +687,350 @@ class MatcherImpl {
                 throw std::logic_error("trace::Matcher: the ranks' shares are not contiguous");
         if (m_.shares.back().last != trace_.locations.size())
             throw std::logic_error("trace::Matcher: the ranks' shares leave locations out");
+        return all;
     }
 
-    // Each location's call tree, scan warnings and collective records, to every rank.
+    // A collective end another rank needs: that of a member of a collective one of its
+    // processes takes part in.
+    struct SharedEnd {
+        EventRef member;
+        Ref comm;
+        uint32_t instance; // the process's how-manieth on the communicator
+        uint32_t id;       // the whole trace's, if this member's process made it; else kNone
+        uint32_t root;     // world rank, or kNone
+        CollectiveOp op;
+        CallSummary call; // its call path still the location's own number
+    };
+
+    // How many collectives a process reached on a communicator.
+    struct CommCount {
+        Ref comm;
+        uint32_t collectives;
+    };
+
+    // One of this rank's collective ends, as the matching takes it (see collective()).
+    struct OwnEnd {
+        uint32_t location;
+        const CollectiveEnd* end;
+        uint32_t instance = kNone; // kNone: not a member (or no such communicator)
+        uint32_t id = kNone;       // set if this end's process made the collective
+        uint32_t at = kNone;       // its place among the ends share_collectives assembles
+    };
+
+    // What assembling a collective found of one member's end, for its owner's warnings.
+    struct Verdict {
+        bool mismatch = false;
+        uint32_t reached_by = kNone; // the member's place was taken by this location already
+    };
+
+    // Per communicator: (rank, the most collectives a process of that rank reaches there),
+    // by rank.
+    using Reach = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
+
+    bool is_self(Ref comm) const { return trace_.defs.communicators[comm].is_self; }
+    // An end other members' ranks need (not MPI_COMM_SELF's, nor one off its communicator).
+    bool travels(const OwnEnd& x) const { return x.instance != kNone && !is_self(x.end->comm); }
+
+    // Collectives, each rank holding those its locations take part in, under the serial ids.
+    // The serial matching numbers them as it meets them, process by process (in location
+    // order): a process's k-th collective on a communicator is new if no earlier process
+    // reached k collectives there (MPI_COMM_SELF: always new). So a process's new ones, and
+    // where its numbers start, follow from how many collectives every earlier process made
+    // on each of its communicators: only these counts are gathered by every rank. Each end
+    // then goes to the ranks of the other members that reach that collective, the end of the
+    // process that made it carrying its id; a rank that holds no member of a communicator
+    // hears nothing of its collectives. The warnings of a process's collectives are found by
+    // its rank, which holds every member's end of them, in the serial order.
+    void share_collectives(Exchange& exchange, const std::vector<Bytes>& shares_and_counts) {
+        const Reach reach = number_collectives(exchange.rank(), shares_and_counts);
+        std::vector<SharedEnd> ends = exchange_collective_ends(exchange, reach);
+        assemble_collectives(exchange.rank(), reach, ends);
+        own_processes_.clear();
+        own_ends_.clear();
+    }
+
+    // Every process's counts, in location order: the ids this rank's processes make, and
+    // per communicator which ranks reach how many of its collectives.
+    Reach number_collectives(unsigned me, const std::vector<Bytes>& shares_and_counts) {
+        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
+        std::vector<uint32_t> made(ncomm, 0); // per communicator, as instances_of_comm_
+        Reach reach(ncomm);
+        uint64_t next_id = 0;
+        size_t own_at = 0;
+        for (uint32_t r = 0; r < shares_and_counts.size(); ++r) {
+            ByteReader in(shares_and_counts[r], "collective counts");
+            in.get<LocationShare>(); // (learn_shares read it)
+            if (r != me)
+                m_.collective_bytes_received += shares_and_counts[r].size() - sizeof(LocationShare);
+            for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
+                if (first_of_process_[loc] != loc) continue;
+                const auto on_self = in.get<uint32_t>();
+                const auto used = in.get_all<CommCount>();
+                if (r == me) number_made(own_ends_[own_at++], made, next_id);
+                next_id += on_self;
+                for (const auto [comm, n] : used) {
+                    if (comm >= ncomm) throw std::logic_error("trace::Matcher: bad communicator");
+                    if (n > made[comm]) {
+                        next_id += n - made[comm];
+                        made[comm] = n;
+                    }
+                    auto& ranks = reach[comm];
+                    if (!ranks.empty() && ranks.back().first == r)
+                        ranks.back().second = std::max(ranks.back().second, n);
+                    else
+                        ranks.push_back({r, n});
+                }
+            }
+        }
+        return reach;
+    }
+
+    // Each member's end to the other ranks that reach its collective: gathered by all if
+    // every other rank does (the world's collectives: one buffer, not a copy per rank).
+    // Where an end goes depends on its collective only, so each collective's ends from one
+    // rank come in one buffer, in process order. Returns every end of the collectives this
+    // rank takes part in, by rank, then process (each own end knows its place). Buffers are
+    // sized exactly and each let go once read.
+    std::vector<SharedEnd> exchange_collective_ends(Exchange& exchange, const Reach& reach) {
+        const unsigned me = exchange.rank();
+        const unsigned others = exchange.size() - 1;
+        auto for_each_destination = [&](const OwnEnd& x, auto&& to_rank, auto&& to_all) {
+            uint32_t n = 0;
+            for (const auto& [r, most] : reach[x.end->comm]) n += r != me && most > x.instance;
+            if (n == others && others > 1) return to_all();
+            for (const auto& [r, most] : reach[x.end->comm])
+                if (r != me && most > x.instance) to_rank(r);
+        };
+        std::vector<size_t> sending(exchange.size() + 1, 0); // by rank; last: to all
+        size_t own_shared = 0;
+        for (const std::vector<OwnEnd>& process : own_ends_)
+            for (const OwnEnd& x : process) {
+                if (!travels(x)) continue;
+                ++own_shared;
+                for_each_destination(
+                    x, [&](uint32_t r) { ++sending[r]; }, [&] { ++sending.back(); });
+            }
+        std::vector<Bytes> out(exchange.size());
+        Bytes to_all;
+        for (uint32_t r = 0; r < out.size(); ++r) out[r].reserve(sending[r] * sizeof(SharedEnd));
+        to_all.reserve(sending.back() * sizeof(SharedEnd));
+        for (const std::vector<OwnEnd>& process : own_ends_)
+            for (const OwnEnd& x : process) {
+                if (!travels(x)) continue;
+                const SharedEnd end = shared_end(x);
+                for_each_destination(
+                    x, [&](uint32_t r) { ByteWriter(out[r]).put(end); },
+                    [&] { ByteWriter(to_all).put(end); });
+            }
+        std::vector<Bytes> in = exchange.all_to_all(std::move(out));
+        std::vector<Bytes> gathered = exchange.all_gather(std::move(to_all));
+        size_t received = 0;
+        for (uint32_t r = 0; r < in.size(); ++r)
+            if (r != me) received += (in[r].size() + gathered[r].size()) / sizeof(SharedEnd);
+        std::vector<SharedEnd> ends;
+        ends.reserve(own_shared + received);
+        for (uint32_t r = 0; r < in.size(); ++r) {
+            if (r == me) {
+                for (std::vector<OwnEnd>& process : own_ends_)
+                    for (OwnEnd& x : process)
+                        if (travels(x)) {
+                            x.at = static_cast<uint32_t>(ends.size());
+                            ends.push_back(shared_end(x));
+                        }
+                continue;
+            }
+            for (Bytes* bytes : {&in[r], &gathered[r]}) {
+                m_.collective_bytes_received += bytes->size();
+                ByteReader from(*bytes, "collective ends");
+                while (!from.done()) {
+                    ends.push_back(from.get<SharedEnd>());
+                    ++m_.collective_ends_received;
+                }
+                Bytes().swap(*bytes);
+            }
+        }
+        return ends;
+    }
+
+    // The collectives this rank takes part in, from every member's end, as the serial
+    // matching finds them (collective()), with this rank's processes' warnings and lists.
+    void assemble_collectives(unsigned me, const Reach& reach, const std::vector<SharedEnd>& ends) {
+        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
+        // Grouped by collective, by counting: the collectives on each communicator this rank
+        // reaches, numbered in order; each collective's ends stay in process order.
+        std::vector<uint32_t> first_group(ncomm + 1, 0);
+        for (uint32_t comm = 0; comm < ncomm; ++comm) {
+            uint32_t most_here = 0;
+            for (const auto& [r, most] : reach[comm])
+                if (r == me) most_here = most;
+            first_group[comm + 1] = first_group[comm] + most_here;
+        }
+        const uint32_t groups = first_group[ncomm];
+        auto group_of = [&](const SharedEnd& e) { return first_group[e.comm] + e.instance; };
+        std::vector<uint32_t> group_start(groups + 1, 0);
+        for (const SharedEnd& e : ends) {
+            if (e.comm >= ncomm || group_of(e) >= first_group[e.comm + 1])
+                throw std::logic_error("trace::Matcher: the end of a collective not taken part in");
+            ++group_start[group_of(e) + 1];
+        }
+        for (uint32_t g = 0; g < groups; ++g) group_start[g + 1] += group_start[g];
+        std::vector<uint32_t> order(ends.size());
+        {
+            std::vector<uint32_t> next(group_start.begin(), group_start.end() - 1);
+            for (uint32_t k = 0; k < ends.size(); ++k) order[next[group_of(ends[k])]++] = k;
+        }
+        // Each collective assembled from its members' ends in the serial order.
+        std::vector<Verdict> verdicts(ends.size()); // by place in `ends`
+        std::vector<uint32_t> ids(ends.size(), kNone);
+        struct Kept {
+            uint32_t id;
+            CollectiveMatch match;
+            std::vector<CallSummary> calls;
+        };
+        std::vector<Kept> kept;
+        for (uint32_t g = 0; g < groups; ++g) {
+            if (group_start[g] == group_start[g + 1]) continue;
+            const SharedEnd& maker = ends[order[group_start[g]]]; // the first to reach it
+            if (maker.id == kNone)
+                throw std::logic_error("trace::Matcher: a collective came without its id");
+            CollectiveMatch c{maker.op, maker.comm, maker.root, {}};
+            c.members.resize(trace_.defs.communicators[maker.comm].members.size());
+            std::vector<CallSummary> calls(c.members.size());
+            bool here = false;
+            for (uint32_t at = group_start[g]; at < group_start[g + 1]; ++at) {
+                const uint32_t k = order[at];
+                const SharedEnd& e = ends[k];
+                ids[k] = maker.id;
+                verdicts[k].mismatch = e.op != c.op || e.root != c.root;
+                const uint32_t rank = ranks_.rank_of(e.comm, e.member.location);
+                if (c.members[rank].location != kNone) {
+                    verdicts[k].reached_by = c.members[rank].location;
+                    continue;
+                }
+                c.members[rank] = e.member;
+                calls[rank] = e.call;
+                here = here || is_local(e.member.location);
+            }
+            const auto missing = static_cast<uint64_t>(
+                std::count_if(c.members.begin(), c.members.end(),
+                              [](const EventRef& m) { return m.location == kNone; }));
+            if (is_local(maker.member.location) && missing > 0)
+                incomplete_.push_back({maker.id, c.comm, missing});
+            if (here) kept.push_back({maker.id, std::move(c), std::move(calls)});
+        }
+        // This rank's processes' warnings and lists, in the serial order; MPI_COMM_SELF's
+        // collectives are each their location's own.
+        for (size_t p = 0; p < own_processes_.size(); ++p) {
+            LocationWarnings& warnings = scans_[own_processes_[p]].collective_warnings;
+            for (const OwnEnd& x : own_ends_[p]) {
+                const CollectiveEnd& e = *x.end;
+                if (e.comm >= ncomm) continue; // the reader rejects these
+                if (x.instance == kNone) {
+                    warnings.add("collective outside communicator",
+                                 where(trace_, x.location, e.event) +
+                                     ": collective on a communicator it is not in");
+                    continue;
+                }
+                if (is_self(e.comm)) {
+                    const SharedEnd s = shared_end(x);
+                    kept.push_back({x.id, {s.op, s.comm, s.root, {s.member}}, {s.call}});
+                    m_.collectives_of[x.location].push_back({e.event, x.id});
+                    continue;
+                }
+                const Verdict& verdict = verdicts[x.at];
+                if (verdict.mismatch)
+                    warnings.add("collective mismatch",
+                                 where(trace_, x.location, e.event) + ": collective " +
+                                     std::to_string(x.instance) +
+                                     " on this communicator differs from the other members' "
+                                     "(operation or root)");
+                if (verdict.reached_by != kNone) {
+                    warnings.add("collective reached twice",
+                                 where(trace_, x.location, e.event) + ": collective " +
+                                     std::to_string(x.instance) +
+                                     " on this communicator was already reached by location " +
+                                     std::to_string(verdict.reached_by) +
+                                     " of the same process; this one is ignored");
+                    continue;
+                }
+                m_.collectives_of[x.location].push_back({e.event, ids[x.at]});
+            }
+        }
+        // Kept in the whole trace's order, numbered here in that order.
+        std::sort(kept.begin(), kept.end(),
+                  [](const Kept& a, const Kept& b) { return a.id < b.id; });
+        m_.collectives.reserve(kept.size());
+        m_.member_calls.reserve(kept.size());
+        m_.global_collective_ids.reserve(kept.size());
+        for (Kept& c : kept) {
+            m_.global_collective_ids.push_back(c.id);
+            m_.collectives.push_back(std::move(c.match));
+            m_.member_calls.push_back(std::move(c.calls));
+        }
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            for (auto& [event, id] : m_.collectives_of[loc]) id = local_collective_id(m_, id);
+    }
+
+    // This rank's processes' collective ends, each with its instance on its communicator
+    // (own_ends_), and, per process, how many it reached on each communicator: what every
+    // rank gathers (with the shares, learn_shares) to number the collectives.
+    Bytes count_own_collectives() {
+        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
+        Bytes mine;
+        ByteWriter counts(mine);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            if (first_of_process_[loc] != loc) continue;
+            own_processes_.push_back(loc);
+            std::vector<OwnEnd>& ends = own_ends_.emplace_back();
+            std::vector<CommCount> used; // communicators but MPI_COMM_SELF
+            uint32_t on_self = 0;
+            std::fill(sequence_.begin(), sequence_.end(), 0);
+            for (const auto& [location, end] : process_ends(loc)) {
+                OwnEnd x{location, end};
+                if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
+                    x.instance = sequence_[end->comm]++;
+                    if (is_self(end->comm))
+                        ++on_self;
+                    else if (x.instance == 0)
+                        used.push_back({end->comm, 0});
+                }
+                ends.push_back(x);
+            }
+            for (CommCount& c : used) c.collectives = sequence_[c.comm];
+            counts.put(on_self);
+            counts.put_all(used);
+        }
+        return mine;
+    }
+
+    // The ids of the collectives a process makes: `first` on, in the order it makes them.
+    void number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& made,
+                     uint64_t first) const {
+        for (OwnEnd& x : ends) {
+            if (x.instance == kNone) continue;
+            const Ref comm = x.end->comm;
+            if (is_self(comm) || x.instance >= made[comm]) {
+                if (first >= kNone)
+                    throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
+                                     " collectives: more than the analysis can number");
+                x.id = static_cast<uint32_t>(first++);
+            }
+        }
+    }
+
+    SharedEnd shared_end(const OwnEnd& x) const {
+        const CollectiveEnd& e = *x.end;
+        return {{x.location, e.event},
+                e.comm,
+                x.instance,
+                x.id,
+                e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location),
+                e.op,
+                local_collective_call(x.location, e.event)};
+    }
+
+    // Each location's call tree, scan and collective warnings, to every rank; and each
+    // rank's incomplete collectives (those its processes made).
     void learn_every_location(Exchange& exchange) {
         Bytes mine;
         ByteWriter out(mine);
@@ -690,13 +1038,10 @@ class MatcherImpl {
             LocationScan& scan = scans_[loc];
             out.put_all(scan.nodes);
             scan.warnings.write(out);
+            scan.collective_warnings.write(out);
             out.put<uint8_t>(scan.time_goes_backwards);
-            out.put_all(scan.collective_ends);
-            scan.collective_calls.clear();
-            for (const CollectiveEnd& end : scan.collective_ends)
-                scan.collective_calls.push_back(local_collective_call(loc, end.event));
-            out.put_all(scan.collective_calls);
         }
+        out.put_all(incomplete_);
         const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
         for (uint32_t r = 0; r < all.size(); ++r) {
             if (r == exchange.rank()) continue;
@@ -705,11 +1050,14 @@ class MatcherImpl {
                 LocationScan& scan = scans_[loc];
                 scan.nodes = in.get_all<LocationScan::Node>();
                 scan.warnings.read(in);
+                scan.collective_warnings.read(in);
                 scan.time_goes_backwards = in.get<uint8_t>() != 0;
-                scan.collective_ends = in.get_all<CollectiveEnd>();
-                scan.collective_calls = in.get_all<CallSummary>();
             }
+            const auto theirs = in.get_all<Incomplete>();
+            incomplete_.insert(incomplete_.end(), theirs.begin(), theirs.end());
         }
+        std::sort(incomplete_.begin(), incomplete_.end(),
+                  [](const Incomplete& a, const Incomplete& b) { return a.id < b.id; });
     }
 
     // A collective member's part, its call path still the location's own number.
@@ -871,44 +1219,7 @@ class MatcherImpl {
                 warnings.hand_to(warn_);
             }
         }
-        warn_incomplete_collectives();
-    }
-
-    // The collectives with a member here, renumbered in order, with every member's part.
-    void keep_shared_collectives() {
-        std::vector<uint32_t> local_id(m_.collectives.size(), kNone);
-        std::vector<CollectiveMatch> kept;
-        for (uint32_t id = 0; id < m_.collectives.size(); ++id) {
-            const CollectiveMatch& c = m_.collectives[id];
-            if (std::none_of(c.members.begin(), c.members.end(), [&](const EventRef& r) {
-                    return r.location != kNone && is_local(r.location);
-                }))
-                continue;
-            local_id[id] = static_cast<uint32_t>(kept.size());
-            std::vector<CallSummary> calls;
-            for (const EventRef& r : c.members) {
-                CallSummary call;
-                if (r.location != kNone) {
-                    const auto& ends = scans_[r.location].collective_ends;
-                    auto at = std::lower_bound(
-                        ends.begin(), ends.end(), r.event,
-                        [](const CollectiveEnd& e, uint32_t event) { return e.event < event; });
-                    call = scans_[r.location].collective_calls[at - ends.begin()];
-                }
-                calls.push_back(call);
-            }
-            m_.member_calls.push_back(std::move(calls));
-            m_.global_collective_ids.push_back(id);
-            kept.push_back(std::move(m_.collectives[id]));
-        }
-        m_.collectives = std::move(kept);
-        for (uint32_t loc = 0; loc < m_.collectives_of.size(); ++loc) {
-            if (!is_local(loc)) {
-                m_.collectives_of[loc].clear();
-                continue;
-            }
-            for (auto& [event, id] : m_.collectives_of[loc]) id = local_id[id];
-        }
+        for (const Incomplete& c : incomplete_) warn_incomplete(c.comm, c.missing);
     }
 
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
@@ -1012,8 +1323,15 @@ class MatcherImpl {
     // made it, is its part of the communicator's k-th collective. Done for all of the
     // process's locations at its first one.
     void process_collectives(uint32_t loc) {
-        const auto& locations = locations_of_rank_[trace_.defs.locations[loc].rank];
-        if (locations[0] != loc) return;
+        if (first_of_process_[loc] != loc) return;
+        std::fill(sequence_.begin(), sequence_.end(), 0);
+        for (const auto& [location, end] : process_ends(loc)) collective(location, *end);
+    }
+
+    // The collective ends of the process whose first location is `first`, in the order the
+    // matching takes them: its threads' by time.
+    std::vector<std::pair<uint32_t, const CollectiveEnd*>> process_ends(uint32_t first) const {
+        const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
         std::vector<std::pair<uint32_t, const CollectiveEnd*>> ends;
         for (uint32_t l : locations)
             for (const CollectiveEnd& end : scans_[l].collective_ends) ends.push_back({l, &end});
@@ -1021,8 +1339,7 @@ class MatcherImpl {
             std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
                 return a.second->time < b.second->time;
             });
-        std::fill(sequence_.begin(), sequence_.end(), 0);
-        for (const auto& [location, end] : ends) collective(location, *end);
+        return ends;
     }
 
     void prefault_in_parallel(const void* data, size_t bytes) const {
@@ -1121,14 +1438,15 @@ class MatcherImpl {
             const auto missing =
                 std::count_if(c.members.begin(), c.members.end(),
                               [](const EventRef& r) { return r.location == kNone; });
-            if (missing > 0) {
-                ++m_.incomplete_collectives;
-                warn_.add("incomplete collective",
-                          "collective on communicator " + std::to_string(c.comm) + ": " +
-                              std::to_string(missing) +
-                              " member(s) never reached it (trace cut short?)");
-            }
+            if (missing > 0) warn_incomplete(c.comm, static_cast<uint64_t>(missing));
         }
+    }
+
+    void warn_incomplete(Ref comm, uint64_t missing) {
+        ++m_.incomplete_collectives;
+        warn_.add("incomplete collective", "collective on communicator " + std::to_string(comm) +
+                                               ": " + std::to_string(missing) +
+                                               " member(s) never reached it (trace cut short?)");
     }
 
     // The k-th collective of a location on a communicator is the k-th of every member.
@@ -1207,6 +1525,17 @@ class MatcherImpl {
         uint64_t next;
     };
     std::vector<Taken> taken_;
+    // The incomplete collectives this rank's processes made (then every rank's, by id).
+    struct Incomplete {
+        uint32_t id;
+        Ref comm;
+        uint64_t missing;
+    };
+    std::vector<Incomplete> incomplete_;
+    // This rank's processes (first locations) and their collective ends, from
+    // count_own_collectives to share_collectives.
+    std::vector<uint32_t> own_processes_;
+    std::vector<std::vector<OwnEnd>> own_ends_;
 };
 
 } // namespace

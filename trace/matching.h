@@ -115,6 +115,10 @@ struct Matching {
     // operation (collective_call), as members on other ranks recorded it. Empty for a whole
     // trace, where each member's part is found in its events.
     std::vector<std::vector<CallSummary>> member_calls;
+    // A shared matching: the other ranks' collective ends (members' parts) this rank
+    // received, and the bytes of its collective exchange (for measurement and tests).
+    uint64_t collective_ends_received = 0;
+    uint64_t collective_bytes_received = 0;
 };
 
 class Exchange;

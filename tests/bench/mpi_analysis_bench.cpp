@@ -36,6 +36,7 @@ struct RankFigures {
     uint64_t peak_kb = 0;
     uint64_t report_bytes = 0; // the values the rank's report rows hold
     uint32_t first = 0, last = 0;
+    uint64_t collective_bytes = 0; // received in the matching's collective exchange
 };
 
 } // namespace
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
         for (int metric = 0; metric < static_cast<int>(kept.metrics.size()); ++metric)
             for (int callpath : kept.callpaths_with_values(metric))
                 mine.report_bytes += kept.row(metric, callpath)->size() * sizeof(double);
+        mine.collective_bytes = m.collective_bytes_received;
         mine.first = m.share.first;
         mine.last = m.share.last;
         tt::Bytes bytes;
@@ -105,9 +107,10 @@ int main(int argc, char** argv) {
                 const auto f = tt::ByteReader(all[r], "figures").get<RankFigures>();
                 max_kb = std::max(max_kb, f.peak_kb);
                 std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB, report "
-                            "rows %.2f MB\n",
+                            "rows %.2f MB, collective data received %.3f MB\n",
                             r, f.first, f.last - 1, static_cast<unsigned long long>(f.events),
-                            f.peak_kb / 1024.0, f.report_bytes / 1048576.0);
+                            f.peak_kb / 1024.0, f.report_bytes / 1048576.0,
+                            f.collective_bytes / 1048576.0);
             }
             std::printf("peak RSS per rank: max %.1f MB\n", max_kb / 1024.0);
         }

@@ -151,6 +151,13 @@ void expect_view_of_share(const trace::Trace& whole, const trace::Matching& all,
                 break;
             }
     ASSERT_EQ(view.global_collective_ids, expected_collectives);
+    // A rank hears of a collective only from its members, and only if one of its own
+    // locations takes part: each other member's end once.
+    uint64_t expected_ends = 0;
+    for (const uint32_t id : expected_collectives)
+        for (const trace::EventRef& m : all.collectives[id].members)
+            if (m.location != trace::kNone && !local(m.location)) ++expected_ends;
+    EXPECT_EQ(view.collective_ends_received, expected_ends);
     ASSERT_EQ(view.collectives.size(), expected_collectives.size());
     ASSERT_EQ(view.member_calls.size(), expected_collectives.size());
     for (size_t k = 0; k < view.collectives.size(); ++k) {
@@ -282,6 +289,126 @@ TEST(SharedMatching, DefectsAreWarnedAboutAsInTheWholeTrace) {
     ASSERT_EQ(all.unmatched_receives, 1u);
     ASSERT_EQ(all.incomplete_collectives, 1u);
     ASSERT_EQ(all.warnings.size(), 3u); // one of each
+    expect_every_share_sees_the_whole(anchor, 4);
+}
+
+// Collectives on sub-communicators whose members live on some ranks only, made (first
+// reached) by processes on other ranks than their first member's, some incomplete, one on
+// MPI_COMM_SELF, one on a communicator its caller is not in, one whose members disagree on
+// the operation. Six processes:
+//   A = {0, 1}: two allreduces;        B = {2, 3, 4}: three barriers, 3 reaches two;
+//   C = {4, 1}: two broadcasts, 1 reaches one (so process 4 makes the second);
+//   D = {5, 0}: 0 reduces, 5 broadcasts (a mismatch); world: a barrier, then an allreduce 3
+//   never reaches; 5: a barrier on MPI_COMM_SELF and a barrier on A, which it is not in.
+std::string sub_communicator_trace(const ScratchDir& dir) {
+    using Op = trace::CollectiveOp;
+    trace::TraceBuilder b(6);
+    const trace::Ref a = b.communicator("A", {0, 1}, b.world());
+    const trace::Ref bb = b.communicator("B", {2, 3, 4}, b.world());
+    const trace::Ref c = b.communicator("C", {4, 1}, b.world());
+    const trace::Ref d = b.communicator("D", {5, 0}, b.world());
+    for (uint32_t r = 0; r < 6; ++r) b.mpi_init(r, 0, 5);
+    b.mpi_collective(0, 10, 20, Op::Barrier, b.world());
+    b.mpi_collective(0, 30, 40, Op::Allreduce, a);
+    b.mpi_collective(0, 50, 60, Op::Reduce, d, 1);
+    b.mpi_collective(0, 70, 80, Op::Allreduce, a);
+    b.mpi_collective(0, 90, 100, Op::Allreduce, b.world());
+    b.mpi_collective(1, 10, 20, Op::Bcast, c, 0);
+    b.mpi_collective(1, 30, 40, Op::Barrier, b.world());
+    b.mpi_collective(1, 50, 60, Op::Allreduce, a);
+    b.mpi_collective(1, 70, 80, Op::Allreduce, a);
+    b.mpi_collective(1, 90, 100, Op::Allreduce, b.world());
+    b.mpi_collective(2, 10, 20, Op::Barrier, bb);
+    b.mpi_collective(2, 30, 40, Op::Barrier, b.world());
+    b.mpi_collective(2, 50, 60, Op::Barrier, bb);
+    b.mpi_collective(2, 70, 80, Op::Barrier, bb);
+    b.mpi_collective(2, 90, 100, Op::Allreduce, b.world());
+    b.mpi_collective(3, 10, 20, Op::Barrier, bb);
+    b.mpi_collective(3, 30, 40, Op::Barrier, bb);
+    b.mpi_collective(3, 50, 60, Op::Barrier, b.world());
+    b.mpi_collective(4, 10, 20, Op::Bcast, c, 0);
+    b.mpi_collective(4, 22, 28, Op::Barrier, bb);
+    b.mpi_collective(4, 30, 40, Op::Barrier, bb);
+    b.mpi_collective(4, 50, 60, Op::Bcast, c, 0);
+    b.mpi_collective(4, 62, 70, Op::Barrier, b.world());
+    b.mpi_collective(4, 72, 80, Op::Barrier, bb);
+    b.mpi_collective(4, 90, 100, Op::Allreduce, b.world());
+    b.mpi_collective(5, 10, 20, Op::Barrier, b.self());
+    b.mpi_collective(5, 22, 28, Op::Barrier, a);
+    b.mpi_collective(5, 30, 40, Op::Bcast, d, 1);
+    b.mpi_collective(5, 50, 60, Op::Barrier, b.world());
+    b.mpi_collective(5, 90, 100, Op::Allreduce, b.world());
+    // Some compute, to make the processes about equally heavy (shares are by weight).
+    const trace::Ref compute = b.region("compute");
+    for (uint32_t r = 0; r < 6; ++r)
+        for (trace::Time t = 110; b.trace().locations[r].events.size() < 40; t += 2) {
+            b.enter(r, t, compute);
+            b.leave(r, t + 1, compute);
+        }
+    for (uint32_t r = 0; r < 6; ++r) b.mpi_finalize(r, 200, 205);
+    return b.write((dir / "subcomms").string());
+}
+
+TEST(SharedMatching, SubCommunicatorCollectivesTravelOnlyToTheirMembersRanks) {
+    ScratchDir dir;
+    const std::string anchor = sub_communicator_trace(dir);
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    // The serial matching, as worked out by hand: ids by first reach, process by process.
+    ASSERT_EQ(all.collectives.size(), 11u);
+    const trace::Ref b_comm = all.collectives[6].comm; // B's first, made by process 2
+    ASSERT_EQ(whole.defs.communicators[b_comm].members, (std::vector<uint32_t>{2, 3, 4}));
+    EXPECT_EQ(all.incomplete_collectives, 3u);
+    ASSERT_EQ(all.warnings.size(), 5u);
+    EXPECT_TRUE(test::contains_words(all.warnings[0], "not in")) << all.warnings[0];
+    EXPECT_TRUE(test::contains_words(all.warnings[1], "differs")) << all.warnings[1];
+    for (size_t k = 2; k < 5; ++k)
+        EXPECT_TRUE(test::contains_words(all.warnings[k], "never reached")) << all.warnings[k];
+    expect_every_share_sees_the_whole(anchor, 4);
+
+    // Three ranks, two processes each: the other members' ends each rank receives.
+    std::vector<trace::Matching> views(3);
+    trace::run_ranks_in_threads(3, [&](trace::Exchange& ex) {
+        views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
+    });
+    for (uint32_t r = 0; r < 3; ++r) {
+        ASSERT_EQ(views[r].share.first, 2 * r);
+        ASSERT_EQ(views[r].share.last, 2 * r + 2);
+    }
+    // Rank 0 (processes 0, 1): the world's 4 + 3, D's 1 (from 5), C's first 1 (from 4);
+    // nothing of B, nor of C's second, which 1 never reaches.
+    EXPECT_EQ(views[0].collective_ends_received, 9u);
+    // Rank 1 (2, 3): the world's 4 + 4, B's 1 + 1 + 1 (from 4).
+    EXPECT_EQ(views[1].collective_ends_received, 11u);
+    // Rank 2 (4, 5): C's 1, B's 2 + 2 + 1, the world's 4 + 3, D's 1; MPI_COMM_SELF's none.
+    EXPECT_EQ(views[2].collective_ends_received, 14u);
+    // Rank 0 holds none of B's collectives (nor C's second).
+    for (const trace::CollectiveMatch& x : views[0].collectives) EXPECT_NE(x.comm, b_comm);
+    EXPECT_EQ(views[0].collectives.size(), 6u);
+}
+
+// Threads: a process's collectives, whichever thread makes them, on sub-communicators whose
+// members are on some ranks only; one thread's process reaches one collective less.
+TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
+    using Op = trace::CollectiveOp;
+    trace::TraceBuilder b(4);
+    std::vector<uint32_t> threads;
+    for (uint32_t r = 0; r < 4; ++r) threads.push_back(b.add_thread(r));
+    const trace::Ref odd = b.communicator("odd", {3, 1}, b.world());
+    const trace::Ref even = b.communicator("even", {0, 2}, b.world());
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    for (uint32_t r = 0; r < 4; ++r) {
+        const trace::Ref sub = r % 2 ? odd : even;
+        b.mpi_collective(r, 10 + r, 20, Op::Allreduce, sub);
+        b.mpi_collective(threads[r], 22, 30 + r, Op::Barrier, b.world());
+        b.mpi_collective(threads[r], 32 + r, 40, Op::Bcast, sub, 1);
+        if (r != 3) b.mpi_collective(r, 42, 50 + r, Op::Allreduce, sub);
+        b.mpi_collective(r % 2 ? r : threads[r], 60, 70 + r, Op::Barrier, b.world());
+    }
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 80, 85);
+    ScratchDir dir;
+    const std::string anchor = b.write((dir / "threads").string());
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    EXPECT_EQ(all.incomplete_collectives, 1u);
     expect_every_share_sees_the_whole(anchor, 4);
 }
 
