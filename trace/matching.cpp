@@ -1599,6 +1599,14 @@ uint32_t local_collective_id(const Matching& matching, uint32_t global) {
     return local_id(matching.global_collective_ids, global, "collective");
 }
 
+uint32_t members_in_share(const Matching& matching, uint32_t id) {
+    uint32_t here = 0;
+    for (const EventRef& member : matching.collectives[id].members)
+        here += member.location != kNone && member.location >= matching.share.first &&
+                member.location < matching.share.last;
+    return here;
+}
+
 CallSummary collective_call(const Trace& trace, const Matching& matching, EventRef member) {
     CallSummary call = call_around(trace, matching, member.location, member.event);
     const uint32_t enter = matching.frames[member.location][member.event].frame;

@@ -200,6 +200,10 @@ inline CallSummary call_around(const Trace& trace, const Matching& matching, uin
 uint32_t local_message_id(const Matching& matching, uint32_t global);
 uint32_t local_collective_id(const Matching& matching, uint32_t global);
 
+// How many of collective `id`'s members the matching's share holds (every present member
+// for a whole trace): the replays of an instance here.
+uint32_t members_in_share(const Matching& matching, uint32_t id);
+
 // A collective member's part of the operation: its call, from its MpiCollectiveBegin record
 // (where the trace has one; Scalasca times collective wait states by these records) to its
 // MpiCollectiveEnd record. Call path and region are the call's.

@@ -461,10 +461,9 @@ void BackwardReplay::work() {
 
 void BackwardReplay::run() {
     if (exchange_) outbox_.assign(exchange_->size(), {});
-    local_members_.assign(m_.collectives.size(), 0);
-    for (size_t id = 0; id < m_.collectives.size(); ++id)
-        for (const trace::EventRef& member : m_.collectives[id].members)
-            local_members_[id] += member.location != kNone && local(member.location);
+    local_members_.resize(m_.collectives.size());
+    for (uint32_t id = 0; id < m_.collectives.size(); ++id)
+        local_members_[id] = trace::members_in_share(m_, id);
     build_steps();
     const auto nloc = static_cast<uint32_t>(steps_.size());
     state_.assign(nloc, {});

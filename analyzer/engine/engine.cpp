@@ -246,17 +246,12 @@ struct PendingInstance {
 // replays of several threads share them (locks striped by instance id).
 class SharedCollectives {
   public:
-    // Each instance is used by its members' replays; shared out to ranks, by those here.
+    // Each instance is used by the replays of its members here (an incomplete one is built
+    // anew for each anyway).
     explicit SharedCollectives(const trace::Matching& m) : slots_(m.collectives.size()) {
         users_.reserve(m.collectives.size());
-        for (const trace::CollectiveMatch& c : m.collectives)
-            users_.push_back(m.shares.empty() ? c.members.size()
-                                              : static_cast<size_t>(std::count_if(
-                                                    c.members.begin(), c.members.end(),
-                                                    [&](const trace::EventRef& member) {
-                                                        return member.location >= m.share.first &&
-                                                               member.location < m.share.last;
-                                                    })));
+        for (uint32_t id = 0; id < m.collectives.size(); ++id)
+            users_.push_back(trace::members_in_share(m, id));
     }
 
     template <class Build> std::shared_ptr<const PendingInstance> use(uint32_t id, Build&& build) {
@@ -276,7 +271,7 @@ class SharedCollectives {
         size_t uses = 0;
     };
     std::vector<Slot> slots_;
-    std::vector<size_t> users_; // by instance
+    std::vector<uint32_t> users_; // by instance
     std::mutex locks_[kStripes];
 };
 
@@ -498,11 +493,11 @@ void gather_locations(const Dispatcher& d, Context& context) {
     const auto nloc = static_cast<uint32_t>(context.trace().locations.size());
     const uint32_t first = std::min(context.matching().share.first, nloc);
     const uint32_t last = std::min(context.matching().share.last, nloc);
+    const bool shared = first != 0 || last != nloc;
     std::vector<trace::Bytes> facts(nloc);
     for (const Dispatcher::Gather& gather : d.gathers_) {
         // Written here for the locations replayed here; shared out to ranks, every rank's
         // (in rank order, which is location order) are read by every rank.
-        const bool shared = first != 0 || last != nloc;
         trace::Bytes mine;
         for (uint32_t loc = first; loc < last; ++loc) {
             facts[loc].clear();

@@ -50,7 +50,6 @@ void write_cube4_gathered(const report::Report& kept, trace::Exchange& exchange,
         }
     if (const auto first = exchange.first_error(error)) throw report::ReportError(*first);
 
-    const std::size_t nloc = kept.locations.size();
     for (int m = 0; m < static_cast<int>(kept.metrics.size()); ++m) {
         std::vector<trace::Bytes> out(exchange.size());
         if (!writes) {
@@ -77,28 +76,12 @@ void write_cube4_gathered(const report::Report& kept, trace::Exchange& exchange,
             }
             trace::Bytes().swap(in[r]);
         }
-        auto rows_of = [&](std::size_t r) -> const std::map<int, std::vector<double>>& {
-            return r == 0 ? stored->rows(m) : theirs[r];
-        };
-        // A row is written when it holds a value at any location: on any rank.
-        std::vector<int> callpaths;
+        std::vector<report::Cube4Writer::Part> parts;
         for (std::size_t r = 0; r < windows.size(); ++r)
-            for (const auto& row : rows_of(r)) callpaths.push_back(row.first);
-        const std::vector<uint32_t>& position = writer->positions();
-        std::sort(callpaths.begin(), callpaths.end(),
-                  [&](int a, int b) { return position[a] < position[b]; });
-        callpaths.erase(std::unique(callpaths.begin(), callpaths.end()), callpaths.end());
-        std::vector<double> values(callpaths.size() * nloc, 0.0);
-        for (std::size_t i = 0; i < callpaths.size(); ++i)
-            for (std::size_t r = 0; r < windows.size(); ++r)
-                if (auto found = rows_of(r).find(callpaths[i]); found != rows_of(r).end())
-                    std::copy(found->second.begin(), found->second.end(),
-                              values.begin() +
-                                  static_cast<std::ptrdiff_t>(i * nloc + windows[r].first));
-        theirs.clear();
+            parts.push_back({windows[r].first, r == 0 ? &stored->rows(m) : &theirs[r]});
         // After a failure rank 0 stays in the exchanges, so that no rank waits for it.
         if (!error) try {
-                writer->add_metric(m, callpaths, values);
+                writer->add_metric(m, parts);
             } catch (const std::exception& e) {
                 error = e.what();
             }

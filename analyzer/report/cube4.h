@@ -90,12 +90,16 @@ class Cube4Writer {
   public:
     // Checks the report (check_writable) and writes its definitions.
     Cube4Writer(const Report& report, const std::string& path);
-    // Each call path's position in Cube's depth-first order, in which rows are written.
-    const std::vector<uint32_t>& positions() const { return position_; }
-    // Metric `metric`'s stored rows: `callpaths` in ascending position, `values` their rows
-    // one after another, one value per location of the report. None: no members.
-    void add_metric(int metric, const std::vector<int>& callpaths,
-                    const std::vector<double>& values);
+    // Metric `metric`'s stored rows, from parts of the locations that together cover them
+    // all (one part for a whole report, one per rank when gathered): each part's rows
+    // (StoredValues::rows) hold its locations from `first` on. A call path gets a row where
+    // any part has one (the others' locations zero); rows are written in Cube's depth-first
+    // order of the call tree. No part with rows: no members.
+    struct Part {
+        int first = 0;
+        const std::map<int, std::vector<double>>* rows = nullptr;
+    };
+    void add_metric(int metric, const std::vector<Part>& parts);
     void finish(const std::vector<WaitEdge>& wait_edges);
 
   private:

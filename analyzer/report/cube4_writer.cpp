@@ -417,17 +417,30 @@ Cube4Writer::Cube4Writer(const Report& report, const std::string& path)
     }
 }
 
-void Cube4Writer::add_metric(int metric, const std::vector<int>& callpaths,
-                             const std::vector<double>& values) {
+void Cube4Writer::add_metric(int metric, const std::vector<Part>& parts) {
     if (metric <= last_metric_)
         throw std::logic_error("cube4: metric " + std::to_string(metric) + " written after " +
                                std::to_string(last_metric_));
     last_metric_ = metric;
-    if (values.size() != callpaths.size() * locations_)
-        throw std::logic_error("cube4: metric " + std::to_string(metric) + ": " +
-                               std::to_string(values.size()) + " values for " +
-                               std::to_string(callpaths.size()) + " rows");
+    std::vector<int> callpaths;
+    for (const Part& part : parts)
+        for (const auto& row : *part.rows) callpaths.push_back(row.first);
+    std::sort(callpaths.begin(), callpaths.end(),
+              [&](int a, int b) { return position_.at(a) < position_.at(b); });
+    callpaths.erase(std::unique(callpaths.begin(), callpaths.end()), callpaths.end());
     if (callpaths.empty()) return; // like cubew: no files for a metric without values
+    std::vector<double> values(callpaths.size() * locations_, 0.0);
+    for (std::size_t i = 0; i < callpaths.size(); ++i)
+        for (const Part& part : parts)
+            if (auto found = part.rows->find(callpaths[i]); found != part.rows->end()) {
+                if (part.first < 0 || part.first + found->second.size() > locations_)
+                    throw std::logic_error("cube4: metric " + std::to_string(metric) +
+                                           ": a row beyond the report's locations");
+                std::copy(found->second.begin(), found->second.end(),
+                          values.begin() +
+                              static_cast<std::ptrdiff_t>(i * locations_ + part.first));
+            }
+
     std::string index = "CUBEX.INDEX";
     put<int32_t>(index, 1);  // byte-order marker
     put<uint16_t>(index, 0); // version
@@ -460,20 +473,8 @@ void write_cube4(const Report& report, const std::string& path) {
         throw std::logic_error("write_cube4: the report keeps a part of its locations only");
     Cube4Writer writer(report, path);
     const StoredValues stored(report);
-    for (std::size_t m = 0; m < report.metrics.size(); ++m) {
-        const auto& rows = stored.rows(static_cast<int>(m));
-        std::vector<int> callpaths;
-        for (const auto& row : rows) callpaths.push_back(row.first);
-        std::sort(callpaths.begin(), callpaths.end(),
-                  [&](int a, int b) { return writer.positions()[a] < writer.positions()[b]; });
-        std::vector<double> values;
-        values.reserve(callpaths.size() * report.locations.size());
-        for (int c : callpaths) {
-            const std::vector<double>& row = rows.at(c);
-            values.insert(values.end(), row.begin(), row.end());
-        }
-        writer.add_metric(static_cast<int>(m), callpaths, values);
-    }
+    for (std::size_t m = 0; m < report.metrics.size(); ++m)
+        writer.add_metric(static_cast<int>(m), {{0, &stored.rows(static_cast<int>(m))}});
     writer.finish(report.wait_edges);
 }
 

@@ -105,6 +105,14 @@ std::string synthetic(const ScratchDir& dir, const std::string& name, trace::Syn
     return trace::synthesize(o).builder.write((dir / name).string());
 }
 
+// Four processes on a 2x2 grid, the mixed pattern: for the failure tests.
+std::string small_mixed(const ScratchDir& dir, uint32_t iterations) {
+    trace::SynthOptions mixed;
+    mixed.grid = {2, 2};
+    mixed.iterations = iterations;
+    return synthetic(dir, "mixed", mixed);
+}
+
 TEST(SharedAnalysis, SyntheticReportsAreTheWholeTracesBitForBit) {
     ScratchDir dir;
     trace::SynthOptions mixed;
@@ -195,10 +203,7 @@ TEST(SharedAnalysis, ThreadedProcessesAreSharedOutWhole) {
 // the file; none waits for it in an exchange.
 TEST(SharedAnalysis, ADamagedShareStopsEveryRankWithTheSameError) {
     ScratchDir dir;
-    trace::SynthOptions mixed;
-    mixed.grid = {2, 2};
-    mixed.iterations = 2;
-    const std::string anchor = synthetic(dir, "mixed", mixed);
+    const std::string anchor = small_mixed(dir, 2);
     const std::filesystem::path last_events =
         std::filesystem::path(anchor).parent_path() / "traces" / "3.evt";
     ASSERT_TRUE(std::filesystem::exists(last_events));
@@ -237,10 +242,7 @@ struct FailsBackwardAt : analysis::Pattern {
 
 TEST(SharedAnalysis, AnErrorInTheBackwardReplayOfOneRankStopsEveryRankWithIt) {
     ScratchDir dir;
-    trace::SynthOptions mixed;
-    mixed.grid = {2, 2};
-    mixed.iterations = 3;
-    const std::string anchor = synthetic(dir, "mixed", mixed);
+    const std::string anchor = small_mixed(dir, 3);
     constexpr unsigned kRanks = 2; // locations 2 and 3 on rank 1
     std::vector<std::string> errors(kRanks, "no error");
     try {
