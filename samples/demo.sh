@@ -26,6 +26,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/setup.sh"
 
 if [ "${TOPOLENS_DEMO_NO_BUILD:-0}" != 1 ]; then
     topolens_install_missing
+    topolens_compiler_cache
     topolens_build
 fi
 

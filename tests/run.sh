@@ -11,6 +11,7 @@ topolens_install_missing || {
     echo "tests/run.sh: installing the packages failed" >&2
     exit 1
 }
+topolens_compiler_cache
 
 results=()
 failed=0

@@ -7,7 +7,7 @@ TOPOLENS_BUILD="${TOPOLENS_BUILD:-$TOPOLENS_ROOT/build}"
 # Everything the build, the samples and the tests use. Named explicitly because
 # --no-install-recommends leaves out what is only recommended.
 TOPOLENS_PACKAGES=(
-    build-essential cmake pkg-config gfortran
+    build-essential cmake pkg-config gfortran ccache
     libopenmpi-dev openmpi-bin
     libotf2-trace-dev otf2-tools
     libpugixml-dev
@@ -36,6 +36,19 @@ topolens_install_missing() {
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# A compiler cache kept between runs, shared by every clone on the machine: a fresh
+# clone's three builds (tests/run.sh) reuse what earlier runs compiled. Paths inside the
+# clone are hashed relative to it (CCACHE_BASEDIR, CCACHE_NOHASHDIR), so clones at other
+# paths hit too. Takes effect when a build directory is first configured (CMake reads the
+# launcher variables then). TOPOLENS_CCACHE=0 turns it off; TOPOLENS_CCACHE_DIR moves it.
+topolens_compiler_cache() {
+    [ "${TOPOLENS_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null || return 0
+    export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+    export CCACHE_DIR="${TOPOLENS_CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/topolens-ccache}"
+    export CCACHE_BASEDIR="$TOPOLENS_ROOT" CCACHE_NOHASHDIR=true
+    export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-8G}"
 }
 
 topolens_build() {

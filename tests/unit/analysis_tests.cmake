@@ -31,6 +31,5 @@ add_executable(topolens_analysis_tests
 target_link_libraries(topolens_analysis_tests PRIVATE topolens-patterns topolens-audit
   topolens-trace PkgConfig::PUGIXML GTest::gtest_main)
 add_dependencies(topolens_analysis_tests topolens)
-target_compile_definitions(topolens_analysis_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>"
-  TOPOLENS_ORACLE_DIR="${TOPOLENS_ORACLE_DIR}" TOPOLENS_ROBUSTNESS_DIR="${TOPOLENS_ROBUSTNESS_DIR}")
+target_link_libraries(topolens_analysis_tests PRIVATE topolens-test-paths)
 gtest_discover_tests(topolens_analysis_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

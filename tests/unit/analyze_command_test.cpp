@@ -1,6 +1,7 @@
 // `topolens analyze` as a user runs it: reports written, bad input named, partial analyses.
 #include "analyzer/report/cube4.h"
 #include "patterns/metric_names.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 
@@ -41,7 +42,8 @@ double late_sender_of_rank1(const report::Report& r) {
 TEST(AnalyzeCommand, WritesTheReportNextToTheTraceByDefault) {
     ScratchDir scratch;
     write_trace(scratch / "t", false);
-    const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string()});
+    const auto r =
+        run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto report_path = scratch / "t" / "report.cubex";
     EXPECT_NE(r.out.find(report_path.string()), std::string::npos) << r.out;
@@ -56,12 +58,12 @@ TEST(AnalyzeCommand, RootCausesByDefaultAndLeftOutOnRequest) {
     ScratchDir scratch;
     write_trace(scratch / "t", false);
     const auto with = scratch / "with.cubex", without = scratch / "without.cubex";
-    ASSERT_EQ(
-        run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o", with.string(), "-q"})
-            .exit_code,
-        0);
-    const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o",
-                                without.string(), "-q", "--no-root-causes"});
+    ASSERT_EQ(run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string(),
+                           "-o", with.string(), "-q"})
+                  .exit_code,
+              0);
+    const auto r = run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string(),
+                                "-o", without.string(), "-q", "--no-root-causes"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const report::Report a = report::read_cube4(with.string());
     const report::Report b = report::read_cube4(without.string());
@@ -79,8 +81,8 @@ TEST(AnalyzeCommand, QuietAndExplicitOutput) {
     ScratchDir scratch;
     write_trace(scratch / "t", false);
     const auto out = scratch / "elsewhere.cubex";
-    const auto r = run_command(
-        {TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o", out.string(), "--quiet"});
+    const auto r = run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string(),
+                                "-o", out.string(), "--quiet"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
     EXPECT_TRUE(std::filesystem::exists(out));
@@ -90,8 +92,8 @@ TEST(AnalyzeCommand, ACutTraceGivesWarningsAndAPartialReport) {
     ScratchDir scratch;
     write_trace(scratch / "t", true);
     const auto out = scratch / "partial.cubex";
-    const auto r = run_command(
-        {TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o", out.string(), "--quiet"});
+    const auto r = run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string(),
+                                "-o", out.string(), "--quiet"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("warning: "), std::string::npos);
     EXPECT_NE(r.err.find("never reached it"), std::string::npos) << r.err;
@@ -101,7 +103,8 @@ TEST(AnalyzeCommand, ACutTraceGivesWarningsAndAPartialReport) {
 
 TEST(AnalyzeCommand, MissingTraceIsOneClearError) {
     ScratchDir scratch;
-    const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "nothing").string()});
+    const auto r =
+        run_command({topolens::test::topolens_bin(), "analyze", (scratch / "nothing").string()});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("topolens: error: "), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("nothing"), std::string::npos) << r.err;
@@ -110,24 +113,26 @@ TEST(AnalyzeCommand, MissingTraceIsOneClearError) {
 TEST(AnalyzeCommand, UnwritableReportIsOneClearError) {
     ScratchDir scratch;
     write_trace(scratch / "t", false);
-    const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o",
-                                "/proc/topolens/report.cubex", "--quiet"});
+    const auto r = run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string(),
+                                "-o", "/proc/topolens/report.cubex", "--quiet"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("/proc/topolens/report.cubex"), std::string::npos) << r.err;
 }
 
 TEST(AnalyzeCommand, UsageErrors) {
-    EXPECT_EQ(run_command({TOPOLENS_BIN, "analyze"}).exit_code, 2);
-    EXPECT_EQ(run_command({TOPOLENS_BIN, "analyze", "a", "b"}).exit_code, 2);
-    EXPECT_EQ(run_command({TOPOLENS_BIN, "analyze", "a", "--bogus"}).exit_code, 2);
+    EXPECT_EQ(run_command({topolens::test::topolens_bin(), "analyze"}).exit_code, 2);
+    EXPECT_EQ(run_command({topolens::test::topolens_bin(), "analyze", "a", "b"}).exit_code, 2);
+    EXPECT_EQ(run_command({topolens::test::topolens_bin(), "analyze", "a", "--bogus"}).exit_code,
+              2);
 }
 
 TEST(AnalyzeCommand, AReportNameMustEndInCubex) {
     ScratchDir scratch;
     write_trace(scratch / "t", false);
     for (const char* name : {"r.cube", "r", "r.cubex.tmp"}) {
-        const auto r = run_command({TOPOLENS_BIN, "analyze", (scratch / "t").string(), "-o",
-                                    (scratch / name).string(), "--quiet"});
+        const auto r =
+            run_command({topolens::test::topolens_bin(), "analyze", (scratch / "t").string(), "-o",
+                         (scratch / name).string(), "--quiet"});
         EXPECT_EQ(r.exit_code, 2) << name;
         EXPECT_NE(r.err.find("must end in .cubex"), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(scratch / name)) << name;

@@ -1,6 +1,7 @@
 // `topolens audit` as a user runs it: on a trace and on its report, with other parameters,
 // and on bad input (no decision, codelet sets that differ between ranks, a single
 // measurement, no tuned operations, a damaged report, bad options).
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 
@@ -55,7 +56,7 @@ std::string write_run(const std::filesystem::path& dir, const TunedRun& run) {
 }
 
 test::CommandResult audit(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN, "audit"};
+    std::vector<std::string> argv = {topolens::test::topolens_bin(), "audit"};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_command(argv);
 }
@@ -70,8 +71,8 @@ TEST(AuditCommand, ConfirmsAGoodDecisionOnTheTraceAndOnItsReport) {
     EXPECT_TRUE(test::contains_words(text.out, "halo: CONFIRMED")) << text.out;
     EXPECT_TRUE(test::contains_words(text.out, "tuner's choice 0 fast")) << text.out;
 
-    const auto analyzed = run_command(
-        {TOPOLENS_BIN, "analyze", trace, "-o", (scratch / "r.cubex").string(), "--quiet"});
+    const auto analyzed = run_command({topolens::test::topolens_bin(), "analyze", trace, "-o",
+                                       (scratch / "r.cubex").string(), "--quiet"});
     ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
     const auto from_trace = audit({trace, "--format", "json"});
     const auto from_report = audit({(scratch / "r.cubex").string(), "--format", "json"});
@@ -86,8 +87,8 @@ TEST(AuditCommand, OtherParametersRecomputeTheAuditFromTheReport) {
     TunedRun run;
     run.slow_execution = 25; // 2.5 x the fastest: an outlier for b = 2, not for b = 3
     const std::string trace = write_run(scratch / "t", run);
-    ASSERT_EQ(run_command(
-                  {TOPOLENS_BIN, "analyze", trace, "-o", (scratch / "r.cubex").string(), "--quiet"})
+    ASSERT_EQ(run_command({topolens::test::topolens_bin(), "analyze", trace, "-o",
+                           (scratch / "r.cubex").string(), "--quiet"})
                   .exit_code,
               0);
     const std::string report = (scratch / "r.cubex").string();
@@ -204,8 +205,11 @@ TEST(AuditCommand, SummaryShowsTheVerdictNotTheDocuments) {
     ScratchDir scratch;
     const std::string trace = write_run(scratch / "t", {});
     const std::string report = (scratch / "r.cubex").string();
-    ASSERT_EQ(run_command({TOPOLENS_BIN, "analyze", trace, "-o", report, "--quiet"}).exit_code, 0);
-    const auto r = run_command({TOPOLENS_BIN, "summary", report});
+    ASSERT_EQ(
+        run_command({topolens::test::topolens_bin(), "analyze", trace, "-o", report, "--quiet"})
+            .exit_code,
+        0);
+    const auto r = run_command({topolens::test::topolens_bin(), "summary", report});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(test::contains_words(r.out, "autotuning (codelet audit; details: topolens audit"))
         << r.out;

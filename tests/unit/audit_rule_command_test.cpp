@@ -2,6 +2,7 @@
 // runs them, on a synthetic autotuner trace where ADCL's own rule and the tuner's recorded
 // decision differ, and bad values of the new options.
 #include "json_check.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 
@@ -50,7 +51,7 @@ std::string write_run(const std::filesystem::path& dir) {
 }
 
 test::CommandResult audit(const std::string& trace, const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN, "audit", trace};
+    std::vector<std::string> argv = {topolens::test::topolens_bin(), "audit", trace};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_command(argv);
 }

@@ -20,5 +20,5 @@ add_executable(topolens_audit_rule_tests
 target_link_libraries(topolens_audit_rule_tests PRIVATE topolens-audit topolens-trace
   GTest::gtest_main)
 add_dependencies(topolens_audit_rule_tests topolens)
-target_compile_definitions(topolens_audit_rule_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
+target_link_libraries(topolens_audit_rule_tests PRIVATE topolens-test-paths)
 gtest_discover_tests(topolens_audit_rule_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

@@ -6,6 +6,7 @@
 #include "analyzer/engine/grid.h"
 #include "analyzer/engine/grid_slices.h"
 #include "analyzer/report/cube4.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
@@ -622,7 +623,7 @@ TEST(GridSlices, OnlyGridsWithTwoAxesLargerThanOne) {
 namespace {
 
 test::CommandResult run_topolens(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN};
+    std::vector<std::string> argv = {topolens::test::topolens_bin()};
     argv.insert(argv.end(), args.begin(), args.end());
     return test::run_command(argv);
 }

@@ -10,6 +10,7 @@
 #include "analyzer/engine/engine.h"
 #include "analyzer/report/cube4.h"
 #include "patterns/registry.h"
+#include "test_paths.h"
 #include "trace/matching.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kOracle = TOPOLENS_ORACLE_DIR;
+const fs::path kOracle = topolens::test::oracle_dir();
 const char* const kTraces[] = {"wavefront2d", "autotune_halo", "cg3d", "collectives",
                                "synth-mixed"};
 
@@ -135,12 +136,12 @@ TEST_P(CubeValues, ValuesAndSummaryOfScalascasReportShowItsCsv) {
     const fs::path dir = kOracle / GetParam();
     const std::string report = (dir / "scalasca.cubex").string();
     const auto csv = test::read_oracle_values(dir / "scalasca-values.csv");
-    const CommandResult summary = run_command({TOPOLENS_BIN, "summary", report});
+    const CommandResult summary = run_command({topolens::test::topolens_bin(), "summary", report});
     ASSERT_EQ(summary.exit_code, 0) << summary.err;
     const report::Report r = report::read_cube4(report);
     for (const std::string& name : metric_names(csv)) {
         const CommandResult values =
-            run_command({TOPOLENS_BIN, "values", report, "--metric", name});
+            run_command({topolens::test::topolens_bin(), "values", report, "--metric", name});
         ASSERT_EQ(values.exit_code, 0) << values.err;
         std::istringstream lines(values.out);
         std::string line;

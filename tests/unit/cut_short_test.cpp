@@ -4,6 +4,7 @@
 #include "complete.h"
 #include "death_record.h"
 
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/cut.h"
 #include "trace/reader.h"
@@ -237,7 +238,8 @@ TEST(CutShort, DamagedMarkerIsNamed) {
 TEST(CutShort, InfoCompletesInPlaceAndSaysSo) {
     ScratchDir dir;
     make_dead_run(dir.path());
-    const auto result = topolens::test::run_command({TOPOLENS_BIN, "info", dir.path().string()});
+    const auto result =
+        topolens::test::run_command({topolens::test::topolens_bin(), "info", dir.path().string()});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_TRUE(topolens::test::contains_words(
         result.err, "topolens: completed the trace of a run cut short in " + dir.path().string()))
@@ -254,7 +256,8 @@ TEST(CutShort, ReadOnlyDirectoryIsNotCompleted) {
     ScratchDir dir;
     make_dead_run(dir.path());
     fs::permissions(dir.path(), fs::perms::owner_write, fs::perm_options::remove);
-    const auto result = topolens::test::run_command({TOPOLENS_BIN, "info", dir.path().string()});
+    const auto result =
+        topolens::test::run_command({topolens::test::topolens_bin(), "info", dir.path().string()});
     fs::permissions(dir.path(), fs::perms::owner_write, fs::perm_options::add);
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_TRUE(topolens::test::contains_words(result.err, "is not writable")) << result.err;

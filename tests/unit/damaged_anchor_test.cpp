@@ -5,6 +5,7 @@
 #include "test_util.h"
 #include "trace_read_error.h"
 
+#include "test_paths.h"
 #include "trace/anchor_check.h"
 #include "trace/reader.h"
 
@@ -53,12 +54,12 @@ TEST(DamagedAnchor, ReproducersFailAtOnceWithOneLine) {
     for (const char* name :
          {"anchor_flip46_10GB", "anchor_creator_unterminated", "anchor_fuzz_oom"}) {
         SCOPED_TRACE(name);
-        const fs::path dir = fs::path(TOPOLENS_ROBUSTNESS_DIR) / name;
+        const fs::path dir = fs::path(topolens::test::robustness_dir()) / name;
         if (!fs::exists(dir / "traces.otf2"))
             GTEST_SKIP() << dir << " missing (TOPOLENS_ROBUSTNESS_DIR)";
         for (const char* command : {"info", "analyze"}) {
             ScratchDir scratch;
-            std::vector<std::string> argv = {TOPOLENS_BIN, command, dir.string()};
+            std::vector<std::string> argv = {topolens::test::topolens_bin(), command, dir.string()};
             if (std::string(command) == "analyze")
                 argv.insert(argv.end(), {"-o", (scratch / "r.cubex").string()});
             const auto start = Clock::now();

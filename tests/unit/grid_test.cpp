@@ -1,9 +1,10 @@
 // The analysis grid: --cart declarations, coordinates, the choice between recorded, declared
 // and inferred grids (synthetic traces), grid roles and their statistics, and the roles in
 // `topolens summary`, `topolens values` and `topolens analyze --cart` (the real binary).
+#include "analyzer/engine/grid.h"
 #include "analyzer/report/cube4.h"
 #include "analyzer/report/report_grid.h"
-#include "analyzer/engine/grid.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
@@ -793,7 +794,7 @@ TEST(ReportGrid, FromAttributesOrTheFirstTopology) {
 namespace {
 
 test::CommandResult run_topolens(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN};
+    std::vector<std::string> argv = {topolens::test::topolens_bin()};
     argv.insert(argv.end(), args.begin(), args.end());
     return test::run_command(argv);
 }

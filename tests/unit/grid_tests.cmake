@@ -12,5 +12,5 @@ target_link_libraries(topolens_grid_tests PRIVATE topolens-engine topolens-audit
   GTest::gtest_main)
 # The command tests run the real binary.
 add_dependencies(topolens_grid_tests topolens)
-target_compile_definitions(topolens_grid_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
+target_link_libraries(topolens_grid_tests PRIVATE topolens-test-paths)
 gtest_discover_tests(topolens_grid_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

@@ -1,5 +1,6 @@
 // `topolens info`, `help`, `--version` and dispatch errors, run as the real binary.
 #include "sample_trace.h"
+#include "test_paths.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@ namespace {
 using namespace topolens::trace;
 
 CommandResult topolens(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN};
+    std::vector<std::string> argv = {topolens::test::topolens_bin()};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_command(argv);
 }

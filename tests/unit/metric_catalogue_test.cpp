@@ -7,6 +7,7 @@
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
 #include "patterns/wave_corners.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/synthetic.h"
 
@@ -311,11 +312,12 @@ TEST(MetricCatalogue, DocsMetricTableIsTheCatalogues) {
 
 TEST(MetricCatalogue, HelpMetricsPrintsTheCatalogue) {
     const test::CommandResult md =
-        test::run_command({TOPOLENS_BIN, "help", "metrics", "--markdown"});
+        test::run_command({topolens::test::topolens_bin(), "help", "metrics", "--markdown"});
     EXPECT_EQ(md.exit_code, 0);
     EXPECT_EQ(md.out, docs_metric_table());
 
-    const test::CommandResult text = test::run_command({TOPOLENS_BIN, "help", "metrics"});
+    const test::CommandResult text =
+        test::run_command({topolens::test::topolens_bin(), "help", "metrics"});
     EXPECT_EQ(text.exit_code, 0);
     EXPECT_EQ(text.out, patterns::metric_table_text());
     for (const patterns::MetricEntry& e : patterns::metric_catalogue()) {
@@ -327,7 +329,8 @@ TEST(MetricCatalogue, HelpMetricsPrintsTheCatalogue) {
     }
     EXPECT_NE(text.out.find("\n    MPI  (mpi, sec, under execution)\n"), std::string::npos);
 
-    const test::CommandResult bad = test::run_command({TOPOLENS_BIN, "help", "metrics", "--x"});
+    const test::CommandResult bad =
+        test::run_command({topolens::test::topolens_bin(), "help", "metrics", "--x"});
     EXPECT_EQ(bad.exit_code, 2);
     EXPECT_NE(bad.err.find("usage: topolens help metrics"), std::string::npos);
 }

@@ -4,6 +4,7 @@
 #include "analyzer/engine/engine.h"
 #include "patterns/registry.h"
 #include "same_report.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
@@ -682,9 +683,9 @@ TEST(Parallel, ThreadCountFromTheEnvironment) {
 TEST(Parallel, AnalyzeRefusesABadThreadCount) {
     ScratchDir dir;
     const std::string anchor = written_mixed_trace(dir);
-    const test::CommandResult r =
-        test::run_command({TOPOLENS_BIN, "analyze", anchor, "-o", (dir / "r.cubex").string()},
-                          {{"TOPOLENS_THREADS", "lots"}});
+    const test::CommandResult r = test::run_command(
+        {topolens::test::topolens_bin(), "analyze", anchor, "-o", (dir / "r.cubex").string()},
+        {{"TOPOLENS_THREADS", "lots"}});
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.err.find("TOPOLENS_THREADS='lots'"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(dir / "r.cubex"));
@@ -696,13 +697,14 @@ TEST(Parallel, AnalyzeReportsReadingProgressByLocation) {
     o.grid = {5, 4};
     o.iterations = 2;
     const std::string anchor = trace::synthesize(o).builder.write((dir / "trace").string());
-    const test::CommandResult r =
-        test::run_command({TOPOLENS_BIN, "analyze", anchor, "-o", (dir / "r.cubex").string()});
+    const test::CommandResult r = test::run_command(
+        {topolens::test::topolens_bin(), "analyze", anchor, "-o", (dir / "r.cubex").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.err.find("topolens: read 2 of 20 locations (10%)\n"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("topolens: read 20 of 20 locations (100%)\n"), std::string::npos) << r.err;
-    const test::CommandResult quiet = test::run_command(
-        {TOPOLENS_BIN, "analyze", anchor, "-o", (dir / "q.cubex").string(), "--quiet"});
+    const test::CommandResult quiet =
+        test::run_command({topolens::test::topolens_bin(), "analyze", anchor, "-o",
+                           (dir / "q.cubex").string(), "--quiet"});
     EXPECT_EQ(quiet.err.find("locations ("), std::string::npos) << quiet.err;
 }
 

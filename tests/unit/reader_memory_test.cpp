@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include "../bench/proc_status.h"
+#include "test_paths.h"
 #include "trace/reader.h"
 #include "trace/synthetic.h"
 
@@ -45,9 +46,9 @@ class ReaderMemory : public ::testing::Test {
     // Written by `topolens synth` in its own process: its writing memory is not ours.
     static void SetUpTestSuite() {
         dir_ = new ScratchDir;
-        const CommandResult r = run_command({TOPOLENS_BIN, "synth", "-o", (*dir_ / "t").string(),
-                                             "--ranks", std::to_string(kRanks), "--pattern",
-                                             "mixed", "--iterations", "1", "--seed", "1"});
+        const CommandResult r = run_command(
+            {topolens::test::topolens_bin(), "synth", "-o", (*dir_ / "t").string(), "--ranks",
+             std::to_string(kRanks), "--pattern", "mixed", "--iterations", "1", "--seed", "1"});
         ASSERT_EQ(r.exit_code, 0) << r.err;
     }
     static void TearDownTestSuite() {

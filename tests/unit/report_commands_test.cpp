@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include "analyzer/report/cube4.h"
+#include "test_paths.h"
 
 #include <gtest/gtest.h>
 
@@ -15,7 +16,7 @@ namespace topolens::test {
 namespace {
 
 CommandResult topolens(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN};
+    std::vector<std::string> argv = {topolens::test::topolens_bin()};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_command(argv);
 }

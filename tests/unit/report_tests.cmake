@@ -20,7 +20,7 @@ target_link_libraries(topolens_report_tests PRIVATE topolens-engine topolens-aud
   PkgConfig::PUGIXML GTest::gtest_main)
 # The command tests run the real binary.
 add_dependencies(topolens_report_tests topolens)
-target_compile_definitions(topolens_report_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
+target_link_libraries(topolens_report_tests PRIVATE topolens-test-paths)
 gtest_discover_tests(topolens_report_tests
   PROPERTIES LABELS unit
   DISCOVERY_TIMEOUT 60)

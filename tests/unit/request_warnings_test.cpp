@@ -2,6 +2,7 @@
 // and about events outside the trace's ClockProperties range.
 #include "test_util.h"
 
+#include "test_paths.h"
 #include "trace/builder.h"
 #include "trace/clock_range.h"
 #include "trace/matching.h"
@@ -128,17 +129,17 @@ TEST(ClockRange, LocationsOutsideTheRangeAreNamed) {
 
 // The reproducer: one .evt of another run of the same program.
 TEST(ClockRange, ForeignEventFileIsWarnedAbout) {
-    const fs::path dir = fs::path(TOPOLENS_ROBUSTNESS_DIR) / "foreign_evt_same_program";
+    const fs::path dir = fs::path(topolens::test::robustness_dir()) / "foreign_evt_same_program";
     if (!fs::exists(dir / "traces.otf2")) GTEST_SKIP() << dir << " missing";
     const auto warnings = clock_range_warnings(read_trace(dir.string()));
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_NE(warnings[0].find("lie outside the trace's time range"), std::string::npos);
-    const CommandResult info = run_command({TOPOLENS_BIN, "info", dir.string()});
+    const CommandResult info = run_command({topolens::test::topolens_bin(), "info", dir.string()});
     EXPECT_EQ(info.exit_code, 0) << info.err;
     EXPECT_EQ(info.err, "topolens: warning: " + warnings[0] + "\n");
     ScratchDir scratch;
-    const CommandResult analyze =
-        run_command({TOPOLENS_BIN, "analyze", dir.string(), "-o", (scratch / "r.cubex").string()});
+    const CommandResult analyze = run_command({topolens::test::topolens_bin(), "analyze",
+                                               dir.string(), "-o", (scratch / "r.cubex").string()});
     EXPECT_EQ(analyze.exit_code, 0) << analyze.err;
     EXPECT_NE(analyze.err.find("topolens: warning: " + warnings[0]), std::string::npos)
         << analyze.err;

@@ -3,6 +3,7 @@
 #include "sample_trace.h"
 #include "test_util.h"
 
+#include "test_paths.h"
 #include "trace/names.h"
 #include "trace/reader.h"
 
@@ -231,7 +232,7 @@ TEST(RoundTrip, RefusesToReplaceSomethingElse) {
 
 // OTF2's own tool reads the archive and shows our MPI records and definitions.
 TEST(RoundTrip, Otf2PrintReadsTheArchive) {
-    const std::string otf2_print = OTF2_PRINT;
+    const std::string otf2_print = topolens::test::otf2_print();
     if (otf2_print.empty() || otf2_print.find("NOTFOUND") != std::string::npos)
         GTEST_SKIP() << "otf2-print not installed";
     ScratchDir dir;

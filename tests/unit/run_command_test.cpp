@@ -1,5 +1,6 @@
 // `topolens run` against a stand-in mpirun that records its arguments and plays the
 // measurement library's part of writing the archive path into TOPOLENS_REPORT_PATH_FILE.
+#include "test_paths.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -70,10 +71,10 @@ std::string exported(const std::vector<std::string>& args, const std::string& na
 TEST(RunCommand, BuildsTheMpirunCommandAndReportsTheTrace) {
     FakeMpirun fake;
     ScratchDir work;
-    const CommandResult r =
-        run_command({TOPOLENS_BIN, "run", "-np", "3", "--trace-dir", (work / "out").string(),
-                     "--mca", "btl", "self", "--", "./prog", "a b", "--flag"},
-                    fake.env("/traces/topolens-42", "3"));
+    const CommandResult r = run_command({topolens::test::topolens_bin(), "run", "-np", "3",
+                                         "--trace-dir", (work / "out").string(), "--mca", "btl",
+                                         "self", "--", "./prog", "a b", "--flag"},
+                                        fake.env("/traces/topolens-42", "3"));
     EXPECT_EQ(r.exit_code, 3); // mpirun's
     EXPECT_EQ(r.err, "topolens: trace written to /traces/topolens-42\n");
     const std::vector<std::string> args = fake.args();
@@ -96,12 +97,13 @@ TEST(RunCommand, FilterFileIsExported) {
     FakeMpirun fake;
     ScratchDir work;
     const fs::path filter = work / "functions.filter";
-    const CommandResult r =
-        run_command({TOPOLENS_BIN, "run", "--filter", filter.string(), "--", "./prog"}, fake.env());
+    const CommandResult r = run_command(
+        {topolens::test::topolens_bin(), "run", "--filter", filter.string(), "--", "./prog"},
+        fake.env());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(exported(fake.args(), "TOPOLENS_FILTER"), filter.string());
     const CommandResult empty =
-        run_command({TOPOLENS_BIN, "run", "--filter", "", "--", "p"}, fake.env());
+        run_command({topolens::test::topolens_bin(), "run", "--filter", "", "--", "p"}, fake.env());
     EXPECT_NE(empty.exit_code, 0);
     EXPECT_NE(empty.err.find("--filter needs a filter file"), std::string::npos) << empty.err;
 }
@@ -110,7 +112,7 @@ TEST(RunCommand, DefaultsAndExistingPreload) {
     FakeMpirun fake;
     auto env = fake.env();
     env["LD_PRELOAD"] = "/lib/x86_64-linux-gnu/libm.so.6"; // harmless to preload anywhere
-    const CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, env);
+    const CommandResult r = run_command({topolens::test::topolens_bin(), "run", "--", "prog"}, env);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     const std::vector<std::string> args = fake.args();
     std::vector<std::string> want = expected_start();
@@ -128,19 +130,21 @@ TEST(RunCommand, ProfileModeSaysWhereTheProfileIs) {
     FakeMpirun fake;
     ScratchDir work;
     const fs::path dir = work / "run";
-    CommandResult r =
-        run_command({TOPOLENS_BIN, "run", "--profile", "--", "prog"}, fake.env(dir.string()));
+    CommandResult r = run_command(
+        {topolens::test::topolens_bin(), "run", "--profile", "--", "prog"}, fake.env(dir.string()));
     EXPECT_EQ(exported(fake.args(), "TOPOLENS_MODE"), "profile");
     // The program succeeded but left no profile: as for an incomplete trace, status 3.
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_NE(r.err.find("topolens: no profile was written"), std::string::npos) << r.err;
     fs::create_directories(dir);
     write_file(dir / "profile.cubex", "a profile");
-    r = run_command({TOPOLENS_BIN, "run", "--profile", "--", "prog"}, fake.env(dir.string()));
+    r = run_command({topolens::test::topolens_bin(), "run", "--profile", "--", "prog"},
+                    fake.env(dir.string()));
     EXPECT_EQ(r.err, "topolens: profile written to " + (dir / "profile.cubex").string() + "\n");
     // Without --profile (TOPOLENS_MODE=trace,profile in the environment): both are named.
     write_file(dir / "traces.otf2", "a trace");
-    r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(dir.string() + "\ncomplete"));
+    r = run_command({topolens::test::topolens_bin(), "run", "--", "prog"},
+                    fake.env(dir.string() + "\ncomplete"));
     EXPECT_EQ(exported(fake.args(), "TOPOLENS_MODE"), "");
     EXPECT_EQ(r.err, "topolens: profile written to " + (dir / "profile.cubex").string() +
                          "\ntopolens: trace written to " + dir.string() + "\n");
@@ -148,7 +152,8 @@ TEST(RunCommand, ProfileModeSaysWhereTheProfileIs) {
 
 TEST(RunCommand, SaysSoWhenNoTraceWasReported) {
     FakeMpirun fake;
-    const CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(""));
+    const CommandResult r =
+        run_command({topolens::test::topolens_bin(), "run", "--", "prog"}, fake.env(""));
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.err.find("topolens: no trace was reported"), std::string::npos) << r.err;
 }
@@ -161,14 +166,16 @@ TEST(RunCommand, ReportsAnIncompleteTrace) {
     const std::string report = "/traces/t\nincomplete\nrank 1 stopped early, 2.0 s after "
                                "MPI_Init (No space left on device)\ndefinitions/anchor not "
                                "written (No space left on device)";
-    CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(report));
+    CommandResult r =
+        run_command({topolens::test::topolens_bin(), "run", "--", "prog"}, fake.env(report));
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_EQ(r.err, "topolens: the trace in /traces/t is incomplete: rank 1 stopped early, 2.0 "
                      "s after MPI_Init (No space left on device); definitions/anchor not written "
                      "(No space left on device)\n");
-    r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env(report, "5"));
+    r = run_command({topolens::test::topolens_bin(), "run", "--", "prog"}, fake.env(report, "5"));
     EXPECT_EQ(r.exit_code, 5);
-    r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, fake.env("/traces/t\ncomplete"));
+    r = run_command({topolens::test::topolens_bin(), "run", "--", "prog"},
+                    fake.env("/traces/t\ncomplete"));
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.err, "topolens: trace written to /traces/t\n");
 }
@@ -178,7 +185,7 @@ TEST(RunCommand, FindsTheLibraryNextToTheExecutable) {
     ScratchDir install;
     fs::create_directories(install / "bin");
     fs::create_directories(install / "lib");
-    fs::copy_file(TOPOLENS_BIN, install / "bin" / "topolens");
+    fs::copy_file(topolens::test::topolens_bin(), install / "bin" / "topolens");
     write_file(install / "lib" / "libtopolens-measure.so", "x");
     auto env = fake.env();
     env["TOPOLENS_MEASURE_LIB"] = "";
@@ -195,7 +202,7 @@ TEST(RunCommand, MissingLibraryIsAClearError) {
     FakeMpirun fake;
     auto env = fake.env();
     env["TOPOLENS_MEASURE_LIB"] = "/nonexistent/libtopolens-measure.so";
-    const CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, env);
+    const CommandResult r = run_command({topolens::test::topolens_bin(), "run", "--", "prog"}, env);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.err, "topolens: error: TOPOLENS_MEASURE_LIB names "
                      "'/nonexistent/libtopolens-measure.so', which is not a file\n");
@@ -208,7 +215,7 @@ TEST(RunCommand, MissingMpirunIsAClearError) {
     auto env = fake.env();
     env["PATH"] = empty.path().string();
     // `env` itself is found by absolute path; topolens then searches the empty PATH.
-    const CommandResult r = run_command({TOPOLENS_BIN, "run", "--", "prog"}, env);
+    const CommandResult r = run_command({topolens::test::topolens_bin(), "run", "--", "prog"}, env);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("topolens: error: cannot start mpirun"), std::string::npos) << r.err;
 }
@@ -220,7 +227,7 @@ TEST(RunCommand, UsageErrors) {
                                                  {"run", "-np", "zero", "--", "p"},
                                                  {"run", "-np", "0", "--", "p"},
                                                  {"run", "--trace-dir"}}) {
-        std::vector<std::string> argv = {TOPOLENS_BIN};
+        std::vector<std::string> argv = {topolens::test::topolens_bin()};
         argv.insert(argv.end(), args.begin(), args.end());
         const CommandResult r = run_command(argv, fake.env());
         EXPECT_EQ(r.exit_code, 2) << args.back();

@@ -8,6 +8,7 @@
 #include "analyzer/report/cube4.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "test_paths.h"
 #include "trace/matching.h"
 
 #include <gtest/gtest.h>
@@ -50,7 +51,8 @@ report::Report topolens_report(const std::filesystem::path& dir) {
 }
 
 TEST_P(ScalascaOracle, SharedMetricsEqualScalascasAtEveryLocation) {
-    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    const std::filesystem::path dir =
+        std::filesystem::path(topolens::test::oracle_dir()) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2"))
         << dir << " is missing: configure with -DTOPOLENS_ORACLE_DIR=<scalasca-oracle folder>";
     const auto values = test::read_oracle_values(dir / "scalasca-values.csv");
@@ -133,7 +135,8 @@ CallpathRows by_callpath(const report::Report& r, int metric, const report::Repo
 // Counts and bytes are whole numbers: equal, not near. Per location against the values
 // file (the leaves it has), and per call path and location against Scalasca's report itself.
 TEST_P(ScalascaOracle, MessageStatisticsEqualScalascasAtEveryCallPathAndLocation) {
-    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    const std::filesystem::path dir =
+        std::filesystem::path(topolens::test::oracle_dir()) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
     const report::Report scalasca = report::read_cube4((dir / "scalasca-rootcause.cubex").string());
@@ -219,7 +222,8 @@ void expect_equal_but_where_scalasca_rounds(const report::Report& report,
 }
 
 TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
-    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    const std::filesystem::path dir =
+        std::filesystem::path(topolens::test::oracle_dir()) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
     const report::Report report = topolens_report(dir);
@@ -253,7 +257,8 @@ TEST_P(ScalascaOracle, DelayCostsEqualScalascasAtEveryLocation) {
 // The critical path and the performance impact from it, per location (the path moves along
 // Late Sender, Late Receiver and collective waits).
 TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
-    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    const std::filesystem::path dir =
+        std::filesystem::path(topolens::test::oracle_dir()) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const auto values = test::read_oracle_values(dir / "scalasca-rootcause-values.csv");
     const report::Report report = topolens_report(dir);
@@ -272,7 +277,8 @@ TEST_P(ScalascaOracle, CriticalPathEqualsScalascasAtEveryLocation) {
 // the last left MPI_Finalize before the last one entered it), none on the synthetic trace
 // (tests/data/scalasca-oracle/README.md).
 TEST_P(ScalascaOracle, ClockConditionViolationsAsScalascaCountsThem) {
-    const std::filesystem::path dir = std::filesystem::path(TOPOLENS_ORACLE_DIR) / GetParam();
+    const std::filesystem::path dir =
+        std::filesystem::path(topolens::test::oracle_dir()) / GetParam();
     ASSERT_TRUE(std::filesystem::exists(dir / "traces.otf2")) << dir;
     const report::Report report = topolens_report(dir);
     const double expected =

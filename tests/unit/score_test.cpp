@@ -9,6 +9,7 @@
 #include "trace/record_size.h"
 #include "trace/region_filter.h"
 
+#include "test_paths.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
@@ -397,7 +398,7 @@ TEST(ScoreFilter, PredictedSavingMatchesTheTraceWithoutTheFunction) {
 
 // ---- the command
 
-const std::filesystem::path kOracle = TOPOLENS_ORACLE_DIR;
+const std::filesystem::path kOracle = topolens::test::oracle_dir();
 
 // "N bytes in all" of the first line, and the real event files' bytes of the second.
 struct Figures {
@@ -430,7 +431,7 @@ class ScoreOracle : public ::testing::TestWithParam<const char*> {};
 TEST_P(ScoreOracle, TraceFiguresEqualTheEventFilesWithin5Percent) {
     const auto archive = kOracle / GetParam();
     ASSERT_TRUE(std::filesystem::exists(archive / "traces.otf2")) << archive;
-    const auto r = run_command({TOPOLENS_BIN, "score", archive.string()});
+    const auto r = run_command({topolens::test::topolens_bin(), "score", archive.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const Figures f = figures(r.out);
     const double real = evt_bytes(archive);
@@ -446,7 +447,7 @@ class ScoreOracleProfile : public ::testing::TestWithParam<const char*> {};
 TEST_P(ScoreOracleProfile, EstimateEqualsTheEventFilesWithin5Percent) {
     const auto report = kOracle / GetParam() / "scalasca.cubex";
     ASSERT_TRUE(std::filesystem::exists(report)) << report;
-    const auto r = run_command({TOPOLENS_BIN, "score", report.string()});
+    const auto r = run_command({topolens::test::topolens_bin(), "score", report.string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const double real = evt_bytes(kOracle / GetParam());
     EXPECT_NEAR(figures(r.out).estimate, real, 0.05 * real) << r.out;
@@ -466,8 +467,8 @@ TEST(ScoreCommand, FilterAndSuggestionOnATrace) {
                                                "  EXCLUDE tiny MPI_Send\n"
                                                "SCOREP_REGION_NAMES_END\n");
     const auto r =
-        run_command({TOPOLENS_BIN, "score", anchor, "--filter", (dir / "f.filt").string(),
-                     "--suggest-filter", (dir / "out.filt").string()});
+        run_command({topolens::test::topolens_bin(), "score", anchor, "--filter",
+                     (dir / "f.filt").string(), "--suggest-filter", (dir / "out.filt").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(topolens::test::contains_words(r.out, "1 of 4 regions removed, saving 48 bytes"))
         << r.out;
@@ -483,10 +484,11 @@ TEST(ScoreCommand, FilterAndSuggestionOnATrace) {
 TEST(ScoreCommand, ProfileModeDirectory) {
     ScratchDir dir;
     std::filesystem::copy_file(kOracle / "cg3d" / "scalasca.cubex", dir / "profile.cubex");
-    const auto from_dir = run_command({TOPOLENS_BIN, "score", dir.path().string()});
+    const auto from_dir =
+        run_command({topolens::test::topolens_bin(), "score", dir.path().string()});
     ASSERT_EQ(from_dir.exit_code, 0) << from_dir.err;
-    const auto from_file =
-        run_command({TOPOLENS_BIN, "score", (kOracle / "cg3d" / "scalasca.cubex").string()});
+    const auto from_file = run_command(
+        {topolens::test::topolens_bin(), "score", (kOracle / "cg3d" / "scalasca.cubex").string()});
     EXPECT_NE(from_dir.out.find("Estimated from the profile's visits"), std::string::npos);
     EXPECT_EQ(from_dir.out, from_file.out);
 }
@@ -495,9 +497,9 @@ TEST(ScoreCommand, TopAndSuggestionThresholds) {
     ScratchDir dir;
     const auto archive = kOracle / "synth-mixed";
     // compute: 10.288 us per visit, 24.0% of the trace.
-    const auto r =
-        run_command({TOPOLENS_BIN, "score", archive.string(), "--top", "2", "--max-time-per-visit",
-                     "20", "--min-share", "5", "--suggest-filter", (dir / "s.filt").string()});
+    const auto r = run_command({topolens::test::topolens_bin(), "score", archive.string(), "--top",
+                                "2", "--max-time-per-visit", "20", "--min-share", "5",
+                                "--suggest-filter", (dir / "s.filt").string()});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(topolens::test::contains_words(
         r.out, "with less than 20 us per visit that cost at least 5% of the trace): 1 function, "
@@ -510,14 +512,19 @@ TEST(ScoreCommand, TopAndSuggestionThresholds) {
     EXPECT_TRUE(suggested.excludes("compute", "", ""));
     EXPECT_FALSE(suggested.excludes("main", "", ""));
     // The defaults (10 us, 1%) leave compute alone: just above 10 us per visit.
-    const auto defaults = run_command({TOPOLENS_BIN, "score", archive.string()});
+    const auto defaults = run_command({topolens::test::topolens_bin(), "score", archive.string()});
     EXPECT_TRUE(topolens::test::contains_words(defaults.out, "of the trace): none"))
         << defaults.out;
 
     for (const char* bad : {"-1", "2.5", "x"})
-        EXPECT_EQ(run_command({TOPOLENS_BIN, "score", archive.string(), "--top", bad}).exit_code, 2)
+        EXPECT_EQ(
+            run_command({topolens::test::topolens_bin(), "score", archive.string(), "--top", bad})
+                .exit_code,
+            2)
             << bad;
-    EXPECT_EQ(run_command({TOPOLENS_BIN, "score", archive.string(), "--min-share", "-3"}).exit_code,
+    EXPECT_EQ(run_command(
+                  {topolens::test::topolens_bin(), "score", archive.string(), "--min-share", "-3"})
+                  .exit_code,
               2);
 }
 
@@ -526,29 +533,31 @@ TEST(ScoreCommand, BadInputGetsOneLineAndFails) {
     auto one_line = [](const topolens::test::CommandResult& r) {
         return std::count(r.err.begin(), r.err.end(), '\n') == 1;
     };
-    auto missing = run_command({TOPOLENS_BIN, "score", (dir / "nothing").string()});
+    auto missing =
+        run_command({topolens::test::topolens_bin(), "score", (dir / "nothing").string()});
     EXPECT_EQ(missing.exit_code, 1);
     EXPECT_TRUE(one_line(missing)) << missing.err;
     EXPECT_NE(missing.err.find("nothing"), std::string::npos) << missing.err;
 
-    auto missing_report = run_command({TOPOLENS_BIN, "score", (dir / "none.cubex").string()});
+    auto missing_report =
+        run_command({topolens::test::topolens_bin(), "score", (dir / "none.cubex").string()});
     EXPECT_EQ(missing_report.exit_code, 1);
     EXPECT_TRUE(one_line(missing_report)) << missing_report.err;
 
     topolens::test::write_file(dir / "bad.filt", "SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE\n");
     const auto archive = kOracle / "collectives";
-    auto bad = run_command(
-        {TOPOLENS_BIN, "score", archive.string(), "--filter", (dir / "bad.filt").string()});
+    auto bad = run_command({topolens::test::topolens_bin(), "score", archive.string(), "--filter",
+                            (dir / "bad.filt").string()});
     EXPECT_EQ(bad.exit_code, 1);
     EXPECT_EQ(bad.err, "topolens: error: " + (dir / "bad.filt").string() +
                            ":1:1: SCOREP_REGION_NAMES_BEGIN without SCOREP_REGION_NAMES_END\n");
-    auto no_filter = run_command(
-        {TOPOLENS_BIN, "score", archive.string(), "--filter", (dir / "absent.filt").string()});
+    auto no_filter = run_command({topolens::test::topolens_bin(), "score", archive.string(),
+                                  "--filter", (dir / "absent.filt").string()});
     EXPECT_EQ(no_filter.exit_code, 1);
     EXPECT_TRUE(one_line(no_filter)) << no_filter.err;
     EXPECT_TRUE(bad.out.empty() && no_filter.out.empty());
 
-    auto usage = run_command({TOPOLENS_BIN, "score"});
+    auto usage = run_command({topolens::test::topolens_bin(), "score"});
     EXPECT_EQ(usage.exit_code, 2);
 }
 

@@ -11,6 +11,5 @@ add_executable(topolens_score_tests score_test.cpp test_util.cpp)
 target_link_libraries(topolens_score_tests PRIVATE topolens-score topolens-trace
   GTest::gtest_main)
 add_dependencies(topolens_score_tests topolens)
-target_compile_definitions(topolens_score_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>"
-  TOPOLENS_ORACLE_DIR="${TOPOLENS_ORACLE_DIR}")
+target_link_libraries(topolens_score_tests PRIVATE topolens-test-paths)
 gtest_discover_tests(topolens_score_tests PROPERTIES LABELS unit DISCOVERY_TIMEOUT 60)

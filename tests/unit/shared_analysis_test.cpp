@@ -7,6 +7,7 @@
 #include "analyzer/report/cube4.h"
 #include "patterns/registry.h"
 #include "same_report.h"
+#include "test_paths.h"
 #include "test_util.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
@@ -140,13 +141,13 @@ TEST(SharedAnalysis, SyntheticReportsAreTheWholeTracesBitForBit) {
 // grid, collectives, a halo exchange autotuned over codelets) and traces whose time goes
 // backwards (tests/data/robustness).
 TEST(SharedAnalysis, ReportsOfRecordedRunsAreTheWholeTracesBitForBit) {
-    const std::filesystem::path oracle = TOPOLENS_ORACLE_DIR;
+    const std::filesystem::path oracle = topolens::test::oracle_dir();
     for (const char* name :
          {"wavefront2d", "cg3d", "collectives", "autotune_halo", "synth-mixed"}) {
         SCOPED_TRACE(name);
         expect_shared_is_whole((oracle / name).string(), 4, shared_patterns);
     }
-    const std::filesystem::path robustness = TOPOLENS_ROBUSTNESS_DIR;
+    const std::filesystem::path robustness = topolens::test::robustness_dir();
     for (const char* name : {"time_backwards_leave_before_enter", "time_backwards_recv_leave"}) {
         SCOPED_TRACE(name);
         expect_shared_is_whole((robustness / name).string(), 3, shared_patterns);

@@ -4,6 +4,7 @@
 // closed forms documented in `topolens help synth`, determinism, and rejected options.
 #include "test_util.h"
 
+#include "test_paths.h"
 #include "trace/matching.h"
 #include "trace/names.h"
 #include "trace/reader.h"
@@ -1085,7 +1086,7 @@ TEST(Synth, ScaleExampleCount) {
 // ---- the command
 
 CommandResult topolens(const std::vector<std::string>& args) {
-    std::vector<std::string> argv = {TOPOLENS_BIN};
+    std::vector<std::string> argv = {topolens::test::topolens_bin()};
     argv.insert(argv.end(), args.begin(), args.end());
     return run_command(argv);
 }

@@ -7,7 +7,7 @@ add_executable(topolens_synth_tests
 target_link_libraries(topolens_synth_tests PRIVATE topolens-trace GTest::gtest_main)
 # The command-line tests run the real binary.
 add_dependencies(topolens_synth_tests topolens)
-target_compile_definitions(topolens_synth_tests PRIVATE TOPOLENS_BIN="$<TARGET_FILE:topolens>")
+target_link_libraries(topolens_synth_tests PRIVATE topolens-test-paths)
 gtest_discover_tests(topolens_synth_tests
   PROPERTIES LABELS unit
   DISCOVERY_TIMEOUT 60)

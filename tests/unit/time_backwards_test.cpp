@@ -10,6 +10,7 @@
 #include "patterns/analyze_file.h"
 #include "patterns/metric_names.h"
 #include "patterns/registry.h"
+#include "test_paths.h"
 #include "trace/builder.h"
 #include "trace/matching.h"
 
@@ -208,7 +209,7 @@ TEST(TimeBackwards, AGivenMatchingOfABackwardsTraceIsRedoneOnTheClampedTimes) {
 namespace {
 
 std::filesystem::path reproducer(const char* name) {
-    return std::filesystem::path(TOPOLENS_ROBUSTNESS_DIR) / name;
+    return std::filesystem::path(topolens::test::robustness_dir()) / name;
 }
 
 } // namespace
@@ -242,10 +243,11 @@ TEST(TimeBackwards, ReproducersReadFromFilesAreClamped) {
         // Through the binary: the warning, then no wrapped-around value in the summary.
         ScratchDir scratch;
         const std::string out = (scratch / "r.cubex").string();
-        const auto analyzed = run_command({TOPOLENS_BIN, "analyze", dir.string(), "-o", out});
+        const auto analyzed =
+            run_command({topolens::test::topolens_bin(), "analyze", dir.string(), "-o", out});
         ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
         EXPECT_NE(analyzed.err.find("time goes backwards"), std::string::npos) << analyzed.err;
-        const auto summary = run_command({TOPOLENS_BIN, "summary", out});
+        const auto summary = run_command({topolens::test::topolens_bin(), "summary", out});
         ASSERT_EQ(summary.exit_code, 0) << summary.err;
         EXPECT_EQ(summary.out.find("18446744073"), std::string::npos) << summary.out;
     }
