@@ -59,14 +59,14 @@ void analyze_usage(std::ostream& out) {
 }
 
 int analyze_main(const std::vector<std::string>& args) {
-    std::string trace_path, report_path;
+    std::string trace_path, report_path, cart_spec;
     bool quiet = false, root_causes = true, mpi = false;
     int ranks = 0;
-    std::vector<std::string> forwarded; // to the ranks that --ranks starts
     std::optional<analysis::CartDeclaration> cart;
     const auto set_cart = [&](const std::string& spec) {
         try {
             cart = analysis::parse_cart_declaration(spec);
+            cart_spec = spec;
         } catch (const analysis::GridError& e) {
             throw UsageError{e.what(), false};
         }
@@ -74,27 +74,10 @@ int analyze_main(const std::vector<std::string>& args) {
     if (const auto exit =
             OptionParser()
                 .help()
-                .option({"-o", "--output"},
-                        [&](const std::string& v) {
-                            report_path = v;
-                            forwarded.insert(forwarded.end(), {"-o", v});
-                        })
-                .option({"--cart"},
-                        [&](const std::string& v) {
-                            set_cart(v);
-                            forwarded.insert(forwarded.end(), {"--cart", v});
-                        },
-                        {true, "--cart needs a grid, e.g. --cart 8x8", false})
-                .flag({"--quiet", "-q"},
-                      [&] {
-                          quiet = true;
-                          forwarded.push_back("--quiet");
-                      })
-                .flag({"--no-root-causes"},
-                      [&] {
-                          root_causes = false;
-                          forwarded.push_back("--no-root-causes");
-                      })
+                .option({"-o", "--output"}, [&](const std::string& v) { report_path = v; })
+                .option({"--cart"}, set_cart, {true, "--cart needs a grid, e.g. --cart 8x8", false})
+                .flag({"--quiet", "-q"}, [&] { quiet = true; })
+                .flag({"--no-root-causes"}, [&] { root_causes = false; })
                 .flag({"--mpi"}, [&] { mpi = true; })
                 .option({"--ranks"},
                         [&](const std::string& v) { ranks = parse_process_count("--ranks", v); })
@@ -112,7 +95,13 @@ int analyze_main(const std::vector<std::string>& args) {
         return kExitUsage;
     }
     if (ranks > 0) try {
-            return start_analysis_on_ranks(ranks, trace_path, forwarded);
+            // The ranks are told what this run was: every option but --ranks.
+            std::vector<std::string> options;
+            if (!report_path.empty()) options.insert(options.end(), {"-o", report_path});
+            if (cart) options.insert(options.end(), {"--cart", cart_spec});
+            if (quiet) options.push_back("--quiet");
+            if (!root_causes) options.push_back("--no-root-causes");
+            return start_analysis_on_ranks(ranks, trace_path, options);
         } catch (const std::exception& e) {
             print_error(e.what());
             return kExitFailure;

@@ -155,4 +155,17 @@ timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 3 --quiet \
 [ "$rc" = 0 ] || { cat "$work/ranks.out"; tl_fail "--ranks 3 gave status $rc"; }
 cmp -s "$work/delay.serial.cubex" "$work/delay.ranks.cubex" ||
     tl_fail "--ranks 3 gave another report than the one-process analysis"
+grep -q "reading" "$work/ranks.out" && tl_fail "--ranks 3 --quiet: the ranks were not told --quiet"
+# Every other option reaches the ranks too: the report is the one-process report with them,
+# not the default one.
+"$TL_TOPOLENS" analyze "$work/delay" --no-root-causes --cart 3x4 --quiet \
+    -o "$work/delay.options.serial.cubex" >/dev/null || tl_fail "analyze --cart 3x4 failed"
+cmp -s "$work/delay.serial.cubex" "$work/delay.options.serial.cubex" &&
+    tl_fail "--no-root-causes --cart 3x4 changed nothing: the check below would prove nothing"
+rc=0
+timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 2 --no-root-causes --cart 3x4 \
+    --quiet -o "$work/delay.options.ranks.cubex" >"$work/ranks.options.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || { cat "$work/ranks.options.out"; tl_fail "--ranks 2 with options gave status $rc"; }
+cmp -s "$work/delay.options.serial.cubex" "$work/delay.options.ranks.cubex" ||
+    tl_fail "--ranks 2 --no-root-causes --cart 3x4: the ranks did not get every option"
 echo "ok: damaged share, too many ranks, unwritable report, --mpi without mpirun, --ranks"
