@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
@@ -159,8 +160,12 @@ class ChannelQueues {
   public:
     // Creates it if needed; references into an unordered_map stay valid.
     SendQueue& get(const Channel& channel) {
-        return *cache_.get(channel, [&] { return &queues_[channel]; });
+        if (!cache_) cache_ = std::make_unique<ChannelCache>();
+        return *cache_->get(channel, [&] { return &queues_[channel]; });
     }
+    // Once the sender is scanned (and its threads' queues merged): every location has
+    // queues, on every rank of a shared analysis too, and no cache is needed any more.
+    void drop_cache() { cache_.reset(); }
     // Once the sender is scanned, from any thread (the map no longer changes).
     SendQueue* find(const Channel& channel) {
         auto found = queues_.find(channel);
@@ -169,13 +174,13 @@ class ChannelQueues {
     const std::unordered_map<Channel, SendQueue, ChannelHash>& all() const { return queues_; }
     // Hands every queue over (to the process's first location, see merge_thread_sends).
     std::unordered_map<Channel, SendQueue, ChannelHash> release() {
-        cache_ = {};
+        cache_.reset();
         return std::exchange(queues_, {});
     }
 
   private:
     std::unordered_map<Channel, SendQueue, ChannelHash> queues_;
-    ChannelCache cache_; // used by the scanning thread only
+    std::unique_ptr<ChannelCache> cache_; // used by the scanning thread only, while it sends
 };
 
 // A location's MpiCollectiveEnd record, as the merge of collectives needs it (also of a
@@ -408,6 +413,7 @@ class MatcherImpl {
             }
         }
         unfinished_at_end(loc, out, x);
+        out.queues.drop_cache();
         if (auto outside = clock_range_warning(trace_, loc))
             out.warnings.add("outside clock range", *outside);
         if (!x.stack.empty())
@@ -569,6 +575,7 @@ class MatcherImpl {
                                std::back_inserter(merged), by_time);
                     sends = std::move(merged);
                 }
+            first.drop_cache();
         }
     }
 
@@ -659,7 +666,7 @@ class MatcherImpl {
             learn_shares(exchange, count_own_collectives());
         if (threads_) merge_thread_sends();
         share_collectives(exchange, shares_and_counts);
-        const std::vector<std::vector<uint32_t>> nodes_of_rank =
+        std::vector<std::vector<uint32_t>> nodes_of_rank =
             learn_every_location(exchange, std::move(rank_tree));
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
             for (uint32_t& node : m_.callpath_nodes[loc])
@@ -678,6 +685,7 @@ class MatcherImpl {
                         nodes_of_rank[owner_of(m_.collectives[k].members[member].location)]
                                      [call.callpath];
             }
+        std::vector<std::vector<uint32_t>>().swap(nodes_of_rank); // (all ranks' trees: let go)
         send_sends_to_receivers(exchange);
         parallel_for(share_.last - share_.first, workers_, [&](size_t k, unsigned) {
             match_receives(share_.first + static_cast<uint32_t>(k));
