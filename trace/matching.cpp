@@ -1069,7 +1069,7 @@ class MatcherImpl {
                 call};
     }
 
-    // Each rank's call tree (`mine`: this rank's), each location's scan and collective
+    // Each rank's call tree (`tree`: this rank's), each location's scan and collective
     // warnings, to every rank; and each rank's incomplete collectives (those its processes
     // made). The ranks' trees are merged in rank order into the trace's (as the serial
     // matching merges the locations' trees, see CallTreeMerge); returns, per rank, its
