@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <ostream>
@@ -159,8 +160,12 @@ class ChannelQueues {
   public:
     // Creates it if needed; references into an unordered_map stay valid.
     SendQueue& get(const Channel& channel) {
-        return *cache_.get(channel, [&] { return &queues_[channel]; });
+        if (!cache_) cache_ = std::make_unique<ChannelCache>();
+        return *cache_->get(channel, [&] { return &queues_[channel]; });
     }
+    // Once the sender is scanned (and its threads' queues merged): every location has
+    // queues, on every rank of a shared analysis too, and no cache is needed any more.
+    void drop_cache() { cache_.reset(); }
     // Once the sender is scanned, from any thread (the map no longer changes).
     SendQueue* find(const Channel& channel) {
         auto found = queues_.find(channel);
@@ -169,13 +174,13 @@ class ChannelQueues {
     const std::unordered_map<Channel, SendQueue, ChannelHash>& all() const { return queues_; }
     // Hands every queue over (to the process's first location, see merge_thread_sends).
     std::unordered_map<Channel, SendQueue, ChannelHash> release() {
-        cache_ = {};
+        cache_.reset();
         return std::exchange(queues_, {});
     }
 
   private:
     std::unordered_map<Channel, SendQueue, ChannelHash> queues_;
-    ChannelCache cache_; // used by the scanning thread only
+    std::unique_ptr<ChannelCache> cache_; // used by the scanning thread only, while it sends
 };
 
 // A location's MpiCollectiveEnd record, as the merge of collectives needs it (also of a
@@ -206,16 +211,49 @@ void collective_records(const std::vector<Event>& events, uint32_t enter, uint32
         }
 }
 
+// ---------------------------------------------------------------- call trees
+
+// A call tree merged from trees in turn: each node is found under its parent by region, or
+// appended, so nodes are numbered in the order in which the trees (then their nodes) first
+// reach them. First appearance survives concatenation: merging the locations' trees in
+// location order, or first those of contiguous runs of locations and then these in order,
+// numbers the nodes alike (what a shared analysis's ranks rely on, see complete_shared).
+class CallTreeMerge {
+  public:
+    explicit CallTreeMerge(std::vector<CallNode>& nodes) : nodes_(nodes), children_(1) {}
+    // `tree`'s node ids (parents before children) -> the merged tree's.
+    std::vector<uint32_t> add(const std::vector<CallNode>& tree) {
+        std::vector<uint32_t> merged(tree.size());
+        for (size_t k = 0; k < tree.size(); ++k) {
+            const uint32_t parent = tree[k].parent == kNone ? kNone : merged[tree[k].parent];
+            const size_t index = parent == kNone ? 0 : parent + 1;
+            uint32_t found = kNone;
+            for (const auto& [r, node] : children_[index])
+                if (r == tree[k].region) found = node;
+            if (found == kNone) {
+                found = static_cast<uint32_t>(nodes_.size());
+                nodes_.push_back({tree[k].region, parent});
+                children_.emplace_back();
+                children_[index].push_back({tree[k].region, found});
+            }
+            merged[k] = found;
+        }
+        return merged;
+    }
+
+  private:
+    std::vector<CallNode>& nodes_;
+    // Children per node (index parent + 1, 0 for roots).
+    std::vector<std::vector<std::pair<Ref, uint32_t>>> children_;
+};
+
 // ---------------------------------------------------------------- matching in passes
 
 // What the per-location pass finds besides frames: the location's call tree (local ids,
 // in order of first appearance), its sends queued per channel, its receives in posting
 // order, its collective records, then its matched receives; and its warnings.
 struct LocationScan {
-    struct Node {
-        Ref region;
-        uint32_t parent; // local id, kNone for roots
-    };
+    using Node = CallNode; // parent: a local id
     struct Matched {
         PendingSend send;
         uint32_t recv_event, posted;
@@ -246,8 +284,8 @@ struct LocationScan {
 class MatcherImpl {
   public:
     MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
-        : trace_(trace), m_(m), warn_(warn), workers_(threads), ranks_(trace), children_(1),
-          instances_of_comm_(trace.defs.communicators.size()),
+        : trace_(trace), m_(m), warn_(warn), workers_(threads), ranks_(trace),
+          calltree_(m.calltree), instances_of_comm_(trace.defs.communicators.size()),
           sequence_(trace.defs.communicators.size()), scans_(trace.locations.size()) {
         for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
             const uint32_t rank = trace.defs.locations[loc].rank;
@@ -293,7 +331,7 @@ class MatcherImpl {
             try {
                 m_.callpath_nodes.resize(nloc);
                 for (uint32_t loc = 0; loc < nloc; ++loc) {
-                    m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
+                    m_.callpath_nodes[loc] = calltree_.add(scans_[loc].nodes);
                     scans_[loc].warnings.hand_to(warn_);
                     if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
                     if (threads_) {
@@ -375,6 +413,7 @@ class MatcherImpl {
             }
         }
         unfinished_at_end(loc, out, x);
+        out.queues.drop_cache();
         if (auto outside = clock_range_warning(trace_, loc))
             out.warnings.add("outside clock range", *outside);
         if (!x.stack.empty())
@@ -403,28 +442,6 @@ class MatcherImpl {
         children.emplace_back();
         children[index].push_back({region, node});
         return node;
-    }
-
-    // Local call tree ids -> the trace's: nodes are added in the order in which locations
-    // (then their events) first reach them.
-    std::vector<uint32_t> merge_call_tree(const std::vector<LocationScan::Node>& nodes) {
-        std::vector<uint32_t> global(nodes.size());
-        std::vector<CallNode> appended;
-        for (size_t k = 0; k < nodes.size(); ++k) {
-            const uint32_t parent = nodes[k].parent == kNone ? kNone : global[nodes[k].parent];
-            const size_t index = parent == kNone ? 0 : parent + 1;
-            uint32_t found = kNone;
-            for (const auto& [r, node] : children_[index])
-                if (r == nodes[k].region) found = node;
-            if (found == kNone) {
-                found = static_cast<uint32_t>(m_.calltree.size());
-                m_.calltree.push_back({nodes[k].region, parent});
-                children_.emplace_back();
-                children_[index].push_back({nodes[k].region, found});
-            }
-            global[k] = found;
-        }
-        return global;
     }
 
     void enter(LocationScan& out, Scratch& x, LocationFrames& f, uint32_t i, const Event& e) {
@@ -558,6 +575,7 @@ class MatcherImpl {
                                std::back_inserter(merged), by_time);
                     sends = std::move(merged);
                 }
+            first.drop_cache();
         }
     }
 
@@ -631,10 +649,11 @@ class MatcherImpl {
 
   public:
     // The matching of one rank's share, the other ranks completing theirs at once: every
-    // rank learns every location's call tree and warnings (small), shares each collective
-    // end with the ranks of the other members (share_collectives), sends its sends to the
-    // rank of their receiver, and hears back where each was received. Message and
-    // collective ids are the serial matching's (Matching::global_message_ids).
+    // rank learns every rank's call tree (its locations' merged) and every location's
+    // warnings (small), shares each collective end with the ranks of the other members
+    // (share_collectives), sends its sends to the rank of their receiver, and hears back
+    // where each was received. Message and collective ids, and call tree nodes, are the
+    // serial matching's (Matching::global_message_ids).
     void complete_shared(Exchange& exchange, LocationShare share) {
         const auto nloc = static_cast<uint32_t>(trace_.locations.size());
         share_ = {share.first, std::min(share.last, nloc)};
@@ -642,14 +661,17 @@ class MatcherImpl {
             if (!scans_[loc].scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
+        std::vector<CallNode> rank_tree = merge_own_call_trees();
         const std::vector<Bytes> shares_and_counts =
             learn_shares(exchange, count_own_collectives());
         if (threads_) merge_thread_sends();
         share_collectives(exchange, shares_and_counts);
-        learn_every_location(exchange);
-        m_.callpath_nodes.resize(nloc);
+        std::vector<std::vector<uint32_t>> nodes_of_rank =
+            learn_every_location(exchange, std::move(rank_tree));
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            for (uint32_t& node : m_.callpath_nodes[loc])
+                node = nodes_of_rank[exchange.rank()][node];
         for (uint32_t loc = 0; loc < nloc; ++loc) {
-            m_.callpath_nodes[loc] = merge_call_tree(scans_[loc].nodes);
             // (The serial order: a location's scan warnings, then its process's collectives'.)
             scans_[loc].warnings.hand_to(warn_);
             scans_[loc].collective_warnings.hand_to(warn_);
@@ -659,9 +681,11 @@ class MatcherImpl {
             for (size_t member = 0; member < m_.member_calls[k].size(); ++member) {
                 CallSummary& call = m_.member_calls[k][member];
                 if (call.callpath != kNone)
-                    call.callpath = m_.callpath_nodes[m_.collectives[k].members[member].location]
-                                                     [call.callpath];
+                    call.callpath =
+                        nodes_of_rank[owner_of(m_.collectives[k].members[member].location)]
+                                     [call.callpath];
             }
+        std::vector<std::vector<uint32_t>>().swap(nodes_of_rank); // (all ranks' trees: let go)
         send_sends_to_receivers(exchange);
         parallel_for(share_.last - share_.first, workers_, [&](size_t k, unsigned) {
             match_receives(share_.first + static_cast<uint32_t>(k));
@@ -672,6 +696,20 @@ class MatcherImpl {
     }
 
   private:
+    // This rank's locations' call trees merged in location order, into the rank's tree,
+    // returned; each location's call path numbers lead into it (Matching::callpath_nodes,
+    // until learn_every_location leads them into the trace's tree). The scans' trees go.
+    std::vector<CallNode> merge_own_call_trees() {
+        std::vector<CallNode> tree;
+        CallTreeMerge merge(tree);
+        m_.callpath_nodes.assign(trace_.locations.size(), {});
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            m_.callpath_nodes[loc] = merge.add(scans_[loc].nodes);
+            std::vector<CallNode>().swap(scans_[loc].nodes);
+        }
+        return tree;
+    }
+
     // Every rank's share, gathered with `more` (what follows the share in each buffer).
     std::vector<Bytes> learn_shares(Exchange& exchange, const Bytes& more) {
         Bytes mine;
@@ -699,7 +737,7 @@ class MatcherImpl {
         uint32_t id;       // the whole trace's, if this member's process made it; else kNone
         uint32_t root;     // world rank, or kNone
         CollectiveOp op;
-        CallSummary call; // its call path still the location's own number
+        CallSummary call; // its call path a node of its rank's tree (merge_own_call_trees)
     };
 
     // How many collectives a process reached on a communicator.
@@ -1020,44 +1058,58 @@ class MatcherImpl {
 
     SharedEnd shared_end(const OwnEnd& x) const {
         const CollectiveEnd& e = *x.end;
+        CallSummary call = local_collective_call(x.location, e.event);
+        if (call.callpath != kNone) call.callpath = m_.callpath_nodes[x.location][call.callpath];
         return {{x.location, e.event},
                 e.comm,
                 x.instance,
                 x.id,
                 e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location),
                 e.op,
-                local_collective_call(x.location, e.event)};
+                call};
     }
 
-    // Each location's call tree, scan and collective warnings, to every rank; and each
-    // rank's incomplete collectives (those its processes made).
-    void learn_every_location(Exchange& exchange) {
+    // Each rank's call tree (`tree`: this rank's), each location's scan and collective
+    // warnings, to every rank; and each rank's incomplete collectives (those its processes
+    // made). The ranks' trees are merged in rank order into the trace's (as the serial
+    // matching merges the locations' trees, see CallTreeMerge); returns, per rank, its
+    // tree's nodes -> the trace's.
+    std::vector<std::vector<uint32_t>> learn_every_location(Exchange& exchange,
+                                                            std::vector<CallNode> tree) {
         Bytes mine;
         ByteWriter out(mine);
+        out.put_all(tree);
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
             LocationScan& scan = scans_[loc];
-            out.put_all(scan.nodes);
             scan.warnings.write(out);
             scan.collective_warnings.write(out);
             out.put<uint8_t>(scan.time_goes_backwards);
         }
         out.put_all(incomplete_);
-        const std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        std::vector<Bytes> all = exchange.all_gather(std::move(mine));
+        std::vector<std::vector<uint32_t>> nodes_of_rank(all.size());
         for (uint32_t r = 0; r < all.size(); ++r) {
-            if (r == exchange.rank()) continue;
+            if (r == exchange.rank()) {
+                nodes_of_rank[r] = calltree_.add(tree);
+                continue;
+            }
             ByteReader in(all[r], "location summaries");
+            const auto theirs = in.get_all<CallNode>();
+            m_.calltree_nodes_received += theirs.size();
+            nodes_of_rank[r] = calltree_.add(theirs);
             for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
                 LocationScan& scan = scans_[loc];
-                scan.nodes = in.get_all<LocationScan::Node>();
                 scan.warnings.read(in);
                 scan.collective_warnings.read(in);
                 scan.time_goes_backwards = in.get<uint8_t>() != 0;
             }
-            const auto theirs = in.get_all<Incomplete>();
-            incomplete_.insert(incomplete_.end(), theirs.begin(), theirs.end());
+            const auto incomplete = in.get_all<Incomplete>();
+            incomplete_.insert(incomplete_.end(), incomplete.begin(), incomplete.end());
+            Bytes().swap(all[r]);
         }
         std::sort(incomplete_.begin(), incomplete_.end(),
                   [](const Incomplete& a, const Incomplete& b) { return a.id < b.id; });
+        return nodes_of_rank;
     }
 
     // A collective member's part, its call path still the location's own number.
@@ -1510,8 +1562,7 @@ class MatcherImpl {
     bool threads_ = false;
     std::vector<uint32_t> first_of_process_;
     std::vector<std::vector<uint32_t>> locations_of_rank_;
-    // The trace's call tree: children per node (index parent + 1, 0 for roots).
-    std::vector<std::vector<std::pair<Ref, uint32_t>>> children_;
+    CallTreeMerge calltree_; // the locations' trees into the trace's (Matching::calltree)
     std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order
     std::vector<uint32_t> sequence_;                       // per comm, for the location merged
     std::vector<LocationScan> scans_;

@@ -76,7 +76,8 @@ struct Matching {
     std::vector<uint32_t> location_of_rank;
     std::vector<CallNode> calltree;
     std::vector<LocationFrames> frames; // parallel to trace.locations
-    // Per location: its call path numbers (Frame::callpath) -> call tree node.
+    // Per location: its call path numbers (Frame::callpath) -> call tree node. A shared
+    // matching holds them for its share's locations only (the others' are empty).
     std::vector<std::vector<uint32_t>> callpath_nodes;
     std::vector<MessageMatch> messages;
     std::vector<MessageCalls> message_calls; // parallel to messages
@@ -103,11 +104,11 @@ struct Matching {
     bool time_goes_backwards = false;
 
     // A matching of one rank's share of the trace (Matcher::finish with an Exchange): the
-    // per-location lists above are filled for the share's locations only (call path nodes
-    // for all); `messages` and `collectives` are those with an end (a member) in the share,
-    // in the order of the whole trace's numbering, whose ids the two lists below give. The
-    // counts and warnings are the whole trace's, on every rank. For a whole trace the share
-    // is every location and both lists are empty (ids are the whole trace's).
+    // per-location lists above are filled for the share's locations only (the call tree is
+    // the whole trace's); `messages` and `collectives` are those with an end (a member) in
+    // the share, in the order of the whole trace's numbering, whose ids the two lists below
+    // give. The counts and warnings are the whole trace's, on every rank. For a whole trace
+    // the share is every location and both lists are empty (ids are the whole trace's).
     LocationShare share;
     std::vector<LocationShare> shares; // every rank's, by rank; empty for a whole trace
     std::vector<uint32_t> global_message_ids, global_collective_ids;
@@ -119,6 +120,9 @@ struct Matching {
     // received, and the bytes of its collective exchange (for measurement and tests).
     uint64_t collective_ends_received = 0;
     uint64_t collective_bytes_received = 0;
+    // A shared matching: the call tree nodes this rank received, each other rank's
+    // locations' trees merged into one (for measurement and tests).
+    uint64_t calltree_nodes_received = 0;
 };
 
 class Exchange;

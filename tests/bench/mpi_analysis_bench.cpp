@@ -7,8 +7,9 @@
 // --report the ranks write the report to PATH as `topolens analyze --mpi` does; rank 0
 // prints the wall time from the first read to the end (between barriers), events per
 // second, and each rank's peak resident memory (VmHWM: the whole process, read at the end)
-// with the events it held and the bytes of values its report's rows hold. One run per process: the
-// peak is the run's.
+// with the events it held and the bytes of values its report's rows hold, the collective
+// data and call tree nodes its matching received and the call paths it kept. One run per
+// process: the peak is the run's.
 #include "analyzer/engine/engine.h"
 #include "analyzer/engine/gathered_report.h"
 #include "analyzer/parallel/mpi_exchange.h"
@@ -36,7 +37,9 @@ struct RankFigures {
     uint64_t peak_kb = 0;
     uint64_t report_bytes = 0; // the values the rank's report rows hold
     uint32_t first = 0, last = 0;
-    uint64_t collective_bytes = 0; // received in the matching's collective exchange
+    uint64_t collective_bytes = 0;        // received in the matching's collective exchange
+    uint64_t calltree_nodes_received = 0; // the other ranks' call trees, in the matching
+    uint64_t callpaths_kept = 0;          // own locations' call path numbers (callpath_nodes)
 };
 
 } // namespace
@@ -92,6 +95,8 @@ int main(int argc, char** argv) {
             for (int callpath : kept.callpaths_with_values(metric))
                 mine.report_bytes += kept.row(metric, callpath)->size() * sizeof(double);
         mine.collective_bytes = m.collective_bytes_received;
+        mine.calltree_nodes_received = m.calltree_nodes_received;
+        for (const auto& nodes : m.callpath_nodes) mine.callpaths_kept += nodes.size();
         mine.first = m.share.first;
         mine.last = m.share.last;
         tt::Bytes bytes;
@@ -107,10 +112,13 @@ int main(int argc, char** argv) {
                 const auto f = tt::ByteReader(all[r], "figures").get<RankFigures>();
                 max_kb = std::max(max_kb, f.peak_kb);
                 std::printf("rank %u: locations %u-%u, %llu events, peak RSS %.1f MB, report "
-                            "rows %.2f MB, collective data received %.3f MB\n",
+                            "rows %.2f MB, collective data received %.3f MB, call tree nodes "
+                            "received %llu, call paths kept %llu\n",
                             r, f.first, f.last - 1, static_cast<unsigned long long>(f.events),
                             f.peak_kb / 1024.0, f.report_bytes / 1048576.0,
-                            f.collective_bytes / 1048576.0);
+                            f.collective_bytes / 1048576.0,
+                            static_cast<unsigned long long>(f.calltree_nodes_received),
+                            static_cast<unsigned long long>(f.callpaths_kept));
             }
             std::printf("peak RSS per rank: max %.1f MB\n", max_kb / 1024.0);
         }

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -114,7 +115,6 @@ void expect_view_of_share(const trace::Trace& whole, const trace::Matching& all,
         EXPECT_TRUE(view.calltree[k].region == all.calltree[k].region &&
                     view.calltree[k].parent == all.calltree[k].parent)
             << "node " << k;
-    EXPECT_EQ(view.callpath_nodes, all.callpath_nodes);
     EXPECT_EQ(view.warnings, all.warnings);
     EXPECT_EQ(view.unmatched_sends, all.unmatched_sends);
     EXPECT_EQ(view.unmatched_receives, all.unmatched_receives);
@@ -190,9 +190,11 @@ void expect_view_of_share(const trace::Trace& whole, const trace::Matching& all,
         SCOPED_TRACE("location " + std::to_string(loc));
         if (!local(loc)) {
             EXPECT_TRUE(view.frames[loc].empty() && view.receives_of[loc].empty() &&
-                        view.sends_of[loc].empty() && view.collectives_of[loc].empty());
+                        view.sends_of[loc].empty() && view.collectives_of[loc].empty() &&
+                        view.callpath_nodes[loc].empty());
             continue;
         }
+        EXPECT_EQ(view.callpath_nodes[loc], all.callpath_nodes[loc]);
         ASSERT_EQ(view.frames[loc].size(), all.frames[loc].size());
         for (size_t i = 0; i < all.frames[loc].size(); ++i)
             ASSERT_TRUE(view.frames[loc][i].frame == all.frames[loc][i].frame &&
@@ -410,6 +412,85 @@ TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
     const auto [whole, all] = trace::read_and_match(anchor, 1);
     EXPECT_EQ(all.incomplete_collectives, 1u);
     expect_every_share_sees_the_whole(anchor, 4);
+}
+
+// Every location reaches its own region, and calls the collective and the send from call
+// paths that differ by location (odd ones below their own region, first): the trace's call
+// tree numbers nodes in the order the locations first reach them, interleaved.
+std::string varied_call_tree_trace(const ScratchDir& dir, uint32_t n) {
+    trace::TraceBuilder b(n);
+    const trace::Ref main = b.region("main"), solver = b.region("solver"), step = b.region("step");
+    for (uint32_t l = 0; l < n; ++l) {
+        const trace::Ref own = b.region("part " + std::to_string(l));
+        const trace::Ref around = l % 2 ? own : solver;
+        b.mpi_init(l, 0, 5);
+        b.enter(l, 10, main);
+        b.enter(l, 11, around);
+        b.mpi_collective(l, 12 + l, 40, trace::CollectiveOp::Allreduce, b.world());
+        b.leave(l, 41, around);
+        b.enter(l, 42, step);
+        b.enter(l, 43, own);
+        b.leave(l, 44, own);
+        b.mpi_send(l, 45, 46, (l + 1) % n, b.world(), 0, 8);
+        b.mpi_recv(l, 47, 50 + l, (l + n - 1) % n, b.world(), 0, 8);
+        b.leave(l, 70, step);
+        b.leave(l, 71, main);
+        b.mpi_finalize(l, 80, 85);
+    }
+    return b.write((dir / "varied").string());
+}
+
+// Each rank keeps call paths for its own locations only and receives, of the other ranks'
+// locations, one call tree per rank (its locations' merged), not one per location; the
+// trace's call tree, the call paths of the collective members' parts and of the messages'
+// other ends are the serial matching's all the same (expect_view_of_share).
+TEST(SharedMatching, EachRankHoldsItsOwnCallPathsAndGetsOneCallTreePerRank) {
+    constexpr uint32_t kLocations = 12;
+    ScratchDir dir;
+    const std::string anchor = varied_call_tree_trace(dir, kLocations);
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    // The call tree nodes each location reaches (its numbers are distinct nodes).
+    std::vector<std::set<uint32_t>> reached(kLocations);
+    uint64_t per_location = 0;
+    for (uint32_t l = 0; l < kLocations; ++l) {
+        reached[l].insert(all.callpath_nodes[l].begin(), all.callpath_nodes[l].end());
+        ASSERT_EQ(reached[l].size(), all.callpath_nodes[l].size());
+        per_location += reached[l].size();
+    }
+    expect_every_share_sees_the_whole(anchor, 6);
+    for (const unsigned ranks : {2u, 4u}) {
+        SCOPED_TRACE(std::to_string(ranks) + " ranks");
+        std::vector<trace::Matching> views(ranks);
+        trace::run_ranks_in_threads(ranks, [&](trace::Exchange& ex) {
+            views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
+        });
+        // The nodes of each rank's tree: those its locations reach.
+        std::vector<uint64_t> tree_size(ranks);
+        for (unsigned r = 0; r < ranks; ++r) {
+            std::set<uint32_t> nodes;
+            for (uint32_t l = views[r].share.first; l < views[r].share.last; ++l)
+                nodes.insert(reached[l].begin(), reached[l].end());
+            tree_size[r] = nodes.size();
+        }
+        for (unsigned r = 0; r < ranks; ++r) {
+            SCOPED_TRACE("rank " + std::to_string(r));
+            uint64_t expected = 0, others_per_location = 0;
+            for (unsigned q = 0; q < ranks; ++q) {
+                if (q == r) continue;
+                expected += tree_size[q];
+                for (uint32_t l = views[q].share.first; l < views[q].share.last; ++l)
+                    others_per_location += reached[l].size();
+            }
+            EXPECT_EQ(views[r].calltree_nodes_received, expected);
+            // (Every location's tree would be many more: the common nodes once per location.)
+            EXPECT_LT(expected, others_per_location);
+            for (uint32_t l = 0; l < kLocations; ++l) {
+                const bool own = l >= views[r].share.first && l < views[r].share.last;
+                EXPECT_EQ(views[r].callpath_nodes[l].empty(), !own) << "location " << l;
+            }
+        }
+    }
+    EXPECT_GT(per_location, all.calltree.size());
 }
 
 } // namespace
