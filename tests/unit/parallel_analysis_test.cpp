@@ -319,6 +319,19 @@ TEST(Parallel, ReadingInThreadsReportsTheFirstDamageInLocationOrder) {
     EXPECT_EQ(read_error(anchor, 1), (events / "10.evt").string() + ": event file is missing");
     for (unsigned threads : kThreadCounts)
         EXPECT_EQ(read_error(anchor, threads), read_error(anchor, 1)) << threads << " threads";
+    // One that is there but cannot be opened (a directory in its place) is met as its
+    // location is read: the lower location's damage still comes first...
+    fs::create_directory(events / "10.evt");
+    EXPECT_EQ(without_otf2_cause(read_error(anchor, 1)), serial);
+    for (unsigned threads : kThreadCounts)
+        EXPECT_EQ(without_otf2_cause(read_error(anchor, threads)), serial) << threads << " threads";
+    // ... and it is the one named when its location is the lowest damaged.
+    fs::remove(events / "3.evt");
+    fs::create_directory(events / "3.evt");
+    const std::string unopenable = read_error(anchor, 1);
+    EXPECT_EQ(unopenable.rfind((events / "3.evt").string() + ": cannot open", 0), 0u) << unopenable;
+    for (unsigned threads : kThreadCounts)
+        EXPECT_EQ(read_error(anchor, threads), unopenable) << threads << " threads";
 }
 
 // Damages that OTF2 describes differently: the error names the first damaged file with a
