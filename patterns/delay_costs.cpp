@@ -125,6 +125,9 @@ class DelayCosts : public CataloguedPattern {
                       },
                       [this](Context&, const BackwardStep& step, std::span<const std::byte> reply) {
                           indirect_arrived(step, reply);
+                      },
+                      [this](BackwardStep::Kind kind, uint32_t id) {
+                          return points_->travels_backward(kind, id);
                       });
         d.on_gather(
             [this](const Context&, uint32_t loc, trace::ByteWriter& out) {

@@ -395,6 +395,17 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     p.completion = me.leave > begin ? me.leave - begin : 0;
 }
 
+bool Synchpoints::travels_backward(analysis::BackwardStep::Kind kind, uint32_t id) const {
+    switch (kind) {
+    case analysis::BackwardStep::Kind::Receive:
+        return late_sender_wait_.get(id) > 0;
+    case analysis::BackwardStep::Kind::SendCompletion:
+        return late_receiver_completion_.get(id).leave != SendCompletion::kNotLate;
+    default:
+        return true;
+    }
+}
+
 size_t Synchpoints::completion_point(uint32_t message) const {
     return completion_point_[message] == kNone ? npos : completion_point_[message];
 }

@@ -117,6 +117,11 @@ class Synchpoints {
     const FinalizePoint& finalize_point(uint32_t location) const {
         return finalize_point_.get(location);
     }
+    // Whether the backward replay needs the steps of a message or collective (the
+    // Dispatcher::on_backward `needs` of the patterns that read these points): the points of
+    // messages are at Late Sender (kind Receive) and Late Receiver ones (kind
+    // SendCompletion) only; every collective has one. From facts both ends of a message have.
+    bool travels_backward(analysis::BackwardStep::Kind kind, uint32_t id) const;
     // Late Sender messages only; npos for the others.
     size_t receive_point(uint32_t message) const { return point_or_npos(receive_point_[message]); }
     size_t send_point(uint32_t message) const { return point_or_npos(send_point_[message]); }
