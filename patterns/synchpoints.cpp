@@ -3,10 +3,10 @@
 #include "patterns/collective_waits.h"
 #include "patterns/late_receiver.h"
 #include "patterns/late_sender.h"
+#include "patterns/per_analysis.h"
 
 #include <algorithm>
 #include <limits>
-#include <map>
 
 namespace topolens::patterns {
 
@@ -62,13 +62,12 @@ void Synchpoints::declare_facts(analysis::Dispatcher& d) {
 
 void Synchpoints::prepare(const Context& c, uint32_t loc) {
     size_for(c);
-    LateSenderFinder finder;
-    finder.find(c, loc);
+    const std::shared_ptr<const PointToPointWaits::Found> found = waits_->prepare(c, loc);
+    const LateSenderFinder& finder = found->late_senders;
     const auto& receives = c.matching().receives_of[loc];
     for (size_t k = 0; k < receives.size(); ++k)
         late_sender_wait_.set(receives[k].second, finder.verdicts()[k].wait);
-    LateReceiverFinder late_receivers;
-    late_receivers.find(c, loc, finder);
+    const LateReceiverFinder& late_receivers = found->late_receivers;
     const auto& sends = c.matching().sends_of[loc];
     std::vector<std::pair<uint32_t, Time>>& waits = late_receiver_waits_[loc];
     waits.clear();
@@ -510,18 +509,9 @@ TimeMap Synchpoints::interval_with(uint32_t location, size_t at, uint32_t partne
 }
 
 SharedSynchpoints synchpoints_for(const report::Report& report) {
-    // Keyed by the analysis' report; an entry lives as long as the patterns holding it (the
-    // clones of one analysis), so a later analysis at the same address starts afresh.
-    static std::mutex lock;
-    static std::map<const report::Report*, std::weak_ptr<Synchpoints>> analyses;
-    const std::lock_guard<std::mutex> guard(lock);
-    for (auto it = analyses.begin(); it != analyses.end();)
-        it = it->second.expired() ? analyses.erase(it) : std::next(it);
-    if (const auto found = analyses.find(&report); found != analyses.end())
-        return {found->second.lock(), false};
-    auto points = std::make_shared<Synchpoints>();
-    analyses[&report] = points;
-    return {points, true};
+    const PerAnalysis<Synchpoints> shared = per_analysis<Synchpoints>(report);
+    if (shared.first) shared.object->waits_ = point_to_point_waits_for(report);
+    return {shared.object, shared.first};
 }
 
 void fill_synchpoints(analysis::Dispatcher& d, const std::shared_ptr<Synchpoints>& points) {

@@ -18,6 +18,7 @@
 
 #include "analyzer/engine/engine.h"
 #include "patterns/collective_waits.h"
+#include "patterns/point_to_point_waits.h"
 #include "patterns/time_map.h"
 
 #include <cstdint>
@@ -95,6 +96,8 @@ struct FinalizePoint {
     analysis::Time enter = 0;
 };
 
+struct SharedSynchpoints;
+
 class Synchpoints {
   public:
     static constexpr size_t npos = static_cast<size_t>(-1);
@@ -155,6 +158,8 @@ class Synchpoints {
     void size_for(const analysis::Context& c);
     void set_init_and_finalize(const analysis::Context& c, uint32_t location);
 
+    friend SharedSynchpoints synchpoints_for(const report::Report& report);
+    std::shared_ptr<PointToPointWaits> waits_; // the Late Sender and Late Receiver instances
     std::once_flag sized_, ends_known_;
     std::vector<LocationSynchpoints> locations_;
     // Facts of the preparation round: the wait of each Late Sender message (left by the
