@@ -136,12 +136,16 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     };
     // Only messages whose receive waited as Late Sender synchronise their ends (known from
     // the preparation round); the others would only split the time between points.
+    std::vector<size_t> run_ends; // each kind's candidates, a run in record order
     for (const auto& [record, id] : m.receives_of[loc])
         if (late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Receive, id);
+    run_ends.push_back(found.size());
     for (const auto& [record, id] : m.sends_of[loc])
         if (id != kNone && late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Send, id);
+    run_ends.push_back(found.size());
     for (const auto& [record, id] : m.collectives_of[loc])
         add(record, Synchpoint::Kind::Collective, id);
+    run_ends.push_back(found.size());
     // Late Receiver: the sender's completing call (it waited: the wait is known) and the
     // receiver's posting call. The location's waits are in send order.
     const auto& late_sends = late_receiver_waits_[loc];
@@ -153,11 +157,13 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
             m.sends_of[loc][k].second);
         found.back().wait = wait;
     }
+    run_ends.push_back(found.size());
     std::vector<std::pair<uint32_t, Time>>().swap(late_receiver_waits_[loc]);
     for (const auto& [record, id] : m.receives_of[loc])
         if (late_receiver_completion_.get(id).leave != SendCompletion::kNotLate &&
             m.messages[id].recv_posted != kNone)
             add(m.messages[id].recv_posted, Synchpoint::Kind::ReceiveRequest, id);
+    run_ends.push_back(found.size());
     // Init and Finalize split at their enter (an Enter record is its own frame).
     auto enter_of = [&](const trace::CallSummary& call) -> uint32_t {
         for (uint32_t i = 0; i < events.size(); ++i)
@@ -182,9 +188,20 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
                 break;
             }
     finalize_point_.set(loc, finalize);
-    std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+    run_ends.push_back(found.size());
+    // By call, then record: no two candidates share a record (a message is not both Late
+    // Sender and Late Receiver; each send completes at its own record), so the order is
+    // one. Each run is in record order, nearly in call order: sorted only if it is not, then
+    // merged (a sort of them all was 3% of the analysis's instructions).
+    auto by_call = [](const Candidate& a, const Candidate& b) {
         return a.call != b.call ? a.call < b.call : a.record < b.record;
-    });
+    };
+    for (size_t r = 0, begin = 0; r < run_ends.size(); begin = run_ends[r++]) {
+        const auto first = found.begin() + static_cast<std::ptrdiff_t>(begin);
+        const auto last = found.begin() + static_cast<std::ptrdiff_t>(run_ends[r]);
+        if (!std::is_sorted(first, last, by_call)) std::sort(first, last, by_call);
+        std::inplace_merge(found.begin(), first, last, by_call);
+    }
     auto point_of = [](const Candidate& candidate) {
         Synchpoint p;
         p.kind = candidate.kind;
