@@ -347,13 +347,17 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     p.wait = collective_wait(instance, member);
     p.partner = members[delaying].location;
     const bool delayer = static_cast<size_t>(delaying) == member;
-    std::vector<size_t> with; // the members it synchronised with
+    // The members it synchronised with, and (below) those whose ends count: kept by each
+    // thread from member to member (every member of every collective comes here; two
+    // allocations each were a third of this function).
+    thread_local std::vector<size_t> with, ending;
+    with.clear();
+    ending.clear();
     // The completion (Scalasca's rule) starts when the last member the others waited for
     // was in (`waited_for`) and the first of the synchronising members whose ends count
     // (`ending`) was out: for a broadcast only the members that waited for the root, for a
     // reduction only the root and its latest sender.
     Time waited_for = instance.latest_enter;
-    std::vector<size_t> ending;
     switch (collective_shape(instance.op)) {
     case CollectiveShape::Barrier:
         p.wait_kind = WaitKind::Barrier;
