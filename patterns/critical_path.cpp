@@ -65,6 +65,10 @@ class CriticalPath : public CataloguedPattern {
                       [this](const Context&, const BackwardStep& step,
                              const analysis::BackwardPayloads& posted, trace::ByteWriter*) {
                           if (step.partners_posted) take(step, posted);
+                      },
+                      nullptr,
+                      [this](BackwardStep::Kind kind, uint32_t id) {
+                          return points_->travels_backward(kind, id);
                       });
         d.on_backward_done([this](Context&, uint32_t loc) { done(loc); });
         d.on_gather(

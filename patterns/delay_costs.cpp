@@ -19,6 +19,7 @@
 #include "patterns/registry.h"
 #include "patterns/synchpoints.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
@@ -125,6 +126,9 @@ class DelayCosts : public CataloguedPattern {
                       },
                       [this](Context&, const BackwardStep& step, std::span<const std::byte> reply) {
                           indirect_arrived(step, reply);
+                      },
+                      [this](BackwardStep::Kind kind, uint32_t id) {
+                          return points_->travels_backward(kind, id);
                       });
         d.on_gather(
             [this](const Context&, uint32_t loc, trace::ByteWriter& out) {
@@ -301,12 +305,21 @@ class DelayCosts : public CataloguedPattern {
         size_t from;
         TimeMapSum waits, delay;
     };
-    Comparison compare(uint32_t loc, size_t at, uint32_t partner, const TimeMap& waiting) const {
-        const size_t from = points_->previous_with(loc, at, partner);
+    // The late process's side of a comparison: its waits and pruned time from `from` to `at`.
+    struct OwnInterval {
+        size_t from;
+        TimeMapSum waits;
+        TimeMap pruned;
+    };
+    OwnInterval own_interval(uint32_t loc, size_t from, size_t at) const {
         TimeMapSum waits = points_->waits_between(loc, from, at);
-        TimeMapSum delay =
-            positive_difference(points_->pruned(loc, from, at, waits.map).map, waiting);
-        return {from, std::move(waits), std::move(delay)};
+        TimeMap pruned = points_->pruned(loc, from, at, waits.map).map;
+        return {from, std::move(waits), std::move(pruned)};
+    }
+    Comparison compare(uint32_t loc, size_t at, uint32_t partner, const TimeMap& waiting) const {
+        OwnInterval own = own_interval(loc, points_->previous_with(loc, at, partner), at);
+        TimeMapSum delay = positive_difference(own.pruned, waiting);
+        return {own.from, std::move(own.waits), std::move(delay)};
     }
 
     // The late end `loc` of a message, at its point `at`, and what the waiting end posted;
@@ -351,11 +364,19 @@ class DelayCosts : public CataloguedPattern {
         const auto& members = c.matching().collectives[step.id].members;
         const size_t kind = channel(p.wait_kind);
         std::vector<std::pair<uint32_t, Costs>> scales; // (member location, scale by channel)
+        // The members mostly last synchronised with it at the same point: its own interval
+        // since each such point is found once.
+        std::vector<OwnInterval> own;
         for (size_t m = 0; m < taken.size(); ++m) {
             if (taken[m].empty()) continue; // a member that did not wait for another
             const Posted posted = Posted::read(taken[m]);
             const uint32_t member = members[m].location;
-            const auto [from, waits, d] = compare(loc, at, member, posted.interval);
+            const size_t from = points_->previous_with(loc, at, member);
+            auto mine = std::find_if(own.begin(), own.end(),
+                                     [&](const OwnInterval& o) { return o.from == from; });
+            if (mine == own.end()) mine = own.insert(own.end(), own_interval(loc, from, at));
+            const TimeMapSum& waits = mine->waits;
+            const TimeMapSum d = positive_difference(mine->pruned, posted.interval);
             const double denominator = d.sum + waits.sum;
             if (!(denominator > 0)) continue;
             const double scale = posted.wait / denominator;

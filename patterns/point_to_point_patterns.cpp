@@ -1,10 +1,9 @@
 // Point-to-point wait states as Scalasca 2.6 defines them: Late Sender with its Wrong Order
 // part (from the same source, from different sources), Late Receiver, and clock-condition
 // violations (a receive that completes before its send began).
-#include "patterns/late_receiver.h"
-#include "patterns/late_sender.h"
 #include "patterns/metric_catalogue.h"
 #include "patterns/metric_names.h"
+#include "patterns/point_to_point_waits.h"
 #include "patterns/registry.h"
 #include "patterns/wait_state.h"
 #include "patterns/waits.h"
@@ -39,6 +38,8 @@ class PointToPointPatterns : public CataloguedPattern {
         late_receiver_ = metric_id(r, metric::kLateReceiver);
         violations_ = metric_id(r, metric::kClockViolations);
         p2p_violations_ = metric_id(r, metric::kClockViolationsP2P);
+        waits_ = point_to_point_waits_for(r);
+        waits_->read_in_replay();
     }
 
     void subscribe(analysis::Dispatcher& d) override {
@@ -51,8 +52,7 @@ class PointToPointPatterns : public CataloguedPattern {
 
   private:
     void begin(Context& c, uint32_t loc) {
-        late_senders_.find(c, loc);
-        late_receivers_.find(c, loc, late_senders_);
+        found_ = waits_->replay(c, loc);
         next_receive_ = 0;
         next_send_ = 0;
         pending_sends_.clear();
@@ -64,7 +64,7 @@ class PointToPointPatterns : public CataloguedPattern {
             c.add(violations_, call.callpath, call.location, 1.0);
             c.add(p2p_violations_, call.callpath, call.location, 1.0);
         }
-        const LateSenderFinder::Verdict verdict = late_senders_.verdicts()[next_receive_++];
+        const LateSenderFinder::Verdict verdict = found_->late_senders.verdicts()[next_receive_++];
         if (verdict.wait == 0) return;
         const double seconds = c.seconds(verdict.wait);
         c.add(late_sender_, call.callpath, call.location, seconds);
@@ -80,7 +80,7 @@ class PointToPointPatterns : public CataloguedPattern {
     void send(Context& c, const MessageInstance& m) {
         const auto& sends = c.matching().sends_of[m.send_call.location];
         while (sends[next_send_].second != m.id) ++next_send_; // unmatched sends have no call
-        const Time wait = late_receivers_.waits()[next_send_++];
+        const Time wait = found_->late_receivers.waits()[next_send_++];
         if (wait == 0) return;
         const CallInfo& done = m.send_complete;
         if (c.mpi_kinds().of(done.region) != MpiCallKind::WaitMany) {
@@ -113,8 +113,10 @@ class PointToPointPatterns : public CataloguedPattern {
     const analysis::Dispatcher* dispatcher_ = nullptr;
     int late_sender_ = -1, wrong_order_ = -1, wrong_order_same_ = -1, wrong_order_different_ = -1,
         late_receiver_ = -1, violations_ = -1, p2p_violations_ = -1;
-    LateSenderFinder late_senders_;
-    LateReceiverFinder late_receivers_;
+    // Shared with the root-cause analysis, which finds them first if it runs.
+    std::shared_ptr<PointToPointWaits> waits_;
+    std::shared_ptr<const PointToPointWaits::Found> found_; // the location's
+
     size_t next_receive_ = 0, next_send_ = 0;
     // This location's MPI_Waitall calls (by enter time) with a Late Receiver, counted when
     // the call ends.

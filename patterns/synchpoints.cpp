@@ -3,10 +3,10 @@
 #include "patterns/collective_waits.h"
 #include "patterns/late_receiver.h"
 #include "patterns/late_sender.h"
+#include "patterns/per_analysis.h"
 
 #include <algorithm>
 #include <limits>
-#include <map>
 
 namespace topolens::patterns {
 
@@ -62,13 +62,12 @@ void Synchpoints::declare_facts(analysis::Dispatcher& d) {
 
 void Synchpoints::prepare(const Context& c, uint32_t loc) {
     size_for(c);
-    LateSenderFinder finder;
-    finder.find(c, loc);
+    const std::shared_ptr<const PointToPointWaits::Found> found = waits_->prepare(c, loc);
+    const LateSenderFinder& finder = found->late_senders;
     const auto& receives = c.matching().receives_of[loc];
     for (size_t k = 0; k < receives.size(); ++k)
         late_sender_wait_.set(receives[k].second, finder.verdicts()[k].wait);
-    LateReceiverFinder late_receivers;
-    late_receivers.find(c, loc, finder);
+    const LateReceiverFinder& late_receivers = found->late_receivers;
     const auto& sends = c.matching().sends_of[loc];
     std::vector<std::pair<uint32_t, Time>>& waits = late_receiver_waits_[loc];
     waits.clear();
@@ -137,12 +136,16 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     };
     // Only messages whose receive waited as Late Sender synchronise their ends (known from
     // the preparation round); the others would only split the time between points.
+    std::vector<size_t> run_ends; // each kind's candidates, a run in record order
     for (const auto& [record, id] : m.receives_of[loc])
         if (late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Receive, id);
+    run_ends.push_back(found.size());
     for (const auto& [record, id] : m.sends_of[loc])
         if (id != kNone && late_sender_wait_.get(id) > 0) add(record, Synchpoint::Kind::Send, id);
+    run_ends.push_back(found.size());
     for (const auto& [record, id] : m.collectives_of[loc])
         add(record, Synchpoint::Kind::Collective, id);
+    run_ends.push_back(found.size());
     // Late Receiver: the sender's completing call (it waited: the wait is known) and the
     // receiver's posting call. The location's waits are in send order.
     const auto& late_sends = late_receiver_waits_[loc];
@@ -154,11 +157,13 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
             m.sends_of[loc][k].second);
         found.back().wait = wait;
     }
+    run_ends.push_back(found.size());
     std::vector<std::pair<uint32_t, Time>>().swap(late_receiver_waits_[loc]);
     for (const auto& [record, id] : m.receives_of[loc])
         if (late_receiver_completion_.get(id).leave != SendCompletion::kNotLate &&
             m.messages[id].recv_posted != kNone)
             add(m.messages[id].recv_posted, Synchpoint::Kind::ReceiveRequest, id);
+    run_ends.push_back(found.size());
     // Init and Finalize split at their enter (an Enter record is its own frame).
     auto enter_of = [&](const trace::CallSummary& call) -> uint32_t {
         for (uint32_t i = 0; i < events.size(); ++i)
@@ -183,9 +188,20 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
                 break;
             }
     finalize_point_.set(loc, finalize);
-    std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+    run_ends.push_back(found.size());
+    // By call, then record: no two candidates share a record (a message is not both Late
+    // Sender and Late Receiver; each send completes at its own record), so the order is
+    // one. Each run is in record order, nearly in call order: sorted only if it is not, then
+    // merged (a sort of them all was 3% of the analysis's instructions).
+    auto by_call = [](const Candidate& a, const Candidate& b) {
         return a.call != b.call ? a.call < b.call : a.record < b.record;
-    });
+    };
+    for (size_t r = 0, begin = 0; r < run_ends.size(); begin = run_ends[r++]) {
+        const auto first = found.begin() + static_cast<std::ptrdiff_t>(begin);
+        const auto last = found.begin() + static_cast<std::ptrdiff_t>(run_ends[r]);
+        if (!std::is_sorted(first, last, by_call)) std::sort(first, last, by_call);
+        std::inplace_merge(found.begin(), first, last, by_call);
+    }
     auto point_of = [](const Candidate& candidate) {
         Synchpoint p;
         p.kind = candidate.kind;
@@ -331,13 +347,17 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     p.wait = collective_wait(instance, member);
     p.partner = members[delaying].location;
     const bool delayer = static_cast<size_t>(delaying) == member;
-    std::vector<size_t> with; // the members it synchronised with
+    // The members it synchronised with, and (below) those whose ends count: kept by each
+    // thread from member to member (every member of every collective comes here; two
+    // allocations each were a third of this function).
+    thread_local std::vector<size_t> with, ending;
+    with.clear();
+    ending.clear();
     // The completion (Scalasca's rule) starts when the last member the others waited for
     // was in (`waited_for`) and the first of the synchronising members whose ends count
     // (`ending`) was out: for a broadcast only the members that waited for the root, for a
     // reduction only the root and its latest sender.
     Time waited_for = instance.latest_enter;
-    std::vector<size_t> ending;
     switch (collective_shape(instance.op)) {
     case CollectiveShape::Barrier:
         p.wait_kind = WaitKind::Barrier;
@@ -393,6 +413,17 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     for (size_t q : ending) first_out = std::min(first_out, members[q].leave);
     const Time begin = std::max(first_out, std::min(waited_for, me.leave));
     p.completion = me.leave > begin ? me.leave - begin : 0;
+}
+
+bool Synchpoints::travels_backward(analysis::BackwardStep::Kind kind, uint32_t id) const {
+    switch (kind) {
+    case analysis::BackwardStep::Kind::Receive:
+        return late_sender_wait_.get(id) > 0;
+    case analysis::BackwardStep::Kind::SendCompletion:
+        return late_receiver_completion_.get(id).leave != SendCompletion::kNotLate;
+    default:
+        return true;
+    }
 }
 
 size_t Synchpoints::completion_point(uint32_t message) const {
@@ -499,18 +530,9 @@ TimeMap Synchpoints::interval_with(uint32_t location, size_t at, uint32_t partne
 }
 
 SharedSynchpoints synchpoints_for(const report::Report& report) {
-    // Keyed by the analysis' report; an entry lives as long as the patterns holding it (the
-    // clones of one analysis), so a later analysis at the same address starts afresh.
-    static std::mutex lock;
-    static std::map<const report::Report*, std::weak_ptr<Synchpoints>> analyses;
-    const std::lock_guard<std::mutex> guard(lock);
-    for (auto it = analyses.begin(); it != analyses.end();)
-        it = it->second.expired() ? analyses.erase(it) : std::next(it);
-    if (const auto found = analyses.find(&report); found != analyses.end())
-        return {found->second.lock(), false};
-    auto points = std::make_shared<Synchpoints>();
-    analyses[&report] = points;
-    return {points, true};
+    const PerAnalysis<Synchpoints> shared = per_analysis<Synchpoints>(report);
+    if (shared.first) shared.object->waits_ = point_to_point_waits_for(report);
+    return {shared.object, shared.first};
 }
 
 void fill_synchpoints(analysis::Dispatcher& d, const std::shared_ptr<Synchpoints>& points) {

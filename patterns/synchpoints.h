@@ -18,6 +18,7 @@
 
 #include "analyzer/engine/engine.h"
 #include "patterns/collective_waits.h"
+#include "patterns/point_to_point_waits.h"
 #include "patterns/time_map.h"
 
 #include <cstdint>
@@ -95,6 +96,8 @@ struct FinalizePoint {
     analysis::Time enter = 0;
 };
 
+struct SharedSynchpoints;
+
 class Synchpoints {
   public:
     static constexpr size_t npos = static_cast<size_t>(-1);
@@ -117,6 +120,11 @@ class Synchpoints {
     const FinalizePoint& finalize_point(uint32_t location) const {
         return finalize_point_.get(location);
     }
+    // Whether the backward replay needs the steps of a message or collective (the
+    // Dispatcher::on_backward `needs` of the patterns that read these points): the points of
+    // messages are at Late Sender (kind Receive) and Late Receiver ones (kind
+    // SendCompletion) only; every collective has one. From facts both ends of a message have.
+    bool travels_backward(analysis::BackwardStep::Kind kind, uint32_t id) const;
     // Late Sender messages only; npos for the others.
     size_t receive_point(uint32_t message) const { return point_or_npos(receive_point_[message]); }
     size_t send_point(uint32_t message) const { return point_or_npos(send_point_[message]); }
@@ -150,6 +158,8 @@ class Synchpoints {
     void size_for(const analysis::Context& c);
     void set_init_and_finalize(const analysis::Context& c, uint32_t location);
 
+    friend SharedSynchpoints synchpoints_for(const report::Report& report);
+    std::shared_ptr<PointToPointWaits> waits_; // the Late Sender and Late Receiver instances
     std::once_flag sized_, ends_known_;
     std::vector<LocationSynchpoints> locations_;
     // Facts of the preparation round: the wait of each Late Sender message (left by the

@@ -114,9 +114,28 @@ std::vector<uint8_t> BackwardReplay::completed_after_posted() const {
     return after;
 }
 
+bool BackwardReplay::needed(BackwardStep::Kind kind, uint32_t id) const {
+    for (const auto& channel : d_.backward_)
+        if (!channel.needs || channel.needs(kind, id)) return true;
+    return false;
+}
+
 void BackwardReplay::build_steps() {
     const auto nloc = static_cast<uint32_t>(trace_.locations.size());
-    const std::vector<uint8_t> completed_after = completed_after_posted();
+    // By message, which of its steps are visited (Receive and Send: kMessageSteps;
+    // SendCompletion and ReceiveRequest: kCompletionSteps); by collective, whether its are.
+    // Asked once per message and collective, in id order, not at each end's step.
+    constexpr uint8_t kMessageSteps = 1, kCompletionSteps = 2;
+    std::vector<uint8_t> visited = completed_after_posted();
+    for (uint32_t id = 0; id < visited.size(); ++id)
+        visited[id] =
+            (needed(BackwardStep::Kind::Receive, id) ? kMessageSteps : 0) |
+            (visited[id] && needed(BackwardStep::Kind::SendCompletion, id) ? kCompletionSteps : 0);
+    std::vector<uint8_t> collective_visited(m_.collectives.size());
+    for (uint32_t id = 0; id < collective_visited.size(); ++id)
+        // An incomplete one is left out of the analysis (the forward replay warns).
+        collective_visited[id] =
+            complete(m_.collectives[id]) && needed(BackwardStep::Kind::Collective, id);
     steps_.assign(nloc, {});
     // A location's steps of one kind, keyed (record, order found), so that steps of one
     // record keep the order they were found in. Receives, sends and collectives come in
@@ -138,8 +157,9 @@ void BackwardReplay::build_steps() {
             runs[run].push_back({uint64_t{record} << 32 | found++, id, member, kind});
         };
         for (const auto& [record, id] : m_.receives_of[loc]) {
-            add(Receives, record, BackwardStep::Kind::Receive, id, 0);
-            if (completed_after[id])
+            if (visited[id] & kMessageSteps)
+                add(Receives, record, BackwardStep::Kind::Receive, id, 0);
+            if (visited[id] & kCompletionSteps)
                 add(Requests, m_.messages[id].recv_posted, BackwardStep::Kind::ReceiveRequest, id,
                     0);
         }
@@ -147,14 +167,14 @@ void BackwardReplay::build_steps() {
         for (size_t k = 0; k < sends.size(); ++k) {
             const auto [record, id] = sends[k];
             if (id == kNone) continue;
-            add(Sends, record, BackwardStep::Kind::Send, id, 0);
-            if (completed_after[id])
+            if (visited[id] & kMessageSteps) add(Sends, record, BackwardStep::Kind::Send, id, 0);
+            if (visited[id] & kCompletionSteps)
                 add(Completions, m_.send_completions[loc][k], BackwardStep::Kind::SendCompletion,
                     id, 0);
         }
         for (const auto& [record, id] : m_.collectives_of[loc]) {
+            if (!collective_visited[id]) continue;
             const trace::CollectiveMatch& c = m_.collectives[id];
-            if (!complete(c)) continue; // left out of the analysis (the forward replay warns)
             for (uint32_t k = 0; k < c.members.size(); ++k)
                 if (c.members[k].location == loc && c.members[k].event == record)
                     add(Collectives, record, BackwardStep::Kind::Collective, id, k);

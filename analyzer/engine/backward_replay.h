@@ -57,6 +57,8 @@ class BackwardReplay {
         std::vector<uint32_t> sections; // write_sections' table
     };
 
+    // Whether some channel needs the steps of a message or collective (Dispatcher::on_backward).
+    bool needed(BackwardStep::Kind kind, uint32_t id) const;
     void build_steps();
     std::vector<uint8_t> completed_after_posted() const;
     void work(); // one thread's share, until every location is done

@@ -323,8 +323,18 @@ class Dispatcher {
                            trace::ByteWriter* reply)>;
     using BackwardReply =
         std::function<void(Context&, const BackwardStep&, std::span<const std::byte> reply)>;
-    void on_backward(BackwardPost post, BackwardTake take, BackwardReply reply = nullptr) {
-        backward_.push_back({std::move(post), std::move(take), std::move(reply)});
+    // A channel that posts and reads at some messages and collectives only says which
+    // (`needs`): asked once per message with kind Receive (its Receive and Send steps) and,
+    // where the send completed after its receive was posted, with kind SendCompletion (its
+    // SendCompletion and ReceiveRequest steps); once per complete collective with kind
+    // Collective (every member's step). The replay visits only the steps some channel needs
+    // (a channel without `needs` needs every step), so a cycle of waits is one among those.
+    // The answer must be the same at both ends of a message (an MPI-parallel replay asks on
+    // each end's rank): from facts both ends have (message_facts), not one end's state.
+    using BackwardNeeds = std::function<bool(BackwardStep::Kind kind, uint32_t id)>;
+    void on_backward(BackwardPost post, BackwardTake take, BackwardReply reply = nullptr,
+                     BackwardNeeds needs = nullptr) {
+        backward_.push_back({std::move(post), std::move(take), std::move(reply), std::move(needs)});
     }
     // A take that reads no payloads (it watches the steps).
     using Backward = std::function<void(const Context&, const BackwardStep&)>;
@@ -397,6 +407,7 @@ class Dispatcher {
         BackwardPost post;
         BackwardTake take;
         BackwardReply reply;
+        BackwardNeeds needs;
     };
     struct Gather {
         LocationWrite write;

@@ -13,6 +13,7 @@ add_executable(topolens_analysis_tests
   shared_analysis_test.cpp
   exchange_test.cpp
   backward_replay_test.cpp
+  point_to_point_waits_test.cpp
   fact_tables_test.cpp
   critical_path_test.cpp
   collective_delay_rules_test.cpp

@@ -246,6 +246,7 @@ struct Scripted : analysis::Pattern {
     analysis::Dispatcher::BackwardPost post;
     analysis::Dispatcher::BackwardTake take;
     analysis::Dispatcher::BackwardReply reply;
+    analysis::Dispatcher::BackwardNeeds needs;
     analysis::Dispatcher::LocationWrite write;
     analysis::Dispatcher::LocationRead read;
     analysis::Dispatcher::LocationBegin done;
@@ -256,7 +257,7 @@ struct Scripted : analysis::Pattern {
     void merge(analysis::Pattern&) override {}
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
-        if (post || take || reply) d.on_backward(post, take, reply);
+        if (post || take || reply) d.on_backward(post, take, reply, needs);
         if (write) d.on_gather(write, read);
         if (done) d.on_backward_done(done);
     }
@@ -495,4 +496,114 @@ TEST(BackwardPayloads, GatheredFactsLeftUnreadAreRefused) {
     s.write = [](const Context&, uint32_t, trace::ByteWriter& out) { out.put<uint32_t>(1); };
     s.read = [](Context&, uint32_t, trace::ByteReader&) {};
     EXPECT_THROW(run_all(chain(), {s}, 1), std::logic_error);
+}
+
+// ---------------------------------------------------------------- the steps visited
+
+namespace {
+
+// Logs every step a channel posts or reads at: "post|take <kind> <location>".
+Scripted watching(const std::shared_ptr<Log>& log, const std::string& name) {
+    static const char* const kKinds[] = {"send", "receive", "collective", "completion", "request"};
+    Scripted s;
+    s.post = [log, name](const Context&, const BackwardStep& step, trace::ByteWriter&) {
+        log->add(name + " post " + kKinds[static_cast<int>(step.kind)] + " " +
+                 std::to_string(step.location));
+    };
+    s.take = [log, name](const Context&, const BackwardStep& step,
+                         const analysis::BackwardPayloads&, trace::ByteWriter*) {
+        log->add(name + " take " + kKinds[static_cast<int>(step.kind)] + " " +
+                 std::to_string(step.location));
+    };
+    return s;
+}
+
+size_t count_with(const std::vector<std::string>& lines, const std::string& part) {
+    return static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](const auto& line) {
+        return line.find(part) != std::string::npos;
+    }));
+}
+
+} // namespace
+
+// A channel that needs only the collectives sees only their steps; a second channel that
+// needs only messages from location 1 makes both ends of that message visited, for both
+// channels (the union); a channel without `needs` makes every step visited.
+TEST(BackwardReplay, OnlyTheStepsSomeChannelNeedsAreVisited) {
+    const TraceBuilder b = chain();
+    const trace::Matching m = trace::match(b.trace(), 1);
+    uint32_t from_1 = trace::kNone; // the message 1 -> 2
+    for (uint32_t id = 0; id < m.messages.size(); ++id)
+        if (m.messages[id].send.location == 1) from_1 = id;
+    ASSERT_NE(from_1, trace::kNone);
+    for (unsigned threads : {1u, 4u}) {
+        auto log = std::make_shared<Log>();
+        Scripted collectives = watching(log, "c");
+        collectives.needs = [](BackwardStep::Kind kind, uint32_t) {
+            return kind == BackwardStep::Kind::Collective;
+        };
+        run_all(b, {collectives}, threads);
+        std::vector<std::string> seen = log->sorted();
+        EXPECT_EQ(seen, (std::vector<std::string>{"c post collective 0", "c post collective 1",
+                                                  "c post collective 2", "c post collective 3",
+                                                  "c take collective 0", "c take collective 1",
+                                                  "c take collective 2", "c take collective 3"}))
+            << threads << " threads";
+
+        log = std::make_shared<Log>();
+        collectives = watching(log, "c");
+        collectives.needs = [](BackwardStep::Kind kind, uint32_t) {
+            return kind == BackwardStep::Kind::Collective;
+        };
+        Scripted one_message = watching(log, "m");
+        one_message.needs = [from_1](BackwardStep::Kind kind, uint32_t id) {
+            return kind == BackwardStep::Kind::Receive && id == from_1;
+        };
+        run_all(b, {collectives, one_message}, threads);
+        seen = log->sorted();
+        for (const char* channel : {"c", "m"}) {
+            const std::string c = channel;
+            EXPECT_EQ(count_with(seen, c + " post collective"), 4u) << c;
+            EXPECT_EQ(count_with(seen, c + " take collective"), 4u) << c;
+            EXPECT_EQ(count_with(seen, c + " post receive 2"), 1u) << c;
+            EXPECT_EQ(count_with(seen, c + " take send 1"), 1u) << c;
+            EXPECT_EQ(count_with(seen, c + " post receive"), 1u) << c;
+            EXPECT_EQ(count_with(seen, c + " take send"), 1u) << c;
+        }
+
+        log = std::make_shared<Log>();
+        one_message = watching(log, "m");
+        one_message.needs = [from_1](BackwardStep::Kind kind, uint32_t id) {
+            return kind == BackwardStep::Kind::Receive && id == from_1;
+        };
+        run_all(b, {one_message, watching(log, "all")}, threads);
+        seen = log->sorted();
+        EXPECT_EQ(count_with(seen, "m take send"), 3u);
+        EXPECT_EQ(count_with(seen, "m post receive"), 3u);
+        EXPECT_EQ(count_with(seen, "m take collective"), 4u);
+    }
+}
+
+// Receives matched to the other's later sends wait for each other (a cycle, see above), but
+// not when no channel needs those messages' steps: nothing would travel along the cycle.
+TEST(BackwardReplay, ACycleThroughStepsNoChannelNeedsIsNone) {
+    TraceBuilder b(2);
+    test::begin(b, 2);
+    b.mpi_recv(0, 10, 20, 1, b.world(), 0, 8);
+    b.mpi_send(0, 30, 31, 1, b.world(), 0, 8);
+    b.mpi_recv(1, 10, 20, 0, b.world(), 0, 8);
+    b.mpi_send(1, 30, 31, 0, b.world(), 0, 8);
+    test::end(b, 2, 40);
+    auto log = std::make_shared<Log>();
+    Scripted none = watching(log, "n");
+    none.needs = [](BackwardStep::Kind, uint32_t) { return false; };
+    const auto r = run_all(b, {none}, 1);
+    EXPECT_TRUE(log->sorted().empty());
+    EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+    log = std::make_shared<Log>();
+    Scripted all = watching(log, "a");
+    all.needs = [](BackwardStep::Kind, uint32_t) { return true; };
+    const auto cycle = run_all(b, {all}, 1);
+    EXPECT_EQ(count_with(cycle.warnings, "backward replay"), 1u);
+    EXPECT_EQ(count_with(log->sorted(), "a take send"), 2u);
 }
