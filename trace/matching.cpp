@@ -587,10 +587,11 @@ class MatcherImpl {
         for (size_t k = 0; k < m_.collectives.size(); ++k)
             for (size_t member = 0; member < m_.member_calls[k].size(); ++member) {
                 CallSummary& call = m_.member_calls[k][member];
-                if (call.callpath != kNone)
-                    call.callpath =
-                        nodes_of_rank[owner_of(m_.collectives[k].members[member].location)]
-                                     [call.callpath];
+                if (call.callpath == kNone) continue;
+                call.callpath = nodes_of_rank[owner_of(m_.collectives[k].members[member].location)]
+                                             [call.callpath];
+                // (Not sent with the end: the call path's region.)
+                call.region = m_.calltree[call.callpath].region;
             }
         std::vector<std::vector<uint32_t>>().swap(nodes_of_rank); // (all ranks' trees: let go)
         send_sends_to_receivers(exchange);

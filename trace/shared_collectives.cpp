@@ -14,6 +14,22 @@ struct CommCount {
     uint32_t collectives;
 };
 
+// The ends a rank sends another travel in batches, one per communicator: the communicator,
+// the number of ends, the ends (WireEnd), the number of collectives of these the sending
+// rank's processes made, and these (their instance, id, root and operation; 13 bytes).
+// A member's end as it travels: no padding, nothing the batch or the maker's end tells.
+struct WireEnd {
+    uint32_t location;
+    uint32_t event;
+    uint32_t instance;
+    uint32_t callpath; // a node of the sending rank's tree, or kNone
+    Time enter;
+    Time leave;
+};
+static_assert(sizeof(WireEnd) == 32, "a collective end travels in 32 bytes");
+constexpr size_t kWireMadeBytes = 3 * sizeof(uint32_t) + sizeof(CollectiveOp);
+constexpr size_t kBatchHeaderBytes = 2 * sizeof(uint32_t); // communicator, ends
+
 } // namespace
 
 SharedCollectives::SharedCollectives(const Trace& trace, Matching& matching, CommRanks& ranks,
@@ -24,16 +40,25 @@ SharedCollectives::SharedCollectives(const Trace& trace, Matching& matching, Com
 
 SharedCollectives::~SharedCollectives() = default;
 
-// A collective end another rank needs: that of a member of a collective one of its
-// processes takes part in.
+// A member's end of a collective, as this rank assembles the collective (also of a
+// location another rank read). What is the same for every member (operation, root) and
+// the collective's id come with the end of the process that made it (Made).
 struct SharedCollectives::SharedEnd {
     EventRef member;
     Ref comm;
     uint32_t instance; // the process's how-manieth on the communicator
-    uint32_t id;       // the whole trace's, if this member's process made it; else kNone
-    uint32_t root;     // world rank, or kNone
+    // Its call path a node of its rank's tree (merge_own_call_trees); the region is not sent,
+    // it is the call path's (set where the call path joins the trace's tree).
+    CallSummary call;
+};
+
+// Of a collective, from the process that made it (first reached it).
+struct SharedCollectives::Made {
+    Ref comm;
+    uint32_t instance;
+    uint32_t id;   // the whole trace's
+    uint32_t root; // world rank, or kNone
     CollectiveOp op;
-    CallSummary call; // its call path a node of its rank's tree (merge_own_call_trees)
 };
 
 // One of this rank's collective ends, as the matching takes it (see MatcherImpl::collective,
@@ -44,12 +69,6 @@ struct SharedCollectives::OwnEnd {
     uint32_t instance = kNone; // kNone: not a member (or no such communicator)
     uint32_t id = kNone;       // set if this end's process made the collective
     uint32_t at = kNone;       // its place among the ends share() assembles
-};
-
-// What assembling a collective found of one member's end, for its owner's warnings.
-struct SharedCollectives::Verdict {
-    bool mismatch = false;
-    uint32_t reached_by = kNone; // the member's place was taken by this location already
 };
 
 bool SharedCollectives::is_self(Ref comm) const {
@@ -67,15 +86,17 @@ bool SharedCollectives::travels(const OwnEnd& x) const {
 // where its numbers start, follow from how many collectives every earlier process made
 // on each of its communicators: only these counts are gathered by every rank. Each end
 // then goes to the ranks of the other members that reach that collective, the end of the
-// process that made it carrying its id; a rank that holds no member of a communicator
+// process that made it carrying its id, operation and root (the same for every member
+// that agrees: the others' are not sent, a member's own rank checks it against them);
+// a rank that holds no member of a communicator
 // hears nothing of its collectives. The warnings of a process's collectives are found by
 // its rank, which holds every member's end of them, in the serial order.
 SharedCollectives::Found SharedCollectives::share(Exchange& exchange,
                                                   const std::vector<Bytes>& shares_and_counts) {
     const Reach reach = number_collectives(exchange.rank(), shares_and_counts);
-    std::vector<SharedEnd> ends = exchange_collective_ends(exchange, reach);
+    Received received = exchange_collective_ends(exchange, reach);
     Found found;
-    assemble_collectives(exchange.rank(), reach, ends, found);
+    assemble_collectives(exchange.rank(), reach, received, found);
     own_processes_.clear();
     own_ends_.clear();
     return found;
@@ -121,75 +142,130 @@ SharedCollectives::number_collectives(unsigned me, const std::vector<Bytes>& sha
 // Each member's end to the other ranks that reach its collective: gathered by all if
 // every other rank does (the world's collectives: one buffer, not a copy per rank).
 // Where an end goes depends on its collective only, so each collective's ends from one
-// rank come in one buffer, in process order. Returns every end of the collectives this
-// rank takes part in, by rank, then process (each own end knows its place). Buffers are
-// sized exactly and each let go once read.
-std::vector<SharedCollectives::SharedEnd>
-SharedCollectives::exchange_collective_ends(Exchange& exchange, const Reach& reach) {
+// rank come in one buffer, in process order (within its communicator's batch). Returns
+// every end of the collectives this rank takes part in, by rank, then communicator, then
+// process (each own end knows its place), and what the makers tell of each collective.
+// Buffers are sized exactly and each let go once read.
+SharedCollectives::Received SharedCollectives::exchange_collective_ends(Exchange& exchange,
+                                                                        const Reach& reach) {
     const unsigned me = exchange.rank();
     const unsigned others = exchange.size() - 1;
-    auto for_each_destination = [&](const OwnEnd& x, auto&& to_rank, auto&& to_all) {
+    const unsigned to_all = exchange.size(); // the destination "every other rank"
+    // This rank's ends that travel, by communicator, each communicator's in process order.
+    std::vector<OwnEnd*> travelling;
+    for (std::vector<OwnEnd>& process : own_ends_)
+        for (OwnEnd& x : process)
+            if (travels(x)) travelling.push_back(&x);
+    std::stable_sort(travelling.begin(), travelling.end(),
+                     [](const OwnEnd* a, const OwnEnd* b) { return a->end->comm < b->end->comm; });
+    auto for_each_destination = [&](const OwnEnd& x, auto&& to) {
         uint32_t n = 0;
         for (const auto& [r, most] : reach[x.end->comm]) n += r != me && most > x.instance;
-        if (n == others && others > 1) return to_all();
+        if (n == others && others > 1) return to(to_all);
         for (const auto& [r, most] : reach[x.end->comm])
-            if (r != me && most > x.instance) to_rank(r);
+            if (r != me && most > x.instance) to(r);
     };
-    std::vector<size_t> sending(exchange.size() + 1, 0); // by rank; last: to all
-    size_t own_shared = 0;
-    for (const std::vector<OwnEnd>& process : own_ends_)
-        for (const OwnEnd& x : process) {
-            if (!travels(x)) continue;
-            ++own_shared;
-            for_each_destination(
-                x, [&](uint32_t r) { ++sending[r]; }, [&] { ++sending.back(); });
+    // Per destination, one communicator at a time: its ends and its collectives made here.
+    struct Batch {
+        std::vector<const OwnEnd*> ends;
+        uint32_t made = 0;
+    };
+    std::vector<Batch> batches(exchange.size() + 1);
+    auto for_each_batch = [&](auto&& send) {
+        for (size_t from = 0; from < travelling.size();) {
+            const Ref comm = travelling[from]->end->comm;
+            size_t to = from;
+            for (; to < travelling.size() && travelling[to]->end->comm == comm; ++to)
+                for_each_destination(*travelling[to], [&](unsigned d) {
+                    batches[d].ends.push_back(travelling[to]);
+                    batches[d].made += travelling[to]->id != kNone;
+                });
+            for (unsigned d = 0; d < batches.size(); ++d)
+                if (!batches[d].ends.empty()) {
+                    send(d, comm, batches[d]);
+                    batches[d] = {};
+                }
+            from = to;
         }
-    std::vector<Bytes> out(exchange.size());
-    Bytes to_all;
-    for (uint32_t r = 0; r < out.size(); ++r) out[r].reserve(sending[r] * sizeof(SharedEnd));
-    to_all.reserve(sending.back() * sizeof(SharedEnd));
-    for (const std::vector<OwnEnd>& process : own_ends_)
-        for (const OwnEnd& x : process) {
-            if (!travels(x)) continue;
-            const SharedEnd end = shared_end(x);
-            for_each_destination(
-                x, [&](uint32_t r) { ByteWriter(out[r]).put(end); },
-                [&] { ByteWriter(to_all).put(end); });
+    };
+    std::vector<Bytes> out(exchange.size() + 1); // by rank; last: to all
+    std::vector<size_t> sizes(out.size(), 0);
+    for_each_batch([&](unsigned d, Ref, const Batch& batch) {
+        sizes[d] += kBatchHeaderBytes + batch.ends.size() * sizeof(WireEnd) + sizeof(uint32_t) +
+                    batch.made * kWireMadeBytes;
+    });
+    for (unsigned d = 0; d < out.size(); ++d) out[d].reserve(sizes[d]);
+    for_each_batch([&](unsigned d, Ref comm, const Batch& batch) {
+        ByteWriter w(out[d]);
+        w.put<uint32_t>(comm);
+        w.put(static_cast<uint32_t>(batch.ends.size()));
+        for (const OwnEnd* x : batch.ends) {
+            const SharedEnd e = shared_end(*x);
+            w.put(WireEnd{e.member.location, e.member.event, e.instance, e.call.callpath,
+                          e.call.enter, e.call.leave});
         }
+        w.put(batch.made);
+        for (const OwnEnd* x : batch.ends)
+            if (x->id != kNone) {
+                w.put(x->instance);
+                w.put(x->id);
+                w.put(root_of(*x));
+                w.put(x->end->op);
+            }
+    });
+    Bytes everyone = std::move(out.back());
+    out.pop_back();
     std::vector<Bytes> in = exchange.all_to_all(std::move(out));
-    std::vector<Bytes> gathered = exchange.all_gather(std::move(to_all));
-    size_t received = 0;
+    std::vector<Bytes> gathered = exchange.all_gather(std::move(everyone));
+    Received received;
+    size_t ends = travelling.size();
     for (uint32_t r = 0; r < in.size(); ++r)
-        if (r != me) received += (in[r].size() + gathered[r].size()) / sizeof(SharedEnd);
-    std::vector<SharedEnd> ends;
-    ends.reserve(own_shared + received);
+        if (r != me) ends += (in[r].size() + gathered[r].size()) / sizeof(WireEnd); // (at most)
+    received.ends.reserve(ends);
     for (uint32_t r = 0; r < in.size(); ++r) {
         if (r == me) {
-            for (std::vector<OwnEnd>& process : own_ends_)
-                for (OwnEnd& x : process)
-                    if (travels(x)) {
-                        x.at = static_cast<uint32_t>(ends.size());
-                        ends.push_back(shared_end(x));
-                    }
+            for (OwnEnd* x : travelling) {
+                x->at = static_cast<uint32_t>(received.ends.size());
+                received.ends.push_back(shared_end(*x));
+                if (x->id != kNone)
+                    received.made.push_back(
+                        {x->end->comm, x->instance, x->id, root_of(*x), x->end->op});
+            }
             continue;
         }
         for (Bytes* bytes : {&in[r], &gathered[r]}) {
             m_.collective_bytes_received += bytes->size();
             ByteReader from(*bytes, "collective ends");
             while (!from.done()) {
-                ends.push_back(from.get<SharedEnd>());
-                ++m_.collective_ends_received;
+                const auto comm = from.get<uint32_t>();
+                for (auto n = from.get<uint32_t>(); n > 0; --n) {
+                    const auto w = from.get<WireEnd>();
+                    received.ends.push_back({{w.location, w.event},
+                                             comm,
+                                             w.instance,
+                                             {w.enter, w.leave, kNone, w.callpath}});
+                    ++m_.collective_ends_received;
+                }
+                for (auto n = from.get<uint32_t>(); n > 0; --n) {
+                    Made made{comm, 0, 0, 0, CollectiveOp::Other};
+                    made.instance = from.get<uint32_t>();
+                    made.id = from.get<uint32_t>();
+                    made.root = from.get<uint32_t>();
+                    made.op = from.get<CollectiveOp>();
+                    received.made.push_back(made);
+                }
             }
             Bytes().swap(*bytes);
         }
     }
-    return ends;
+    return received;
 }
 
-// The collectives this rank takes part in, from every member's end, as the serial
-// matching finds them (MatcherImpl::collective), with this rank's processes' warnings and lists.
+// The collectives this rank takes part in, from every member's end, as the serial matching
+// finds them (MatcherImpl::collective), with this rank's processes' warnings and lists.
 void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
-                                             const std::vector<SharedEnd>& ends, Found& found) {
+                                             const Received& received, Found& found) {
+    const std::vector<SharedEnd>& ends = received.ends;
     const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
     // Grouped by collective, by counting: the collectives on each communicator this rank
     // reaches, numbered in order; each collective's ends stay in process order.
@@ -201,22 +277,25 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
         first_group[comm + 1] = first_group[comm] + most_here;
     }
     const uint32_t groups = first_group[ncomm];
-    auto group_of = [&](const SharedEnd& e) { return first_group[e.comm] + e.instance; };
-    std::vector<uint32_t> group_start(groups + 1, 0);
-    for (const SharedEnd& e : ends) {
-        if (e.comm >= ncomm || group_of(e) >= first_group[e.comm + 1])
+    auto group_of = [&](Ref comm, uint32_t instance) {
+        if (comm >= ncomm || first_group[comm] + instance >= first_group[comm + 1])
             throw std::logic_error("trace::Matcher: the end of a collective not taken part in");
-        ++group_start[group_of(e) + 1];
-    }
+        return first_group[comm] + instance;
+    };
+    std::vector<uint32_t> group_start(groups + 1, 0);
+    for (const SharedEnd& e : ends) ++group_start[group_of(e.comm, e.instance) + 1];
     for (uint32_t g = 0; g < groups; ++g) group_start[g + 1] += group_start[g];
     std::vector<uint32_t> order(ends.size());
     {
         std::vector<uint32_t> next(group_start.begin(), group_start.end() - 1);
-        for (uint32_t k = 0; k < ends.size(); ++k) order[next[group_of(ends[k])]++] = k;
+        for (uint32_t k = 0; k < ends.size(); ++k)
+            order[next[group_of(ends[k].comm, ends[k].instance)]++] = k;
     }
+    std::vector<Made> made(groups, {kNone, kNone, kNone, kNone, CollectiveOp::Other});
+    for (const Made& x : received.made) made[group_of(x.comm, x.instance)] = x;
     // Each collective assembled from its members' ends in the serial order.
-    std::vector<Verdict> verdicts(ends.size()); // by place in `ends`
-    std::vector<uint32_t> ids(ends.size(), kNone);
+    std::vector<uint32_t> reached_by(ends.size(), kNone); // by place in `ends`: the location
+                                                          // whose end took this one's place
     struct Kept {
         uint32_t id;
         CollectiveMatch match;
@@ -226,20 +305,18 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
     for (uint32_t g = 0; g < groups; ++g) {
         if (group_start[g] == group_start[g + 1]) continue;
         const SharedEnd& maker = ends[order[group_start[g]]]; // the first to reach it
-        if (maker.id == kNone)
+        if (made[g].id == kNone)
             throw std::logic_error("trace::Matcher: a collective came without its id");
-        CollectiveMatch c{maker.op, maker.comm, maker.root, {}};
+        CollectiveMatch c{made[g].op, maker.comm, made[g].root, {}};
         c.members.resize(trace_.defs.communicators[maker.comm].members.size());
         std::vector<CallSummary> calls(c.members.size());
         bool here = false;
         for (uint32_t at = group_start[g]; at < group_start[g + 1]; ++at) {
             const uint32_t k = order[at];
             const SharedEnd& e = ends[k];
-            ids[k] = maker.id;
-            verdicts[k].mismatch = e.op != c.op || e.root != c.root;
             const uint32_t rank = ranks_.rank_of(e.comm, e.member.location);
             if (c.members[rank].location != kNone) {
-                verdicts[k].reached_by = c.members[rank].location;
+                reached_by[k] = c.members[rank].location;
                 continue;
             }
             c.members[rank] = e.member;
@@ -250,8 +327,8 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
             std::count_if(c.members.begin(), c.members.end(),
                           [](const EventRef& m) { return m.location == kNone; }));
         if (is_local(maker.member.location) && missing > 0)
-            found.incomplete.push_back({maker.id, c.comm, missing});
-        if (here) kept.push_back({maker.id, std::move(c), std::move(calls)});
+            found.incomplete.push_back({made[g].id, c.comm, missing});
+        if (here) kept.push_back({made[g].id, std::move(c), std::move(calls)});
     }
     // This rank's processes' warnings and lists, in the serial order; MPI_COMM_SELF's
     // collectives are each their location's own.
@@ -269,27 +346,27 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
             }
             if (is_self(e.comm)) {
                 const SharedEnd s = shared_end(x);
-                kept.push_back({x.id, {s.op, s.comm, s.root, {s.member}}, {s.call}});
+                kept.push_back({x.id, {e.op, e.comm, root_of(x), {s.member}}, {s.call}});
                 m_.collectives_of[x.location].push_back({e.event, x.id});
                 continue;
             }
-            const Verdict& verdict = verdicts[x.at];
-            if (verdict.mismatch)
+            const Made& c = made[group_of(e.comm, x.instance)];
+            if (e.op != c.op || root_of(x) != c.root)
                 warnings.add("collective mismatch",
                              where(trace_, x.location, e.event) + ": collective " +
                                  std::to_string(x.instance) +
                                  " on this communicator differs from the other members' "
                                  "(operation or root)");
-            if (verdict.reached_by != kNone) {
+            if (reached_by[x.at] != kNone) {
                 warnings.add("collective reached twice",
                              where(trace_, x.location, e.event) + ": collective " +
                                  std::to_string(x.instance) +
                                  " on this communicator was already reached by location " +
-                                 std::to_string(verdict.reached_by) +
+                                 std::to_string(reached_by[x.at]) +
                                  " of the same process; this one is ignored");
                 continue;
             }
-            m_.collectives_of[x.location].push_back({e.event, ids[x.at]});
+            m_.collectives_of[x.location].push_back({e.event, c.id});
         }
     }
     // Kept in the whole trace's order, numbered here in that order.
@@ -350,13 +427,12 @@ SharedCollectives::SharedEnd SharedCollectives::shared_end(const OwnEnd& x) cons
     const CollectiveEnd& e = *x.end;
     CallSummary call = local_collective_call(x.location, e.event);
     if (call.callpath != kNone) call.callpath = m_.callpath_nodes[x.location][call.callpath];
-    return {{x.location, e.event},
-            e.comm,
-            x.instance,
-            x.id,
-            e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location),
-            e.op,
-            call};
+    return {{x.location, e.event}, e.comm, x.instance, call};
+}
+
+uint32_t SharedCollectives::root_of(const OwnEnd& x) const {
+    const CollectiveEnd& e = *x.end;
+    return e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location);
 }
 
 // A collective member's part, its call path still the location's own number.

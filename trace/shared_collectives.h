@@ -61,18 +61,24 @@ class SharedCollectives {
   private:
     struct OwnEnd;
     struct SharedEnd;
-    struct Verdict;
+    struct Made;
+    // The ends of the collectives this rank takes part in, and what their makers tell.
+    struct Received {
+        std::vector<SharedEnd> ends;
+        std::vector<Made> made;
+    };
     // Per communicator: (rank, the most collectives a process of that rank reaches there),
     // by rank.
     using Reach = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
 
     Reach number_collectives(unsigned me, const std::vector<Bytes>& shares_and_counts);
-    std::vector<SharedEnd> exchange_collective_ends(Exchange& exchange, const Reach& reach);
-    void assemble_collectives(unsigned me, const Reach& reach, const std::vector<SharedEnd>& ends,
+    Received exchange_collective_ends(Exchange& exchange, const Reach& reach);
+    void assemble_collectives(unsigned me, const Reach& reach, const Received& received,
                               Found& found);
     void number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& made,
                      uint64_t first) const;
     SharedEnd shared_end(const OwnEnd& x) const;
+    uint32_t root_of(const OwnEnd& x) const; // world rank, or kNone
     CallSummary local_collective_call(uint32_t loc, uint32_t event) const;
     bool is_self(Ref comm) const;
     bool travels(const OwnEnd& x) const;
