@@ -88,9 +88,9 @@ bool SharedCollectives::travels(const OwnEnd& x) const {
 // then goes to the ranks of the other members that reach that collective, the end of the
 // process that made it carrying its id, operation and root (the same for every member
 // that agrees: the others' are not sent, a member's own rank checks it against them);
-// a rank that holds no member of a communicator
-// hears nothing of its collectives. The warnings of a process's collectives are found by
-// its rank, which holds every member's end of them, in the serial order.
+// a rank that holds no member of a communicator hears nothing of its collectives. The
+// warnings of a process's collectives are found by its rank, which holds every member's
+// end of them, in the serial order.
 SharedCollectives::Found SharedCollectives::share(Exchange& exchange,
                                                   const std::vector<Bytes>& shares_and_counts) {
     const Reach reach = number_collectives(exchange.rank(), shares_and_counts);
