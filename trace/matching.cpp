@@ -185,10 +185,17 @@ struct LocationScan {
 // has one receiver), touching only their records.
 class MatcherImpl {
   public:
-    MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
+    // `share`: the locations this matcher scans (every location, or a rank's share of a
+    // shared matching); it holds their scans only.
+    MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads,
+                LocationShare share)
         : trace_(trace), m_(m), warn_(warn), workers_(threads), ranks_(trace),
           calltree_(m.calltree), instances_of_comm_(trace.defs.communicators.size()),
-          sequence_(trace.defs.communicators.size()), scans_(trace.locations.size()) {
+          sequence_(trace.defs.communicators.size()),
+          share_{share.first, std::min(share.last, static_cast<uint32_t>(trace.locations.size()))} {
+        if (share_.first > share_.last)
+            throw std::logic_error("trace::Matcher: a share beyond the trace's locations");
+        scans_.resize(share_.last - share_.first);
         for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
             const uint32_t rank = trace.defs.locations[loc].rank;
             auto& first = m_.location_of_rank;
@@ -223,7 +230,7 @@ class MatcherImpl {
     void complete() {
         const size_t nloc = trace_.locations.size();
         for (size_t loc = 0; loc < nloc; ++loc)
-            if (!scans_[loc].scanned)
+            if (!scan_of(loc).scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
         // The call trees and collectives are merged in location order while the receives
@@ -233,15 +240,15 @@ class MatcherImpl {
             try {
                 m_.callpath_nodes.resize(nloc);
                 for (uint32_t loc = 0; loc < nloc; ++loc) {
-                    m_.callpath_nodes[loc] = calltree_.add(scans_[loc].nodes);
-                    scans_[loc].warnings.hand_to(warn_);
-                    if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
+                    m_.callpath_nodes[loc] = calltree_.add(scan_of(loc).nodes);
+                    scan_of(loc).warnings.hand_to(warn_);
+                    if (scan_of(loc).time_goes_backwards) m_.time_goes_backwards = true;
                     if (threads_) {
                         process_collectives(loc);
                         continue;
                     }
                     std::fill(sequence_.begin(), sequence_.end(), 0);
-                    for (const CollectiveEnd& end : scans_[loc].collective_ends)
+                    for (const CollectiveEnd& end : scan_of(loc).collective_ends)
                         collective(loc, end);
                 }
             } catch (...) {
@@ -268,7 +275,10 @@ class MatcherImpl {
     void scan(uint32_t loc, Scratch& x) {
         const LocationEvents& le = trace_.locations[loc];
         const auto& events = le.events;
-        LocationScan& out = scans_[loc];
+        if (!is_local(loc))
+            throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
+                                   " is not in the share it matches");
+        LocationScan& out = scan_of(loc);
         if (out.scanned) throw std::logic_error("trace::Matcher: location scanned twice");
         out.scanned = true;
         LocationFrames& f = m_.frames[loc];
@@ -466,10 +476,10 @@ class MatcherImpl {
                    trace_.locations[b.send.location].events[b.send.event].time;
         };
         for (const auto& locations : locations_of_rank_) {
-            if (locations.size() < 2) continue;
-            ChannelQueues& first = scans_[locations[0]].queues;
+            if (locations.size() < 2 || !is_local(locations[0])) continue;
+            ChannelQueues& first = scan_of(locations[0]).queues;
             for (size_t k = 1; k < locations.size(); ++k)
-                for (auto& [channel, queue] : scans_[locations[k]].queues.release()) {
+                for (auto& [channel, queue] : scan_of(locations[k]).queues.release()) {
                     std::vector<PendingSend>& sends = first.get(channel).sends;
                     std::vector<PendingSend> merged;
                     merged.reserve(sends.size() + queue.sends.size());
@@ -534,7 +544,7 @@ class MatcherImpl {
     // The sends of `channel` waiting for their receives: the sender's queue, or the one
     // another rank sent this rank (a shared analysis, see complete_shared).
     SendQueue* find_queue(const Channel& channel) {
-        if (is_local(channel.sender)) return scans_[channel.sender].queues.find(channel);
+        if (is_local(channel.sender)) return scan_of(channel.sender).queues.find(channel);
         auto found = imported_.find(channel);
         return found == imported_.end() ? nullptr : &found->second;
     }
@@ -546,6 +556,9 @@ class MatcherImpl {
     }
 
     bool is_local(uint32_t loc) const { return loc >= share_.first && loc < share_.last; }
+    // The scans are held for the share's locations only.
+    LocationScan& scan_of(uint32_t loc) { return scans_[loc - share_.first]; }
+    const LocationScan& scan_of(uint32_t loc) const { return scans_[loc - share_.first]; }
 
     uint32_t owner_of(uint32_t loc) const { return rank_holding(m_.shares, loc); }
 
@@ -556,11 +569,9 @@ class MatcherImpl {
     // (SharedCollectives), sends its sends to the rank of their receiver, and hears back
     // where each was received. Message and collective ids, and call tree nodes, are the
     // serial matching's (Matching::global_message_ids).
-    void complete_shared(Exchange& exchange, LocationShare share) {
-        const auto nloc = static_cast<uint32_t>(trace_.locations.size());
-        share_ = {share.first, std::min(share.last, nloc)};
+    void complete_shared(Exchange& exchange) {
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
-            if (!scans_[loc].scanned)
+            if (!scan_of(loc).scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
         std::vector<CallNode> rank_tree = merge_own_call_trees();
@@ -571,19 +582,13 @@ class MatcherImpl {
         if (threads_) merge_thread_sends();
         SharedCollectives::Found found = collectives.share(exchange, shares_and_counts);
         for (auto& [first, warnings] : found.warnings)
-            scans_[first].collective_warnings = std::move(warnings);
+            scan_of(first).collective_warnings = std::move(warnings);
         incomplete_ = std::move(found.incomplete);
         std::vector<std::vector<uint32_t>> nodes_of_rank =
             learn_every_location(exchange, std::move(rank_tree));
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
             for (uint32_t& node : m_.callpath_nodes[loc])
                 node = nodes_of_rank[exchange.rank()][node];
-        for (uint32_t loc = 0; loc < nloc; ++loc) {
-            // (The serial order: a location's scan warnings, then its process's collectives'.)
-            scans_[loc].warnings.hand_to(warn_);
-            scans_[loc].collective_warnings.hand_to(warn_);
-            if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
-        }
         for (size_t k = 0; k < m_.collectives.size(); ++k)
             for (size_t member = 0; member < m_.member_calls[k].size(); ++member) {
                 CallSummary& call = m_.member_calls[k][member];
@@ -612,8 +617,8 @@ class MatcherImpl {
         CallTreeMerge merge(tree);
         m_.callpath_nodes.assign(trace_.locations.size(), {});
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            m_.callpath_nodes[loc] = merge.add(scans_[loc].nodes);
-            std::vector<CallNode>().swap(scans_[loc].nodes);
+            m_.callpath_nodes[loc] = merge.add(scan_of(loc).nodes);
+            std::vector<CallNode>().swap(scan_of(loc).nodes);
         }
         return tree;
     }
@@ -640,14 +645,16 @@ class MatcherImpl {
     // warnings, to every rank; and each rank's incomplete collectives (those its processes
     // made). The ranks' trees are merged in rank order into the trace's (as the serial
     // matching merges the locations' trees, see CallTreeMerge); returns, per rank, its
-    // tree's nodes -> the trace's.
+    // tree's nodes -> the trace's. The warnings are handed over as they come, in location
+    // order (the ranks' shares are runs of locations in rank order): a location's scan
+    // warnings, then its process's collectives', as the serial matching hands them.
     std::vector<std::vector<uint32_t>> learn_every_location(Exchange& exchange,
                                                             std::vector<CallNode> tree) {
         Bytes mine;
         ByteWriter out(mine);
         out.put_all(tree);
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            LocationScan& scan = scans_[loc];
+            LocationScan& scan = scan_of(loc);
             scan.warnings.write(out);
             scan.collective_warnings.write(out);
             out.put<uint8_t>(scan.time_goes_backwards);
@@ -658,6 +665,12 @@ class MatcherImpl {
         for (uint32_t r = 0; r < all.size(); ++r) {
             if (r == exchange.rank()) {
                 nodes_of_rank[r] = calltree_.add(tree);
+                for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+                    LocationScan& scan = scan_of(loc);
+                    scan.warnings.hand_to(warn_);
+                    scan.collective_warnings.hand_to(warn_);
+                    if (scan.time_goes_backwards) m_.time_goes_backwards = true;
+                }
                 continue;
             }
             ByteReader in(all[r], "location summaries");
@@ -665,10 +678,14 @@ class MatcherImpl {
             m_.calltree_nodes_received += theirs.size();
             nodes_of_rank[r] = calltree_.add(theirs);
             for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
-                LocationScan& scan = scans_[loc];
-                scan.warnings.read(in);
-                scan.collective_warnings.read(in);
-                scan.time_goes_backwards = in.get<uint8_t>() != 0;
+                // (Handed over as they come: the other ranks' locations have no scans here.)
+                for (int scan_then_collectives = 0; scan_then_collectives < 2;
+                     ++scan_then_collectives) {
+                    LocationWarnings warnings;
+                    warnings.read(in);
+                    warnings.hand_to(warn_);
+                }
+                if (in.get<uint8_t>() != 0) m_.time_goes_backwards = true;
             }
             const auto incomplete = in.get_all<IncompleteCollective>();
             incomplete_.insert(incomplete_.end(), incomplete.begin(), incomplete.end());
@@ -686,7 +703,7 @@ class MatcherImpl {
     void send_sends_to_receivers(Exchange& exchange) {
         std::vector<Bytes> out(exchange.size());
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
-            for (const auto& [channel, queue] : scans_[loc].queues.all()) {
+            for (const auto& [channel, queue] : scan_of(loc).queues.all()) {
                 if (is_local(channel.receiver)) continue;
                 ByteWriter to(out[owner_of(channel.receiver)]);
                 to.put(channel);
@@ -725,9 +742,9 @@ class MatcherImpl {
         Bytes mine;
         ByteWriter out(mine);
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            out.put<uint64_t>(scans_[loc].matched.size());
-            out.put<uint64_t>(scans_[loc].unmatched_receives);
-            scans_[loc].receive_warnings.write(out);
+            out.put<uint64_t>(scan_of(loc).matched.size());
+            out.put<uint64_t>(scan_of(loc).unmatched_receives);
+            scan_of(loc).receive_warnings.write(out);
         }
         std::vector<uint32_t> first_id(nloc + 1, 0);
         uint64_t messages = 0;
@@ -750,14 +767,14 @@ class MatcherImpl {
         std::vector<Bytes> back(exchange.size());
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
             uint32_t id = first_id[loc];
-            for (const LocationScan::Matched& x : scans_[loc].matched) {
+            for (const LocationScan::Matched& x : scan_of(loc).matched) {
                 const EventRef send = x.send.send;
                 const SharedMessage msg{
                     id++, {send, {loc, x.recv_event}, x.posted}, calls_of(loc, x), x.send.slot};
                 if (!is_local(send.location)) ByteWriter(back[owner_of(send.location)]).put(msg);
                 mine_all.push_back(msg);
             }
-            std::vector<LocationScan::Matched>().swap(scans_[loc].matched);
+            std::vector<LocationScan::Matched>().swap(scan_of(loc).matched);
         }
         for (const auto& [channel, queue] : imported_) taken_.push_back({channel, queue.next});
         imported_.clear();
@@ -796,7 +813,7 @@ class MatcherImpl {
             ByteReader from(bytes, "queues taken");
             while (!from.done()) {
                 const auto taken = from.get<Taken>();
-                if (SendQueue* queue = scans_[taken.channel.sender].queues.find(taken.channel))
+                if (SendQueue* queue = scan_of(taken.channel.sender).queues.find(taken.channel))
                     queue->next = taken.next;
             }
         }
@@ -805,7 +822,7 @@ class MatcherImpl {
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
             LocationWarnings warnings;
             uint64_t unmatched = 0;
-            for (const auto& [channel, queue] : scans_[loc].queues.all())
+            for (const auto& [channel, queue] : scan_of(loc).queues.all())
                 for (size_t k = queue.next; k < queue.sends.size(); ++k) {
                     ++unmatched;
                     const EventRef& send = queue.sends[k].send;
@@ -837,7 +854,7 @@ class MatcherImpl {
             return;
         }
         const auto& events = trace_.locations[loc].events;
-        LocationScan& out = scans_[loc];
+        LocationScan& out = scan_of(loc);
         out.matched.reserve(out.posted.size());
         ChannelCache cache;
         for (size_t k = 0; k < out.posted.size(); ++k) {
@@ -881,18 +898,18 @@ class MatcherImpl {
         // Receives completed by another thread than the one that posted them: posted then.
         std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> open_posts;
         for (uint32_t loc : locations)
-            for (const auto& [request, event] : scans_[loc].open_posts)
+            for (const auto& [request, event] : scan_of(loc).open_posts)
                 open_posts[request] = {loc, event};
         std::unordered_map<uint64_t, Time> posted_at; // key: location << 32 | MpiIrecv
         for (uint32_t loc : locations)
-            for (const auto& [event, request] : scans_[loc].posted_elsewhere) {
+            for (const auto& [event, request] : scan_of(loc).posted_elsewhere) {
                 auto post = open_posts.find(request);
                 if (post == open_posts.end()) continue;
                 posted_at[uint64_t{loc} << 32 | event] =
                     call_start(post->second.first, post->second.second);
             }
         for (uint32_t loc : locations) {
-            for (const PostedReceive& p : scans_[loc].posted) {
+            for (const PostedReceive& p : scan_of(loc).posted) {
                 Time time = call_start(loc, p.posted);
                 if (!posted_at.empty())
                     if (auto at = posted_at.find(uint64_t{loc} << 32 | p.event);
@@ -900,12 +917,12 @@ class MatcherImpl {
                         time = at->second;
                 posted.push_back({time, loc, p});
             }
-            std::vector<PostedReceive>().swap(scans_[loc].posted);
+            std::vector<PostedReceive>().swap(scan_of(loc).posted);
         }
         std::stable_sort(posted.begin(), posted.end(),
                          [](const Posted& a, const Posted& b) { return a.time < b.time; });
         for (const Posted& p : posted) {
-            LocationScan& out = scans_[p.location];
+            LocationScan& out = scan_of(p.location);
             const Event& e = trace_.locations[p.location].events[p.receive.event];
             const uint32_t source = world_rank(trace_, e.comm(), e.peer(), p.location);
             const uint32_t source_loc =
@@ -939,7 +956,7 @@ class MatcherImpl {
         const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
         std::vector<std::pair<uint32_t, const CollectiveEnd*>> ends;
         for (uint32_t l : locations)
-            for (const CollectiveEnd& end : scans_[l].collective_ends) ends.push_back({l, &end});
+            for (const CollectiveEnd& end : scan_of(l).collective_ends) ends.push_back({l, &end});
         if (locations.size() > 1)
             std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
                 return a.second->time < b.second->time;
@@ -982,13 +999,13 @@ class MatcherImpl {
         uint64_t messages = 0;
         for (size_t loc = 0; loc < nloc; ++loc) {
             // Message ids are 32 bits (kNone reserved), as the sends' slots hold them.
-            messages += scans_[loc].matched.size();
+            messages += scan_of(loc).matched.size();
             if (messages >= kNone)
                 throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
                                  " matched messages: more than the analysis can number");
             first_id[loc + 1] = static_cast<uint32_t>(messages);
-            m_.unmatched_receives += scans_[loc].unmatched_receives;
-            scans_[loc].receive_warnings.hand_to(warn_);
+            m_.unmatched_receives += scan_of(loc).unmatched_receives;
+            scan_of(loc).receive_warnings.hand_to(warn_);
         }
         // Hundreds of megabytes for large traces: their pages are mapped by all threads
         // before the (then cheap) zeroing.
@@ -1000,7 +1017,7 @@ class MatcherImpl {
         m_.message_calls.resize(first_id[nloc]);
         parallel_for(nloc, workers_, [&](size_t loc, unsigned) {
             auto& received = m_.receives_of[loc];
-            const auto& matched = scans_[loc].matched;
+            const auto& matched = scan_of(loc).matched;
             received.reserve(matched.size());
             uint32_t id = first_id[loc];
             const auto receiver = static_cast<uint32_t>(loc);
@@ -1020,7 +1037,7 @@ class MatcherImpl {
                 m_.sends_of[x.send.send.location][x.send.slot].second = id;
                 ++id;
             }
-            std::vector<LocationScan::Matched>().swap(scans_[loc].matched);
+            std::vector<LocationScan::Matched>().swap(scan_of(loc).matched);
             if (!std::is_sorted(received.begin(), received.end()))
                 std::sort(received.begin(), received.end());
         });
@@ -1146,13 +1163,18 @@ struct Matcher::Impl {
     Matching matching;
     Warnings warnings{matching.warnings};
     MatcherImpl matcher;
+    bool shared;
     bool finished = false;
-    Impl(const Trace& trace, unsigned threads)
-        : matcher(trace, matching, warnings, threads == 0 ? worker_threads() : threads) {}
+    Impl(const Trace& trace, unsigned threads, LocationShare share, bool shared)
+        : matcher(trace, matching, warnings, threads == 0 ? worker_threads() : threads, share),
+          shared(shared) {}
 };
 
 Matcher::Matcher(const Trace& trace, unsigned threads)
-    : impl_(std::make_unique<Impl>(trace, threads)) {}
+    : impl_(std::make_unique<Impl>(trace, threads, LocationShare{}, false)) {}
+
+Matcher::Matcher(const Trace& trace, LocationShare share, unsigned threads)
+    : impl_(std::make_unique<Impl>(trace, threads, share, true)) {}
 
 Matcher::~Matcher() = default;
 
@@ -1162,15 +1184,19 @@ void Matcher::scan(uint32_t location) {
 
 Matching Matcher::finish() {
     if (impl_->finished) throw std::logic_error("trace::Matcher: finish() called twice");
+    if (impl_->shared)
+        throw std::logic_error("trace::Matcher: a share's matching is finished with the exchange");
     impl_->finished = true;
     impl_->matcher.complete();
     return std::move(impl_->matching);
 }
 
-Matching Matcher::finish(Exchange& exchange, LocationShare share) {
+Matching Matcher::finish(Exchange& exchange) {
     if (impl_->finished) throw std::logic_error("trace::Matcher: finish() called twice");
+    if (!impl_->shared)
+        throw std::logic_error("trace::Matcher: a matching without a share is finished alone");
     impl_->finished = true;
-    impl_->matcher.complete_shared(exchange, share);
+    impl_->matcher.complete_shared(exchange);
     return std::move(impl_->matching);
 }
 
@@ -1264,10 +1290,10 @@ std::vector<uint64_t> event_file_sizes(const Trace& trace) {
 // This rank's share scanned anew after its times were clamped (every rank does it too).
 Matching rematch_share(const Trace& trace, Exchange& exchange, LocationShare share,
                        unsigned threads) {
-    Matcher matcher(trace, threads);
+    Matcher matcher(trace, share, threads);
     parallel_for(share.last - share.first, threads == 0 ? worker_threads() : threads,
                  [&](size_t k, unsigned) { matcher.scan(share.first + static_cast<uint32_t>(k)); });
-    return matcher.finish(exchange, share);
+    return matcher.finish(exchange);
 }
 
 } // namespace
@@ -1285,7 +1311,7 @@ std::pair<Trace, Matching> read_and_match_share(const std::string& path, Exchang
         return share;
     };
     hooks.definitions_read = [&](const Trace& t) {
-        matcher = std::make_unique<Matcher>(t, threads);
+        matcher = std::make_unique<Matcher>(t, share, threads);
     };
     hooks.location_read = [&](const Trace&, uint32_t location) { matcher->scan(location); };
     // A rank that cannot read its share stops every rank, with its error.
@@ -1297,7 +1323,7 @@ std::pair<Trace, Matching> read_and_match_share(const std::string& path, Exchang
     }
     if (const std::optional<std::string> first = exchange.first_error(error))
         throw TraceError(*first);
-    result.second = matcher->finish(exchange, share);
+    result.second = matcher->finish(exchange);
     if (result.second.time_goes_backwards) {
         clamp_times(result.first);
         std::vector<std::string> warnings = std::move(result.second.warnings);

@@ -430,6 +430,25 @@ TEST(SharedMatching, CollectiveEndsTravelInBatchesPerCommunicatorOf32BytesEach) 
     expect_every_share_sees_the_whole(anchor, 4);
 }
 
+// A rank's matcher holds its share's locations only: it refuses to scan another's, and a
+// share is finished with the exchange, a whole trace alone.
+TEST(SharedMatching, AMatcherOfAShareScansItsLocationsOnly) {
+    ScratchDir dir;
+    const std::string anchor = sub_communicator_trace(dir);
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    trace::Matcher share(whole, trace::LocationShare{2, 4}, 1);
+    EXPECT_THROW(share.scan(0), std::logic_error);
+    EXPECT_THROW(share.scan(4), std::logic_error);
+    share.scan(2);
+    share.scan(3);
+    EXPECT_THROW(share.finish(), std::logic_error);
+    trace::Matcher alone(whole, 1);
+    for (uint32_t loc = 0; loc < 6; ++loc) alone.scan(loc);
+    trace::run_ranks_in_threads(
+        1, [&](trace::Exchange& ex) { EXPECT_THROW(alone.finish(ex), std::logic_error); });
+    EXPECT_EQ(alone.finish().collectives.size(), all.collectives.size());
+}
+
 // Threads: a process's collectives, whichever thread makes them, on sub-communicators whose
 // members are on some ranks only; one thread's process reaches one collective less.
 TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
