@@ -3,8 +3,10 @@
 #include "trace/clock_range.h"
 #include "trace/exchange.h"
 #include "trace/location_shares.h"
+#include "trace/matching_parts.h"
 #include "trace/prefault.h"
 #include "trace/reader.h"
+#include "trace/shared_collectives.h"
 #include "trace/threads.h"
 
 #include <algorithm>
@@ -24,82 +26,7 @@ namespace topolens::trace {
 
 namespace {
 
-constexpr size_t kMaxWarningsPerKind = 20; // enough to diagnose, not enough to drown
-
-class Warnings {
-  public:
-    explicit Warnings(std::vector<std::string>& out) : out_(out) {}
-    void add(const std::string& kind, const std::string& message) {
-        const size_t n = ++counts_[kind];
-        if (n <= kMaxWarningsPerKind) out_.push_back(message);
-        if (n == kMaxWarningsPerKind + 1) out_.push_back(kind + ": further cases not listed");
-    }
-
-  private:
-    std::vector<std::string>& out_;
-    std::unordered_map<std::string, size_t> counts_;
-};
-
-// One location's warnings, found in a parallel pass and handed to Warnings later in
-// location order; keeps enough per kind for Warnings to say that there were more.
-class LocationWarnings {
-  public:
-    void add(const std::string& kind, const std::string& message) {
-        if (++counts_[kind] <= kMaxWarningsPerKind + 1) kept_.push_back({kind, message});
-    }
-    void hand_to(Warnings& warnings) {
-        for (const auto& [kind, message] : kept_) warnings.add(kind, message);
-        kept_.clear();
-        counts_.clear();
-    }
-    // To the rank that hands them over (the kept ones are all it needs).
-    void write(ByteWriter& out) const {
-        out.put<uint64_t>(kept_.size());
-        for (const auto& [kind, message] : kept_) {
-            out.put_string(kind);
-            out.put_string(message);
-        }
-    }
-    void read(ByteReader& in) {
-        for (auto n = in.get<uint64_t>(); n > 0; --n) {
-            std::string kind = in.get_string();
-            kept_.push_back({std::move(kind), in.get_string()});
-        }
-    }
-
-  private:
-    std::vector<std::pair<std::string, std::string>> kept_;
-    std::unordered_map<std::string, size_t> counts_;
-};
-
-std::string where(const Trace& trace, uint32_t location, uint32_t event) {
-    return "location " + std::to_string(location) + " (rank " +
-           std::to_string(trace.defs.locations[location].rank) + "), event " +
-           std::to_string(event);
-}
-
-// ---------------------------------------------------------------- ranks
-
-// Per communicator: world rank -> communicator rank, built on first use.
-class CommRanks {
-  public:
-    explicit CommRanks(const Trace& trace)
-        : trace_(trace), maps_(trace.defs.communicators.size()) {}
-    // Communicator rank of `location` in `comm`, kNone if it is not a member.
-    uint32_t rank_of(Ref comm, uint32_t location) {
-        const Communicator& c = trace_.defs.communicators[comm];
-        if (c.is_self) return 0;
-        auto& map = maps_[comm];
-        if (map.empty())
-            for (uint32_t r = 0; r < c.members.size(); ++r) map.emplace(c.members[r], r);
-        auto found = map.find(trace_.defs.locations[location].rank);
-        return found == map.end() ? kNone : found->second;
-    }
-
-  private:
-    const Trace& trace_;
-    std::vector<std::unordered_map<uint32_t, uint32_t>> maps_;
-};
+using namespace detail;
 
 // ---------------------------------------------------------------- messages
 
@@ -183,35 +110,10 @@ class ChannelQueues {
     std::unique_ptr<ChannelCache> cache_; // used by the scanning thread only, while it sends
 };
 
-// A location's MpiCollectiveEnd record, as the merge of collectives needs it (also of a
-// location another analyzer rank read).
-struct CollectiveEnd {
-    uint32_t event;
-    Ref comm;
-    uint32_t root; // a rank of comm, or kNone
-    CollectiveOp op;
-    Time time;
-};
-
-// A receive in MPI's matching order: by when it was posted (Irecv), not completed.
 struct PostedReceive {
     uint32_t posted;
     uint32_t event;
 };
-
-// A collective member's part spans its MpiCollectiveBegin and MpiCollectiveEnd records,
-// where the trace has them (between the call's enter and the end record).
-void collective_records(const std::vector<Event>& events, uint32_t enter, uint32_t end,
-                        CallSummary& call) {
-    for (uint32_t i = end; i-- > enter + 1;)
-        if (events[i].kind == EventKind::MpiCollectiveBegin) {
-            call.enter = events[i].time;
-            call.leave = events[end].time;
-            return;
-        }
-}
-
-// ---------------------------------------------------------------- call trees
 
 // A call tree merged from trees in turn: each node is found under its parent by region, or
 // appended, so nodes are numbered in the order in which the trees (then their nodes) first
@@ -283,10 +185,17 @@ struct LocationScan {
 // has one receiver), touching only their records.
 class MatcherImpl {
   public:
-    MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads)
+    // `share`: the locations this matcher scans (every location, or a rank's share of a
+    // shared matching); it holds their scans only.
+    MatcherImpl(const Trace& trace, Matching& m, Warnings& warn, unsigned threads,
+                LocationShare share)
         : trace_(trace), m_(m), warn_(warn), workers_(threads), ranks_(trace),
           calltree_(m.calltree), instances_of_comm_(trace.defs.communicators.size()),
-          sequence_(trace.defs.communicators.size()), scans_(trace.locations.size()) {
+          sequence_(trace.defs.communicators.size()),
+          share_{share.first, std::min(share.last, static_cast<uint32_t>(trace.locations.size()))} {
+        if (share_.first > share_.last)
+            throw std::logic_error("trace::Matcher: a share beyond the trace's locations");
+        scans_.resize(share_.last - share_.first);
         for (uint32_t loc = 0; loc < trace.defs.locations.size(); ++loc) {
             const uint32_t rank = trace.defs.locations[loc].rank;
             auto& first = m_.location_of_rank;
@@ -321,7 +230,7 @@ class MatcherImpl {
     void complete() {
         const size_t nloc = trace_.locations.size();
         for (size_t loc = 0; loc < nloc; ++loc)
-            if (!scans_[loc].scanned)
+            if (!scan_of(loc).scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
         // The call trees and collectives are merged in location order while the receives
@@ -331,15 +240,15 @@ class MatcherImpl {
             try {
                 m_.callpath_nodes.resize(nloc);
                 for (uint32_t loc = 0; loc < nloc; ++loc) {
-                    m_.callpath_nodes[loc] = calltree_.add(scans_[loc].nodes);
-                    scans_[loc].warnings.hand_to(warn_);
-                    if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
+                    m_.callpath_nodes[loc] = calltree_.add(scan_of(loc).nodes);
+                    scan_of(loc).warnings.hand_to(warn_);
+                    if (scan_of(loc).time_goes_backwards) m_.time_goes_backwards = true;
                     if (threads_) {
                         process_collectives(loc);
                         continue;
                     }
                     std::fill(sequence_.begin(), sequence_.end(), 0);
-                    for (const CollectiveEnd& end : scans_[loc].collective_ends)
+                    for (const CollectiveEnd& end : scan_of(loc).collective_ends)
                         collective(loc, end);
                 }
             } catch (...) {
@@ -366,7 +275,10 @@ class MatcherImpl {
     void scan(uint32_t loc, Scratch& x) {
         const LocationEvents& le = trace_.locations[loc];
         const auto& events = le.events;
-        LocationScan& out = scans_[loc];
+        if (!is_local(loc))
+            throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
+                                   " is not in the share it matches");
+        LocationScan& out = scan_of(loc);
         if (out.scanned) throw std::logic_error("trace::Matcher: location scanned twice");
         out.scanned = true;
         LocationFrames& f = m_.frames[loc];
@@ -564,10 +476,10 @@ class MatcherImpl {
                    trace_.locations[b.send.location].events[b.send.event].time;
         };
         for (const auto& locations : locations_of_rank_) {
-            if (locations.size() < 2) continue;
-            ChannelQueues& first = scans_[locations[0]].queues;
+            if (locations.size() < 2 || !is_local(locations[0])) continue;
+            ChannelQueues& first = scan_of(locations[0]).queues;
             for (size_t k = 1; k < locations.size(); ++k)
-                for (auto& [channel, queue] : scans_[locations[k]].queues.release()) {
+                for (auto& [channel, queue] : scan_of(locations[k]).queues.release()) {
                     std::vector<PendingSend>& sends = first.get(channel).sends;
                     std::vector<PendingSend> merged;
                     merged.reserve(sends.size() + queue.sends.size());
@@ -632,7 +544,7 @@ class MatcherImpl {
     // The sends of `channel` waiting for their receives: the sender's queue, or the one
     // another rank sent this rank (a shared analysis, see complete_shared).
     SendQueue* find_queue(const Channel& channel) {
-        if (is_local(channel.sender)) return scans_[channel.sender].queues.find(channel);
+        if (is_local(channel.sender)) return scan_of(channel.sender).queues.find(channel);
         auto found = imported_.find(channel);
         return found == imported_.end() ? nullptr : &found->second;
     }
@@ -644,6 +556,9 @@ class MatcherImpl {
     }
 
     bool is_local(uint32_t loc) const { return loc >= share_.first && loc < share_.last; }
+    // The scans are held for the share's locations only.
+    LocationScan& scan_of(uint32_t loc) { return scans_[loc - share_.first]; }
+    const LocationScan& scan_of(uint32_t loc) const { return scans_[loc - share_.first]; }
 
     uint32_t owner_of(uint32_t loc) const { return rank_holding(m_.shares, loc); }
 
@@ -651,39 +566,37 @@ class MatcherImpl {
     // The matching of one rank's share, the other ranks completing theirs at once: every
     // rank learns every rank's call tree (its locations' merged) and every location's
     // warnings (small), shares each collective end with the ranks of the other members
-    // (share_collectives), sends its sends to the rank of their receiver, and hears back
+    // (SharedCollectives), sends its sends to the rank of their receiver, and hears back
     // where each was received. Message and collective ids, and call tree nodes, are the
     // serial matching's (Matching::global_message_ids).
-    void complete_shared(Exchange& exchange, LocationShare share) {
-        const auto nloc = static_cast<uint32_t>(trace_.locations.size());
-        share_ = {share.first, std::min(share.last, nloc)};
+    void complete_shared(Exchange& exchange) {
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
-            if (!scans_[loc].scanned)
+            if (!scan_of(loc).scanned)
                 throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                        " was never scanned");
         std::vector<CallNode> rank_tree = merge_own_call_trees();
-        const std::vector<Bytes> shares_and_counts =
-            learn_shares(exchange, count_own_collectives());
+        SharedCollectives collectives(trace_, m_, ranks_, first_of_process_, share_);
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
+            if (first_of_process_[loc] == loc) collectives.add_process(loc, process_ends(loc));
+        const std::vector<Bytes> shares_and_counts = learn_shares(exchange, collectives.counts());
         if (threads_) merge_thread_sends();
-        share_collectives(exchange, shares_and_counts);
+        SharedCollectives::Found found = collectives.share(exchange, shares_and_counts);
+        for (auto& [first, warnings] : found.warnings)
+            scan_of(first).collective_warnings = std::move(warnings);
+        incomplete_ = std::move(found.incomplete);
         std::vector<std::vector<uint32_t>> nodes_of_rank =
             learn_every_location(exchange, std::move(rank_tree));
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
             for (uint32_t& node : m_.callpath_nodes[loc])
                 node = nodes_of_rank[exchange.rank()][node];
-        for (uint32_t loc = 0; loc < nloc; ++loc) {
-            // (The serial order: a location's scan warnings, then its process's collectives'.)
-            scans_[loc].warnings.hand_to(warn_);
-            scans_[loc].collective_warnings.hand_to(warn_);
-            if (scans_[loc].time_goes_backwards) m_.time_goes_backwards = true;
-        }
         for (size_t k = 0; k < m_.collectives.size(); ++k)
             for (size_t member = 0; member < m_.member_calls[k].size(); ++member) {
                 CallSummary& call = m_.member_calls[k][member];
-                if (call.callpath != kNone)
-                    call.callpath =
-                        nodes_of_rank[owner_of(m_.collectives[k].members[member].location)]
-                                     [call.callpath];
+                if (call.callpath == kNone) continue;
+                call.callpath = nodes_of_rank[owner_of(m_.collectives[k].members[member].location)]
+                                             [call.callpath];
+                // (Not sent with the end: the call path's region.)
+                call.region = m_.calltree[call.callpath].region;
             }
         std::vector<std::vector<uint32_t>>().swap(nodes_of_rank); // (all ranks' trees: let go)
         send_sends_to_receivers(exchange);
@@ -704,8 +617,8 @@ class MatcherImpl {
         CallTreeMerge merge(tree);
         m_.callpath_nodes.assign(trace_.locations.size(), {});
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            m_.callpath_nodes[loc] = merge.add(scans_[loc].nodes);
-            std::vector<CallNode>().swap(scans_[loc].nodes);
+            m_.callpath_nodes[loc] = merge.add(scan_of(loc).nodes);
+            std::vector<CallNode>().swap(scan_of(loc).nodes);
         }
         return tree;
     }
@@ -728,359 +641,20 @@ class MatcherImpl {
         return all;
     }
 
-    // A collective end another rank needs: that of a member of a collective one of its
-    // processes takes part in.
-    struct SharedEnd {
-        EventRef member;
-        Ref comm;
-        uint32_t instance; // the process's how-manieth on the communicator
-        uint32_t id;       // the whole trace's, if this member's process made it; else kNone
-        uint32_t root;     // world rank, or kNone
-        CollectiveOp op;
-        CallSummary call; // its call path a node of its rank's tree (merge_own_call_trees)
-    };
-
-    // How many collectives a process reached on a communicator.
-    struct CommCount {
-        Ref comm;
-        uint32_t collectives;
-    };
-
-    // One of this rank's collective ends, as the matching takes it (see collective()).
-    struct OwnEnd {
-        uint32_t location;
-        const CollectiveEnd* end;
-        uint32_t instance = kNone; // kNone: not a member (or no such communicator)
-        uint32_t id = kNone;       // set if this end's process made the collective
-        uint32_t at = kNone;       // its place among the ends share_collectives assembles
-    };
-
-    // What assembling a collective found of one member's end, for its owner's warnings.
-    struct Verdict {
-        bool mismatch = false;
-        uint32_t reached_by = kNone; // the member's place was taken by this location already
-    };
-
-    // Per communicator: (rank, the most collectives a process of that rank reaches there),
-    // by rank.
-    using Reach = std::vector<std::vector<std::pair<uint32_t, uint32_t>>>;
-
-    bool is_self(Ref comm) const { return trace_.defs.communicators[comm].is_self; }
-    // An end other members' ranks need (not MPI_COMM_SELF's, nor one off its communicator).
-    bool travels(const OwnEnd& x) const { return x.instance != kNone && !is_self(x.end->comm); }
-
-    // Collectives, each rank holding those its locations take part in, under the serial ids.
-    // The serial matching numbers them as it meets them, process by process (in location
-    // order): a process's k-th collective on a communicator is new if no earlier process
-    // reached k collectives there (MPI_COMM_SELF: always new). So a process's new ones, and
-    // where its numbers start, follow from how many collectives every earlier process made
-    // on each of its communicators: only these counts are gathered by every rank. Each end
-    // then goes to the ranks of the other members that reach that collective, the end of the
-    // process that made it carrying its id; a rank that holds no member of a communicator
-    // hears nothing of its collectives. The warnings of a process's collectives are found by
-    // its rank, which holds every member's end of them, in the serial order.
-    void share_collectives(Exchange& exchange, const std::vector<Bytes>& shares_and_counts) {
-        const Reach reach = number_collectives(exchange.rank(), shares_and_counts);
-        std::vector<SharedEnd> ends = exchange_collective_ends(exchange, reach);
-        assemble_collectives(exchange.rank(), reach, ends);
-        own_processes_.clear();
-        own_ends_.clear();
-    }
-
-    // Every process's counts, in location order: the ids this rank's processes make, and
-    // per communicator which ranks reach how many of its collectives.
-    Reach number_collectives(unsigned me, const std::vector<Bytes>& shares_and_counts) {
-        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
-        std::vector<uint32_t> made(ncomm, 0); // per communicator, as instances_of_comm_
-        Reach reach(ncomm);
-        uint64_t next_id = 0;
-        size_t own_at = 0;
-        for (uint32_t r = 0; r < shares_and_counts.size(); ++r) {
-            ByteReader in(shares_and_counts[r], "collective counts");
-            in.get<LocationShare>(); // (learn_shares read it)
-            if (r != me)
-                m_.collective_bytes_received += shares_and_counts[r].size() - sizeof(LocationShare);
-            for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
-                if (first_of_process_[loc] != loc) continue;
-                const auto on_self = in.get<uint32_t>();
-                const auto used = in.get_all<CommCount>();
-                if (r == me) number_made(own_ends_[own_at++], made, next_id);
-                next_id += on_self;
-                for (const auto [comm, n] : used) {
-                    if (comm >= ncomm) throw std::logic_error("trace::Matcher: bad communicator");
-                    if (n > made[comm]) {
-                        next_id += n - made[comm];
-                        made[comm] = n;
-                    }
-                    auto& ranks = reach[comm];
-                    if (!ranks.empty() && ranks.back().first == r)
-                        ranks.back().second = std::max(ranks.back().second, n);
-                    else
-                        ranks.push_back({r, n});
-                }
-            }
-        }
-        return reach;
-    }
-
-    // Each member's end to the other ranks that reach its collective: gathered by all if
-    // every other rank does (the world's collectives: one buffer, not a copy per rank).
-    // Where an end goes depends on its collective only, so each collective's ends from one
-    // rank come in one buffer, in process order. Returns every end of the collectives this
-    // rank takes part in, by rank, then process (each own end knows its place). Buffers are
-    // sized exactly and each let go once read.
-    std::vector<SharedEnd> exchange_collective_ends(Exchange& exchange, const Reach& reach) {
-        const unsigned me = exchange.rank();
-        const unsigned others = exchange.size() - 1;
-        auto for_each_destination = [&](const OwnEnd& x, auto&& to_rank, auto&& to_all) {
-            uint32_t n = 0;
-            for (const auto& [r, most] : reach[x.end->comm]) n += r != me && most > x.instance;
-            if (n == others && others > 1) return to_all();
-            for (const auto& [r, most] : reach[x.end->comm])
-                if (r != me && most > x.instance) to_rank(r);
-        };
-        std::vector<size_t> sending(exchange.size() + 1, 0); // by rank; last: to all
-        size_t own_shared = 0;
-        for (const std::vector<OwnEnd>& process : own_ends_)
-            for (const OwnEnd& x : process) {
-                if (!travels(x)) continue;
-                ++own_shared;
-                for_each_destination(
-                    x, [&](uint32_t r) { ++sending[r]; }, [&] { ++sending.back(); });
-            }
-        std::vector<Bytes> out(exchange.size());
-        Bytes to_all;
-        for (uint32_t r = 0; r < out.size(); ++r) out[r].reserve(sending[r] * sizeof(SharedEnd));
-        to_all.reserve(sending.back() * sizeof(SharedEnd));
-        for (const std::vector<OwnEnd>& process : own_ends_)
-            for (const OwnEnd& x : process) {
-                if (!travels(x)) continue;
-                const SharedEnd end = shared_end(x);
-                for_each_destination(
-                    x, [&](uint32_t r) { ByteWriter(out[r]).put(end); },
-                    [&] { ByteWriter(to_all).put(end); });
-            }
-        std::vector<Bytes> in = exchange.all_to_all(std::move(out));
-        std::vector<Bytes> gathered = exchange.all_gather(std::move(to_all));
-        size_t received = 0;
-        for (uint32_t r = 0; r < in.size(); ++r)
-            if (r != me) received += (in[r].size() + gathered[r].size()) / sizeof(SharedEnd);
-        std::vector<SharedEnd> ends;
-        ends.reserve(own_shared + received);
-        for (uint32_t r = 0; r < in.size(); ++r) {
-            if (r == me) {
-                for (std::vector<OwnEnd>& process : own_ends_)
-                    for (OwnEnd& x : process)
-                        if (travels(x)) {
-                            x.at = static_cast<uint32_t>(ends.size());
-                            ends.push_back(shared_end(x));
-                        }
-                continue;
-            }
-            for (Bytes* bytes : {&in[r], &gathered[r]}) {
-                m_.collective_bytes_received += bytes->size();
-                ByteReader from(*bytes, "collective ends");
-                while (!from.done()) {
-                    ends.push_back(from.get<SharedEnd>());
-                    ++m_.collective_ends_received;
-                }
-                Bytes().swap(*bytes);
-            }
-        }
-        return ends;
-    }
-
-    // The collectives this rank takes part in, from every member's end, as the serial
-    // matching finds them (collective()), with this rank's processes' warnings and lists.
-    void assemble_collectives(unsigned me, const Reach& reach, const std::vector<SharedEnd>& ends) {
-        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
-        // Grouped by collective, by counting: the collectives on each communicator this rank
-        // reaches, numbered in order; each collective's ends stay in process order.
-        std::vector<uint32_t> first_group(ncomm + 1, 0);
-        for (uint32_t comm = 0; comm < ncomm; ++comm) {
-            uint32_t most_here = 0;
-            for (const auto& [r, most] : reach[comm])
-                if (r == me) most_here = most;
-            first_group[comm + 1] = first_group[comm] + most_here;
-        }
-        const uint32_t groups = first_group[ncomm];
-        auto group_of = [&](const SharedEnd& e) { return first_group[e.comm] + e.instance; };
-        std::vector<uint32_t> group_start(groups + 1, 0);
-        for (const SharedEnd& e : ends) {
-            if (e.comm >= ncomm || group_of(e) >= first_group[e.comm + 1])
-                throw std::logic_error("trace::Matcher: the end of a collective not taken part in");
-            ++group_start[group_of(e) + 1];
-        }
-        for (uint32_t g = 0; g < groups; ++g) group_start[g + 1] += group_start[g];
-        std::vector<uint32_t> order(ends.size());
-        {
-            std::vector<uint32_t> next(group_start.begin(), group_start.end() - 1);
-            for (uint32_t k = 0; k < ends.size(); ++k) order[next[group_of(ends[k])]++] = k;
-        }
-        // Each collective assembled from its members' ends in the serial order.
-        std::vector<Verdict> verdicts(ends.size()); // by place in `ends`
-        std::vector<uint32_t> ids(ends.size(), kNone);
-        struct Kept {
-            uint32_t id;
-            CollectiveMatch match;
-            std::vector<CallSummary> calls;
-        };
-        std::vector<Kept> kept;
-        for (uint32_t g = 0; g < groups; ++g) {
-            if (group_start[g] == group_start[g + 1]) continue;
-            const SharedEnd& maker = ends[order[group_start[g]]]; // the first to reach it
-            if (maker.id == kNone)
-                throw std::logic_error("trace::Matcher: a collective came without its id");
-            CollectiveMatch c{maker.op, maker.comm, maker.root, {}};
-            c.members.resize(trace_.defs.communicators[maker.comm].members.size());
-            std::vector<CallSummary> calls(c.members.size());
-            bool here = false;
-            for (uint32_t at = group_start[g]; at < group_start[g + 1]; ++at) {
-                const uint32_t k = order[at];
-                const SharedEnd& e = ends[k];
-                ids[k] = maker.id;
-                verdicts[k].mismatch = e.op != c.op || e.root != c.root;
-                const uint32_t rank = ranks_.rank_of(e.comm, e.member.location);
-                if (c.members[rank].location != kNone) {
-                    verdicts[k].reached_by = c.members[rank].location;
-                    continue;
-                }
-                c.members[rank] = e.member;
-                calls[rank] = e.call;
-                here = here || is_local(e.member.location);
-            }
-            const auto missing = static_cast<uint64_t>(
-                std::count_if(c.members.begin(), c.members.end(),
-                              [](const EventRef& m) { return m.location == kNone; }));
-            if (is_local(maker.member.location) && missing > 0)
-                incomplete_.push_back({maker.id, c.comm, missing});
-            if (here) kept.push_back({maker.id, std::move(c), std::move(calls)});
-        }
-        // This rank's processes' warnings and lists, in the serial order; MPI_COMM_SELF's
-        // collectives are each their location's own.
-        for (size_t p = 0; p < own_processes_.size(); ++p) {
-            LocationWarnings& warnings = scans_[own_processes_[p]].collective_warnings;
-            for (const OwnEnd& x : own_ends_[p]) {
-                const CollectiveEnd& e = *x.end;
-                if (e.comm >= ncomm) continue; // the reader rejects these
-                if (x.instance == kNone) {
-                    warnings.add("collective outside communicator",
-                                 where(trace_, x.location, e.event) +
-                                     ": collective on a communicator it is not in");
-                    continue;
-                }
-                if (is_self(e.comm)) {
-                    const SharedEnd s = shared_end(x);
-                    kept.push_back({x.id, {s.op, s.comm, s.root, {s.member}}, {s.call}});
-                    m_.collectives_of[x.location].push_back({e.event, x.id});
-                    continue;
-                }
-                const Verdict& verdict = verdicts[x.at];
-                if (verdict.mismatch)
-                    warnings.add("collective mismatch",
-                                 where(trace_, x.location, e.event) + ": collective " +
-                                     std::to_string(x.instance) +
-                                     " on this communicator differs from the other members' "
-                                     "(operation or root)");
-                if (verdict.reached_by != kNone) {
-                    warnings.add("collective reached twice",
-                                 where(trace_, x.location, e.event) + ": collective " +
-                                     std::to_string(x.instance) +
-                                     " on this communicator was already reached by location " +
-                                     std::to_string(verdict.reached_by) +
-                                     " of the same process; this one is ignored");
-                    continue;
-                }
-                m_.collectives_of[x.location].push_back({e.event, ids[x.at]});
-            }
-        }
-        // Kept in the whole trace's order, numbered here in that order.
-        std::sort(kept.begin(), kept.end(),
-                  [](const Kept& a, const Kept& b) { return a.id < b.id; });
-        m_.collectives.reserve(kept.size());
-        m_.member_calls.reserve(kept.size());
-        m_.global_collective_ids.reserve(kept.size());
-        for (Kept& c : kept) {
-            m_.global_collective_ids.push_back(c.id);
-            m_.collectives.push_back(std::move(c.match));
-            m_.member_calls.push_back(std::move(c.calls));
-        }
-        for (uint32_t loc = share_.first; loc < share_.last; ++loc)
-            for (auto& [event, id] : m_.collectives_of[loc]) id = local_collective_id(m_, id);
-    }
-
-    // This rank's processes' collective ends, each with its instance on its communicator
-    // (own_ends_), and, per process, how many it reached on each communicator: what every
-    // rank gathers (with the shares, learn_shares) to number the collectives.
-    Bytes count_own_collectives() {
-        const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
-        Bytes mine;
-        ByteWriter counts(mine);
-        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            if (first_of_process_[loc] != loc) continue;
-            own_processes_.push_back(loc);
-            std::vector<OwnEnd>& ends = own_ends_.emplace_back();
-            std::vector<CommCount> used; // communicators but MPI_COMM_SELF
-            uint32_t on_self = 0;
-            std::fill(sequence_.begin(), sequence_.end(), 0);
-            for (const auto& [location, end] : process_ends(loc)) {
-                OwnEnd x{location, end};
-                if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
-                    x.instance = sequence_[end->comm]++;
-                    if (is_self(end->comm))
-                        ++on_self;
-                    else if (x.instance == 0)
-                        used.push_back({end->comm, 0});
-                }
-                ends.push_back(x);
-            }
-            for (CommCount& c : used) c.collectives = sequence_[c.comm];
-            counts.put(on_self);
-            counts.put_all(used);
-        }
-        return mine;
-    }
-
-    // The ids of the collectives a process makes: `first` on, in the order it makes them.
-    void number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& made,
-                     uint64_t first) const {
-        for (OwnEnd& x : ends) {
-            if (x.instance == kNone) continue;
-            const Ref comm = x.end->comm;
-            if (is_self(comm) || x.instance >= made[comm]) {
-                if (first >= kNone)
-                    throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
-                                     " collectives: more than the analysis can number");
-                x.id = static_cast<uint32_t>(first++);
-            }
-        }
-    }
-
-    SharedEnd shared_end(const OwnEnd& x) const {
-        const CollectiveEnd& e = *x.end;
-        CallSummary call = local_collective_call(x.location, e.event);
-        if (call.callpath != kNone) call.callpath = m_.callpath_nodes[x.location][call.callpath];
-        return {{x.location, e.event},
-                e.comm,
-                x.instance,
-                x.id,
-                e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location),
-                e.op,
-                call};
-    }
-
     // Each rank's call tree (`tree`: this rank's), each location's scan and collective
     // warnings, to every rank; and each rank's incomplete collectives (those its processes
     // made). The ranks' trees are merged in rank order into the trace's (as the serial
     // matching merges the locations' trees, see CallTreeMerge); returns, per rank, its
-    // tree's nodes -> the trace's.
+    // tree's nodes -> the trace's. The warnings are handed over as they come, in location
+    // order (the ranks' shares are runs of locations in rank order): a location's scan
+    // warnings, then its process's collectives', as the serial matching hands them.
     std::vector<std::vector<uint32_t>> learn_every_location(Exchange& exchange,
                                                             std::vector<CallNode> tree) {
         Bytes mine;
         ByteWriter out(mine);
         out.put_all(tree);
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            LocationScan& scan = scans_[loc];
+            LocationScan& scan = scan_of(loc);
             scan.warnings.write(out);
             scan.collective_warnings.write(out);
             out.put<uint8_t>(scan.time_goes_backwards);
@@ -1091,6 +665,12 @@ class MatcherImpl {
         for (uint32_t r = 0; r < all.size(); ++r) {
             if (r == exchange.rank()) {
                 nodes_of_rank[r] = calltree_.add(tree);
+                for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+                    LocationScan& scan = scan_of(loc);
+                    scan.warnings.hand_to(warn_);
+                    scan.collective_warnings.hand_to(warn_);
+                    if (scan.time_goes_backwards) m_.time_goes_backwards = true;
+                }
                 continue;
             }
             ByteReader in(all[r], "location summaries");
@@ -1098,34 +678,24 @@ class MatcherImpl {
             m_.calltree_nodes_received += theirs.size();
             nodes_of_rank[r] = calltree_.add(theirs);
             for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
-                LocationScan& scan = scans_[loc];
-                scan.warnings.read(in);
-                scan.collective_warnings.read(in);
-                scan.time_goes_backwards = in.get<uint8_t>() != 0;
+                // (Handed over as they come: the other ranks' locations have no scans here.)
+                for (int scan_then_collectives = 0; scan_then_collectives < 2;
+                     ++scan_then_collectives) {
+                    LocationWarnings warnings;
+                    warnings.read(in);
+                    warnings.hand_to(warn_);
+                }
+                if (in.get<uint8_t>() != 0) m_.time_goes_backwards = true;
             }
-            const auto incomplete = in.get_all<Incomplete>();
+            const auto incomplete = in.get_all<IncompleteCollective>();
             incomplete_.insert(incomplete_.end(), incomplete.begin(), incomplete.end());
             Bytes().swap(all[r]);
         }
         std::sort(incomplete_.begin(), incomplete_.end(),
-                  [](const Incomplete& a, const Incomplete& b) { return a.id < b.id; });
+                  [](const IncompleteCollective& a, const IncompleteCollective& b) {
+                      return a.id < b.id;
+                  });
         return nodes_of_rank;
-    }
-
-    // A collective member's part, its call path still the location's own number.
-    CallSummary local_collective_call(uint32_t loc, uint32_t event) const {
-        const auto& events = trace_.locations[loc].events;
-        const LocationFrames& f = m_.frames[loc];
-        const uint32_t enter = f[event].frame;
-        CallSummary call;
-        if (enter == kNone) return call;
-        const uint32_t leave = f[enter].frame;
-        call.region = events[enter].region();
-        call.callpath = f[enter].callpath;
-        call.enter = events[enter].time;
-        call.leave = leave == kNone ? events.back().time : events[leave].time;
-        collective_records(events, enter, event, call);
-        return call;
     }
 
     // Every sender's queues of channels received on another rank, to that rank, with what
@@ -1133,7 +703,7 @@ class MatcherImpl {
     void send_sends_to_receivers(Exchange& exchange) {
         std::vector<Bytes> out(exchange.size());
         for (uint32_t loc = share_.first; loc < share_.last; ++loc)
-            for (const auto& [channel, queue] : scans_[loc].queues.all()) {
+            for (const auto& [channel, queue] : scan_of(loc).queues.all()) {
                 if (is_local(channel.receiver)) continue;
                 ByteWriter to(out[owner_of(channel.receiver)]);
                 to.put(channel);
@@ -1172,9 +742,9 @@ class MatcherImpl {
         Bytes mine;
         ByteWriter out(mine);
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
-            out.put<uint64_t>(scans_[loc].matched.size());
-            out.put<uint64_t>(scans_[loc].unmatched_receives);
-            scans_[loc].receive_warnings.write(out);
+            out.put<uint64_t>(scan_of(loc).matched.size());
+            out.put<uint64_t>(scan_of(loc).unmatched_receives);
+            scan_of(loc).receive_warnings.write(out);
         }
         std::vector<uint32_t> first_id(nloc + 1, 0);
         uint64_t messages = 0;
@@ -1197,14 +767,14 @@ class MatcherImpl {
         std::vector<Bytes> back(exchange.size());
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
             uint32_t id = first_id[loc];
-            for (const LocationScan::Matched& x : scans_[loc].matched) {
+            for (const LocationScan::Matched& x : scan_of(loc).matched) {
                 const EventRef send = x.send.send;
                 const SharedMessage msg{
                     id++, {send, {loc, x.recv_event}, x.posted}, calls_of(loc, x), x.send.slot};
                 if (!is_local(send.location)) ByteWriter(back[owner_of(send.location)]).put(msg);
                 mine_all.push_back(msg);
             }
-            std::vector<LocationScan::Matched>().swap(scans_[loc].matched);
+            std::vector<LocationScan::Matched>().swap(scan_of(loc).matched);
         }
         for (const auto& [channel, queue] : imported_) taken_.push_back({channel, queue.next});
         imported_.clear();
@@ -1243,7 +813,7 @@ class MatcherImpl {
             ByteReader from(bytes, "queues taken");
             while (!from.done()) {
                 const auto taken = from.get<Taken>();
-                if (SendQueue* queue = scans_[taken.channel.sender].queues.find(taken.channel))
+                if (SendQueue* queue = scan_of(taken.channel.sender).queues.find(taken.channel))
                     queue->next = taken.next;
             }
         }
@@ -1252,7 +822,7 @@ class MatcherImpl {
         for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
             LocationWarnings warnings;
             uint64_t unmatched = 0;
-            for (const auto& [channel, queue] : scans_[loc].queues.all())
+            for (const auto& [channel, queue] : scan_of(loc).queues.all())
                 for (size_t k = queue.next; k < queue.sends.size(); ++k) {
                     ++unmatched;
                     const EventRef& send = queue.sends[k].send;
@@ -1271,7 +841,7 @@ class MatcherImpl {
                 warnings.hand_to(warn_);
             }
         }
-        for (const Incomplete& c : incomplete_) warn_incomplete(c.comm, c.missing);
+        for (const IncompleteCollective& c : incomplete_) warn_incomplete(c.comm, c.missing);
     }
 
     // Pops, for each receive of `loc` in posting order, the next send of its channel. Each
@@ -1284,7 +854,7 @@ class MatcherImpl {
             return;
         }
         const auto& events = trace_.locations[loc].events;
-        LocationScan& out = scans_[loc];
+        LocationScan& out = scan_of(loc);
         out.matched.reserve(out.posted.size());
         ChannelCache cache;
         for (size_t k = 0; k < out.posted.size(); ++k) {
@@ -1328,18 +898,18 @@ class MatcherImpl {
         // Receives completed by another thread than the one that posted them: posted then.
         std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> open_posts;
         for (uint32_t loc : locations)
-            for (const auto& [request, event] : scans_[loc].open_posts)
+            for (const auto& [request, event] : scan_of(loc).open_posts)
                 open_posts[request] = {loc, event};
         std::unordered_map<uint64_t, Time> posted_at; // key: location << 32 | MpiIrecv
         for (uint32_t loc : locations)
-            for (const auto& [event, request] : scans_[loc].posted_elsewhere) {
+            for (const auto& [event, request] : scan_of(loc).posted_elsewhere) {
                 auto post = open_posts.find(request);
                 if (post == open_posts.end()) continue;
                 posted_at[uint64_t{loc} << 32 | event] =
                     call_start(post->second.first, post->second.second);
             }
         for (uint32_t loc : locations) {
-            for (const PostedReceive& p : scans_[loc].posted) {
+            for (const PostedReceive& p : scan_of(loc).posted) {
                 Time time = call_start(loc, p.posted);
                 if (!posted_at.empty())
                     if (auto at = posted_at.find(uint64_t{loc} << 32 | p.event);
@@ -1347,12 +917,12 @@ class MatcherImpl {
                         time = at->second;
                 posted.push_back({time, loc, p});
             }
-            std::vector<PostedReceive>().swap(scans_[loc].posted);
+            std::vector<PostedReceive>().swap(scan_of(loc).posted);
         }
         std::stable_sort(posted.begin(), posted.end(),
                          [](const Posted& a, const Posted& b) { return a.time < b.time; });
         for (const Posted& p : posted) {
-            LocationScan& out = scans_[p.location];
+            LocationScan& out = scan_of(p.location);
             const Event& e = trace_.locations[p.location].events[p.receive.event];
             const uint32_t source = world_rank(trace_, e.comm(), e.peer(), p.location);
             const uint32_t source_loc =
@@ -1386,7 +956,7 @@ class MatcherImpl {
         const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
         std::vector<std::pair<uint32_t, const CollectiveEnd*>> ends;
         for (uint32_t l : locations)
-            for (const CollectiveEnd& end : scans_[l].collective_ends) ends.push_back({l, &end});
+            for (const CollectiveEnd& end : scan_of(l).collective_ends) ends.push_back({l, &end});
         if (locations.size() > 1)
             std::stable_sort(ends.begin(), ends.end(), [](const auto& a, const auto& b) {
                 return a.second->time < b.second->time;
@@ -1429,13 +999,13 @@ class MatcherImpl {
         uint64_t messages = 0;
         for (size_t loc = 0; loc < nloc; ++loc) {
             // Message ids are 32 bits (kNone reserved), as the sends' slots hold them.
-            messages += scans_[loc].matched.size();
+            messages += scan_of(loc).matched.size();
             if (messages >= kNone)
                 throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
                                  " matched messages: more than the analysis can number");
             first_id[loc + 1] = static_cast<uint32_t>(messages);
-            m_.unmatched_receives += scans_[loc].unmatched_receives;
-            scans_[loc].receive_warnings.hand_to(warn_);
+            m_.unmatched_receives += scan_of(loc).unmatched_receives;
+            scan_of(loc).receive_warnings.hand_to(warn_);
         }
         // Hundreds of megabytes for large traces: their pages are mapped by all threads
         // before the (then cheap) zeroing.
@@ -1447,7 +1017,7 @@ class MatcherImpl {
         m_.message_calls.resize(first_id[nloc]);
         parallel_for(nloc, workers_, [&](size_t loc, unsigned) {
             auto& received = m_.receives_of[loc];
-            const auto& matched = scans_[loc].matched;
+            const auto& matched = scan_of(loc).matched;
             received.reserve(matched.size());
             uint32_t id = first_id[loc];
             const auto receiver = static_cast<uint32_t>(loc);
@@ -1467,7 +1037,7 @@ class MatcherImpl {
                 m_.sends_of[x.send.send.location][x.send.slot].second = id;
                 ++id;
             }
-            std::vector<LocationScan::Matched>().swap(scans_[loc].matched);
+            std::vector<LocationScan::Matched>().swap(scan_of(loc).matched);
             if (!std::is_sorted(received.begin(), received.end()))
                 std::sort(received.begin(), received.end());
         });
@@ -1577,16 +1147,7 @@ class MatcherImpl {
     };
     std::vector<Taken> taken_;
     // The incomplete collectives this rank's processes made (then every rank's, by id).
-    struct Incomplete {
-        uint32_t id;
-        Ref comm;
-        uint64_t missing;
-    };
-    std::vector<Incomplete> incomplete_;
-    // This rank's processes (first locations) and their collective ends, from
-    // count_own_collectives to share_collectives.
-    std::vector<uint32_t> own_processes_;
-    std::vector<std::vector<OwnEnd>> own_ends_;
+    std::vector<IncompleteCollective> incomplete_;
 };
 
 } // namespace
@@ -1602,13 +1163,18 @@ struct Matcher::Impl {
     Matching matching;
     Warnings warnings{matching.warnings};
     MatcherImpl matcher;
+    bool shared;
     bool finished = false;
-    Impl(const Trace& trace, unsigned threads)
-        : matcher(trace, matching, warnings, threads == 0 ? worker_threads() : threads) {}
+    Impl(const Trace& trace, unsigned threads, LocationShare share, bool shared)
+        : matcher(trace, matching, warnings, threads == 0 ? worker_threads() : threads, share),
+          shared(shared) {}
 };
 
 Matcher::Matcher(const Trace& trace, unsigned threads)
-    : impl_(std::make_unique<Impl>(trace, threads)) {}
+    : impl_(std::make_unique<Impl>(trace, threads, LocationShare{}, false)) {}
+
+Matcher::Matcher(const Trace& trace, LocationShare share, unsigned threads)
+    : impl_(std::make_unique<Impl>(trace, threads, share, true)) {}
 
 Matcher::~Matcher() = default;
 
@@ -1618,15 +1184,19 @@ void Matcher::scan(uint32_t location) {
 
 Matching Matcher::finish() {
     if (impl_->finished) throw std::logic_error("trace::Matcher: finish() called twice");
+    if (impl_->shared)
+        throw std::logic_error("trace::Matcher: a share's matching is finished with the exchange");
     impl_->finished = true;
     impl_->matcher.complete();
     return std::move(impl_->matching);
 }
 
-Matching Matcher::finish(Exchange& exchange, LocationShare share) {
+Matching Matcher::finish(Exchange& exchange) {
     if (impl_->finished) throw std::logic_error("trace::Matcher: finish() called twice");
+    if (!impl_->shared)
+        throw std::logic_error("trace::Matcher: a matching without a share is finished alone");
     impl_->finished = true;
-    impl_->matcher.complete_shared(exchange, share);
+    impl_->matcher.complete_shared(exchange);
     return std::move(impl_->matching);
 }
 
@@ -1720,10 +1290,10 @@ std::vector<uint64_t> event_file_sizes(const Trace& trace) {
 // This rank's share scanned anew after its times were clamped (every rank does it too).
 Matching rematch_share(const Trace& trace, Exchange& exchange, LocationShare share,
                        unsigned threads) {
-    Matcher matcher(trace, threads);
+    Matcher matcher(trace, share, threads);
     parallel_for(share.last - share.first, threads == 0 ? worker_threads() : threads,
                  [&](size_t k, unsigned) { matcher.scan(share.first + static_cast<uint32_t>(k)); });
-    return matcher.finish(exchange, share);
+    return matcher.finish(exchange);
 }
 
 } // namespace
@@ -1741,7 +1311,7 @@ std::pair<Trace, Matching> read_and_match_share(const std::string& path, Exchang
         return share;
     };
     hooks.definitions_read = [&](const Trace& t) {
-        matcher = std::make_unique<Matcher>(t, threads);
+        matcher = std::make_unique<Matcher>(t, share, threads);
     };
     hooks.location_read = [&](const Trace&, uint32_t location) { matcher->scan(location); };
     // A rank that cannot read its share stops every rank, with its error.
@@ -1753,7 +1323,7 @@ std::pair<Trace, Matching> read_and_match_share(const std::string& path, Exchang
     }
     if (const std::optional<std::string> first = exchange.first_error(error))
         throw TraceError(*first);
-    result.second = matcher->finish(exchange, share);
+    result.second = matcher->finish(exchange);
     if (result.second.time_goes_backwards) {
         clamp_times(result.first);
         std::vector<std::string> warnings = std::move(result.second.warnings);

@@ -142,14 +142,18 @@ Matching match(const Trace& trace, unsigned threads = 0);
 class Matcher {
   public:
     explicit Matcher(const Trace& trace, unsigned threads = 0);
+    // One rank's part of a matching shared out among ranks: only `share`'s locations are
+    // scanned (the trace holds only their events), and what the matcher holds per location
+    // it holds for these only.
+    Matcher(const Trace& trace, LocationShare share, unsigned threads = 0);
     ~Matcher();
     Matcher(const Matcher&) = delete;
     Matcher& operator=(const Matcher&) = delete;
     void scan(uint32_t location);
     Matching finish();
-    // The matching of `share` (whose locations were scanned; the trace holds only their
-    // events), the other ranks of `exchange` finishing theirs at once: collective.
-    Matching finish(Exchange& exchange, LocationShare share);
+    // The matching of the share (whose locations were scanned), the other ranks of
+    // `exchange` finishing theirs at once: collective.
+    Matching finish(Exchange& exchange);
 
   private:
     struct Impl;

@@ -388,6 +388,67 @@ TEST(SharedMatching, SubCommunicatorCollectivesTravelOnlyToTheirMembersRanks) {
     EXPECT_EQ(views[0].collectives.size(), 6u);
 }
 
+// The bytes of collective data a rank receives, worked out by hand. Four processes, one
+// per rank: a barrier on the world (each end to every other rank, gathered), an allreduce
+// on P = {1, 2} (made by 1), a broadcast on Q = {0, 1} (made by 0).
+TEST(SharedMatching, CollectiveEndsTravelInBatchesPerCommunicatorOf32BytesEach) {
+    using Op = trace::CollectiveOp;
+    ScratchDir dir;
+    trace::TraceBuilder b(4);
+    const trace::Ref p = b.communicator("P", {1, 2}, b.world());
+    const trace::Ref q = b.communicator("Q", {0, 1}, b.world());
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_collective(r, 10, 20, Op::Barrier, b.world());
+    b.mpi_collective(1, 30, 40, Op::Allreduce, p);
+    b.mpi_collective(2, 30, 40, Op::Allreduce, p);
+    b.mpi_collective(0, 50, 60, Op::Bcast, q, 0);
+    b.mpi_collective(1, 50, 60, Op::Bcast, q, 0);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 200, 205);
+    const std::string anchor = b.write((dir / "batches").string());
+    std::vector<trace::Matching> views(4);
+    trace::run_ranks_in_threads(4, [&](trace::Exchange& ex) {
+        views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
+    });
+    // Each process's counts, which every rank gathers: on MPI_COMM_SELF (4), then its
+    // communicators (8, and 8 each): 0 (world, Q) 28, 1 (world, P, Q) 36, 2 (world, P) 28,
+    // 3 (world) 20. Each communicator's ends from a rank to another in one batch: the
+    // communicator and the number of ends (8), the ends (32 each), the number of
+    // collectives the sender's processes made (4) and these (13 each): a made end's batch
+    // 57 bytes, another's 44.
+    // Rank 0: the world's ends of 1, 2, 3 and Q's of 1.
+    EXPECT_EQ(views[0].collective_ends_received, 4u);
+    EXPECT_EQ(views[0].collective_bytes_received, (36u + 28 + 20) + 4 * 44u);
+    // Rank 1: the world's of 0 (made), 2, 3; Q's of 0 (made), P's of 2.
+    EXPECT_EQ(views[1].collective_ends_received, 5u);
+    EXPECT_EQ(views[1].collective_bytes_received, (28u + 28 + 20) + 2 * 57u + 3 * 44u);
+    // Rank 2: the world's of 0 (made), 1, 3; P's of 1 (made).
+    EXPECT_EQ(views[2].collective_ends_received, 4u);
+    EXPECT_EQ(views[2].collective_bytes_received, (28u + 36 + 20) + 2 * 57u + 2 * 44u);
+    // Rank 3: the world's of 0 (made), 1, 2.
+    EXPECT_EQ(views[3].collective_ends_received, 3u);
+    EXPECT_EQ(views[3].collective_bytes_received, (28u + 36 + 28) + 57u + 2 * 44u);
+    expect_every_share_sees_the_whole(anchor, 4);
+}
+
+// A rank's matcher holds its share's locations only: it refuses to scan another's, and a
+// share is finished with the exchange, a whole trace alone.
+TEST(SharedMatching, AMatcherOfAShareScansItsLocationsOnly) {
+    ScratchDir dir;
+    const std::string anchor = sub_communicator_trace(dir);
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    trace::Matcher share(whole, trace::LocationShare{2, 4}, 1);
+    EXPECT_THROW(share.scan(0), std::logic_error);
+    EXPECT_THROW(share.scan(4), std::logic_error);
+    share.scan(2);
+    share.scan(3);
+    EXPECT_THROW(share.finish(), std::logic_error);
+    trace::Matcher alone(whole, 1);
+    for (uint32_t loc = 0; loc < 6; ++loc) alone.scan(loc);
+    trace::run_ranks_in_threads(
+        1, [&](trace::Exchange& ex) { EXPECT_THROW(alone.finish(ex), std::logic_error); });
+    EXPECT_EQ(alone.finish().collectives.size(), all.collectives.size());
+}
+
 // Threads: a process's collectives, whichever thread makes them, on sub-communicators whose
 // members are on some ranks only; one thread's process reaches one collective less.
 TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
