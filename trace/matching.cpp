@@ -90,8 +90,8 @@ class ChannelQueues {
         if (!cache_) cache_ = std::make_unique<ChannelCache>();
         return *cache_->get(channel, [&] { return &queues_[channel]; });
     }
-    // Once the sender is scanned (and its threads' queues merged): every location has
-    // queues, on every rank of a shared analysis too, and no cache is needed any more.
+    // Once the sender is scanned (and its threads' queues merged): nothing more is queued,
+    // so its cache (1.5 KB a location) goes.
     void drop_cache() { cache_.reset(); }
     // Once the sender is scanned, from any thread (the map no longer changes).
     SendQueue* find(const Channel& channel) {
@@ -211,6 +211,16 @@ class MatcherImpl {
             locations_of_rank_[rank].push_back(loc);
             if (locations_of_rank_[rank].size() > 1) threads_ = true;
         }
+        // The scans of a process's threads are read together (its collectives, its sends
+        // and receives): a share holds whole processes.
+        for (uint32_t loc = share_.first; loc < share_.last; ++loc) {
+            const auto& process = locations_of_rank_[trace.defs.locations[loc].rank];
+            if (process.front() < share_.first || process.back() >= share_.last)
+                throw std::logic_error("trace::Matcher: the share [" +
+                                       std::to_string(share_.first) + ", " +
+                                       std::to_string(share_.last) +
+                                       ") splits the process of location " + std::to_string(loc));
+        }
         const size_t nloc = trace.locations.size();
         m_.frames.resize(nloc);
         m_.receives_of.assign(nloc, {});
@@ -247,7 +257,7 @@ class MatcherImpl {
                         process_collectives(loc);
                         continue;
                     }
-                    std::fill(sequence_.begin(), sequence_.end(), 0);
+                    sequence_.restart();
                     for (const CollectiveEnd& end : scan_of(loc).collective_ends)
                         collective(loc, end);
                 }
@@ -273,11 +283,11 @@ class MatcherImpl {
     };
 
     void scan(uint32_t loc, Scratch& x) {
-        const LocationEvents& le = trace_.locations[loc];
-        const auto& events = le.events;
         if (!is_local(loc))
             throw std::logic_error("trace::Matcher: location " + std::to_string(loc) +
                                    " is not in the share it matches");
+        const LocationEvents& le = trace_.locations[loc];
+        const auto& events = le.events;
         LocationScan& out = scan_of(loc);
         if (out.scanned) throw std::logic_error("trace::Matcher: location scanned twice");
         out.scanned = true;
@@ -580,7 +590,7 @@ class MatcherImpl {
             if (first_of_process_[loc] == loc) collectives.add_process(loc, process_ends(loc));
         const std::vector<Bytes> shares_and_counts = learn_shares(exchange, collectives.counts());
         if (threads_) merge_thread_sends();
-        SharedCollectives::Found found = collectives.share(exchange, shares_and_counts);
+        SharedCollectives::Found found = collectives.assemble(exchange, shares_and_counts);
         for (auto& [first, warnings] : found.warnings)
             scan_of(first).collective_warnings = std::move(warnings);
         incomplete_ = std::move(found.incomplete);
@@ -638,6 +648,9 @@ class MatcherImpl {
                 throw std::logic_error("trace::Matcher: the ranks' shares are not contiguous");
         if (m_.shares.back().last != trace_.locations.size())
             throw std::logic_error("trace::Matcher: the ranks' shares leave locations out");
+        const LocationShare& said = m_.shares[exchange.rank()];
+        if (said.first != share_.first || said.last != share_.last)
+            throw std::logic_error("trace::Matcher: this rank's share came back changed");
         return all;
     }
 
@@ -679,12 +692,11 @@ class MatcherImpl {
             nodes_of_rank[r] = calltree_.add(theirs);
             for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
                 // (Handed over as they come: the other ranks' locations have no scans here.)
-                for (int scan_then_collectives = 0; scan_then_collectives < 2;
-                     ++scan_then_collectives) {
-                    LocationWarnings warnings;
-                    warnings.read(in);
-                    warnings.hand_to(warn_);
-                }
+                LocationWarnings scan_warnings, collective_warnings;
+                scan_warnings.read(in);
+                scan_warnings.hand_to(warn_);
+                collective_warnings.read(in);
+                collective_warnings.hand_to(warn_);
                 if (in.get<uint8_t>() != 0) m_.time_goes_backwards = true;
             }
             const auto incomplete = in.get_all<IncompleteCollective>();
@@ -753,9 +765,7 @@ class MatcherImpl {
             ByteReader in(all[r], "message counts");
             for (uint32_t loc = m_.shares[r].first; loc < m_.shares[r].last; ++loc) {
                 messages += in.get<uint64_t>();
-                if (messages >= kNone)
-                    throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
-                                     " matched messages: more than the analysis can number");
+                if (messages >= kNone) throw_more_than_numbered(trace_, "matched messages");
                 first_id[loc + 1] = static_cast<uint32_t>(messages);
                 m_.unmatched_receives += in.get<uint64_t>();
                 LocationWarnings warnings;
@@ -946,15 +956,15 @@ class MatcherImpl {
     // process's locations at its first one.
     void process_collectives(uint32_t loc) {
         if (first_of_process_[loc] != loc) return;
-        std::fill(sequence_.begin(), sequence_.end(), 0);
+        sequence_.restart();
         for (const auto& [location, end] : process_ends(loc)) collective(location, *end);
     }
 
     // The collective ends of the process whose first location is `first`, in the order the
     // matching takes them: its threads' by time.
-    std::vector<std::pair<uint32_t, const CollectiveEnd*>> process_ends(uint32_t first) const {
+    std::vector<ProcessEnd> process_ends(uint32_t first) const {
         const auto& locations = locations_of_rank_[trace_.defs.locations[first].rank];
-        std::vector<std::pair<uint32_t, const CollectiveEnd*>> ends;
+        std::vector<ProcessEnd> ends;
         for (uint32_t l : locations)
             for (const CollectiveEnd& end : scan_of(l).collective_ends) ends.push_back({l, &end});
         if (locations.size() > 1)
@@ -1000,9 +1010,7 @@ class MatcherImpl {
         for (size_t loc = 0; loc < nloc; ++loc) {
             // Message ids are 32 bits (kNone reserved), as the sends' slots hold them.
             messages += scan_of(loc).matched.size();
-            if (messages >= kNone)
-                throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
-                                 " matched messages: more than the analysis can number");
+            if (messages >= kNone) throw_more_than_numbered(trace_, "matched messages");
             first_id[loc + 1] = static_cast<uint32_t>(messages);
             m_.unmatched_receives += scan_of(loc).unmatched_receives;
             scan_of(loc).receive_warnings.hand_to(warn_);
@@ -1056,12 +1064,9 @@ class MatcherImpl {
     }
 
     void warn_incomplete_collectives() {
-        for (const CollectiveMatch& c : m_.collectives) {
-            const auto missing =
-                std::count_if(c.members.begin(), c.members.end(),
-                              [](const EventRef& r) { return r.location == kNone; });
-            if (missing > 0) warn_incomplete(c.comm, static_cast<uint64_t>(missing));
-        }
+        for (const CollectiveMatch& c : m_.collectives)
+            if (const uint64_t missing = missing_members(c); missing > 0)
+                warn_incomplete(c.comm, missing);
     }
 
     void warn_incomplete(Ref comm, uint64_t missing) {
@@ -1071,19 +1076,17 @@ class MatcherImpl {
                                                " member(s) never reached it (trace cut short?)");
     }
 
-    // The k-th collective of a location on a communicator is the k-th of every member.
+    // The k-th collective of a process on a communicator is the k-th of every member.
     void collective(uint32_t loc, const CollectiveEnd& e) {
         const uint32_t i = e.event;
         if (e.comm >= trace_.defs.communicators.size()) return; // the reader rejects these
         const Communicator& comm = trace_.defs.communicators[e.comm];
-        const uint32_t rank = ranks_.rank_of(e.comm, loc);
+        const auto [rank, k] = sequence_.take(ranks_, loc, e);
         if (rank == kNone) {
-            warn_.add("collective outside communicator",
-                      where(trace_, loc, i) + ": collective on a communicator it is not in");
+            warn_outside_communicator(warn_, trace_, loc, i);
             return;
         }
         uint32_t id;
-        const uint32_t k = sequence_[e.comm]++;
         if (comm.is_self) { // every location has its own MPI_COMM_SELF
             id = static_cast<uint32_t>(m_.collectives.size());
             m_.collectives.push_back({});
@@ -1098,26 +1101,21 @@ class MatcherImpl {
             id = list[k];
         }
         CollectiveMatch& c = m_.collectives[id];
-        const auto op = e.op;
-        const uint32_t root = e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, loc);
+        const uint32_t root = collective_root(trace_, loc, e);
         if (c.comm == kNone) {
-            c.op = op;
+            c.op = e.op;
             c.comm = e.comm;
             c.root = root;
-        } else if (c.op != op || c.root != root) {
-            warn_.add("collective mismatch",
-                      where(trace_, loc, i) + ": collective " + std::to_string(k) +
-                          " on this communicator differs from the other members' (operation "
-                          "or root)");
+        } else if (c.op != e.op || c.root != root) {
+            warn_collective_mismatch(warn_, trace_, loc, i, k);
         }
-        if (c.members[rank].location != kNone) { // a second thread of the same process
-            warn_.add("collective reached twice",
-                      where(trace_, loc, i) + ": collective " + std::to_string(k) +
-                          " on this communicator was already reached by location " +
-                          std::to_string(c.members[rank].location) +
-                          " of the same process; this one is ignored");
-            return;
-        }
+        // A member's place is taken once: a process numbers its own ends on a communicator
+        // (one per instance, whichever thread made it), distinct processes have distinct
+        // world ranks, and these distinct communicator ranks (CommRanks maps each world rank
+        // to one); MPI_COMM_SELF's collectives have one member each.
+        if (c.members[rank].location != kNone)
+            throw std::logic_error("trace::Matcher: a member's place in collective " +
+                                   std::to_string(id) + " taken twice");
         c.members[rank] = {loc, i};
         m_.collectives_of[loc].push_back({i, id});
     }
@@ -1134,12 +1132,14 @@ class MatcherImpl {
     std::vector<std::vector<uint32_t>> locations_of_rank_;
     CallTreeMerge calltree_; // the locations' trees into the trace's (Matching::calltree)
     std::vector<std::vector<uint32_t>> instances_of_comm_; // comm -> collective ids in order
-    std::vector<uint32_t> sequence_;                       // per comm, for the location merged
-    std::vector<LocationScan> scans_;
-    // A shared analysis (complete_shared): this rank's locations (every rank's are the
-    // matching's), and the queues of sends other ranks read for receives here (then how far
-    // each was taken).
+    CollectiveSequence sequence_;                          // of the process merged
+    // The locations this matcher scans, whose scans it holds (scan_of): the whole trace's,
+    // or a rank's share of a shared analysis (complete_shared; every rank's are the
+    // matching's `shares`).
     LocationShare share_;
+    std::vector<LocationScan> scans_;
+    // A shared analysis: the queues of sends other ranks read for receives here (then how
+    // far each was taken).
     std::unordered_map<Channel, SendQueue, ChannelHash> imported_;
     struct Taken {
         Channel channel;

@@ -144,7 +144,8 @@ class Matcher {
     explicit Matcher(const Trace& trace, unsigned threads = 0);
     // One rank's part of a matching shared out among ranks: only `share`'s locations are
     // scanned (the trace holds only their events), and what the matcher holds per location
-    // it holds for these only.
+    // it holds for these only. The share must hold whole processes (share_locations gives
+    // such shares): one that splits a process's threads is a logic_error.
     Matcher(const Trace& trace, LocationShare share, unsigned threads = 0);
     ~Matcher();
     Matcher(const Matcher&) = delete;

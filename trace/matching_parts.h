@@ -1,12 +1,13 @@
 // What the matching's files share (trace/matching.cpp, trace/shared_collectives.cpp): a
-// location's warnings, its collective records and communicator ranks. Internal to the
-// matching, not part of its interface (trace/matching.h).
+// location's warnings, communicator ranks, its collective records, their numbering and
+// warnings. Internal to the matching, not part of its interface (trace/matching.h).
 #pragma once
 
 #include "trace/bytes.h"
 #include "trace/matching.h"
 #include "trace/model.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -91,9 +92,10 @@ class CommRanks {
     std::vector<std::unordered_map<uint32_t, uint32_t>> maps_;
 };
 
-// ---------------------------------------------------------------- messages
-// A location's MpiCollectiveEnd record, as the merge of collectives needs it (also of a
-// location another analyzer rank read).
+// ---------------------------------------------------------------- collectives
+
+// A location's MpiCollectiveEnd record, as the matching of collectives takes it (on the
+// rank that read the location: only trace/shared_collectives.cpp's WireEnd travels).
 struct CollectiveEnd {
     uint32_t event;
     Ref comm;
@@ -101,6 +103,69 @@ struct CollectiveEnd {
     CollectiveOp op;
     Time time;
 };
+
+// One collective end of a process, at the location (thread) that recorded it.
+using ProcessEnd = std::pair<uint32_t, const CollectiveEnd*>;
+
+// The root of `end`, recorded by `location`, as a world rank (kNone if rootless).
+inline uint32_t collective_root(const Trace& trace, uint32_t location, const CollectiveEnd& end) {
+    return world_rank(trace, end.comm, end.root, location);
+}
+
+// A process's collectives numbered per communicator: its k-th on a communicator is its part
+// of the communicator's k-th collective. Restarted for each process.
+class CollectiveSequence {
+  public:
+    struct Place {
+        uint32_t rank;     // of the location in the communicator
+        uint32_t instance; // the process's how-manieth there
+    };
+    explicit CollectiveSequence(size_t communicators) : next_(communicators, 0) {}
+    void restart() { std::fill(next_.begin(), next_.end(), 0); }
+    // `end`'s place; both kNone if `location` is not a member of its communicator, or the
+    // communicator is unknown (which the reader rejects).
+    Place take(CommRanks& ranks, uint32_t location, const CollectiveEnd& end) {
+        if (end.comm >= next_.size()) return {kNone, kNone};
+        const uint32_t rank = ranks.rank_of(end.comm, location);
+        if (rank == kNone) return {kNone, kNone};
+        return {rank, next_[end.comm]++};
+    }
+    // How many collectives the process reached on `comm` so far.
+    uint32_t reached(Ref comm) const { return next_[comm]; }
+
+  private:
+    std::vector<uint32_t> next_; // per communicator
+};
+
+// The members of `c` that never reached it.
+inline uint64_t missing_members(const CollectiveMatch& c) {
+    return static_cast<uint64_t>(std::count_if(
+        c.members.begin(), c.members.end(), [](const EventRef& m) { return m.location == kNone; }));
+}
+
+// The warnings about a collective end, by kind (the serial and the shared matching say the
+// same, see MatcherImpl::collective and SharedCollectives::assemble_collectives).
+template <class Sink>
+void warn_outside_communicator(Sink& warnings, const Trace& trace, uint32_t location,
+                               uint32_t event) {
+    warnings.add("collective outside communicator",
+                 where(trace, location, event) + ": collective on a communicator it is not in");
+}
+
+template <class Sink>
+void warn_collective_mismatch(Sink& warnings, const Trace& trace, uint32_t location, uint32_t event,
+                              uint32_t instance) {
+    warnings.add("collective mismatch",
+                 where(trace, location, event) + ": collective " + std::to_string(instance) +
+                     " on this communicator differs from the other members' (operation or root)");
+}
+
+// Ids are 32 bits, kNone reserved: more `what` (messages, collectives, collective ends on
+// one rank) than that is a trace too large for the analysis.
+[[noreturn]] inline void throw_more_than_numbered(const Trace& trace, const std::string& what) {
+    throw TraceError(trace.path + ": more than " + std::to_string(kNone - 1) + " " + what +
+                     ": more than the analysis can number");
+}
 
 // A collective member's part spans its MpiCollectiveBegin and MpiCollectiveEnd records,
 // where the trace has them (between the call's enter and the end record).

@@ -1,6 +1,7 @@
 #include "trace/shared_collectives.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -14,9 +15,10 @@ struct CommCount {
     uint32_t collectives;
 };
 
-// The ends a rank sends another travel in batches, one per communicator: the communicator,
-// the number of ends, the ends (WireEnd), the number of collectives of these the sending
-// rank's processes made, and these (their instance, id, root and operation; 13 bytes).
+// The ends a rank sends another (or every other) travel in batches, one per communicator:
+// the communicator, the number of ends, the ends (WireEnd), the number of collectives of
+// these the sending rank's processes made, and these (MakerRecord without the communicator:
+// instance, id, root and operation; 13 bytes).
 // A member's end as it travels: no padding, nothing the batch or the maker's end tells.
 struct WireEnd {
     uint32_t location;
@@ -27,7 +29,7 @@ struct WireEnd {
     Time leave;
 };
 static_assert(sizeof(WireEnd) == 32, "a collective end travels in 32 bytes");
-constexpr size_t kWireMadeBytes = 3 * sizeof(uint32_t) + sizeof(CollectiveOp);
+constexpr size_t kWireMakerBytes = 3 * sizeof(uint32_t) + sizeof(CollectiveOp);
 constexpr size_t kBatchHeaderBytes = 2 * sizeof(uint32_t); // communicator, ends
 
 } // namespace
@@ -36,24 +38,25 @@ SharedCollectives::SharedCollectives(const Trace& trace, Matching& matching, Com
                                      const std::vector<uint32_t>& first_of_process,
                                      LocationShare share)
     : trace_(trace), m_(matching), ranks_(ranks), first_of_process_(first_of_process),
-      share_(share), sequence_(trace.defs.communicators.size()) {}
+      share_(share) {}
 
 SharedCollectives::~SharedCollectives() = default;
 
 // A member's end of a collective, as this rank assembles the collective (also of a
 // location another rank read). What is the same for every member (operation, root) and
-// the collective's id come with the end of the process that made it (Made).
+// the collective's id come with the end of the process that made it (MakerRecord).
 struct SharedCollectives::SharedEnd {
     EventRef member;
     Ref comm;
     uint32_t instance; // the process's how-manieth on the communicator
-    // Its call path a node of its rank's tree (merge_own_call_trees); the region is not sent,
-    // it is the call path's (set where the call path joins the trace's tree).
+    // Its call path a node of its rank's tree (merge_own_call_trees). The region is not
+    // sent: set for this rank's ends, kNone for the others' until complete_shared sets
+    // every call's region from its call path in the trace's tree.
     CallSummary call;
 };
 
 // Of a collective, from the process that made it (first reached it).
-struct SharedCollectives::Made {
+struct SharedCollectives::MakerRecord {
     Ref comm;
     uint32_t instance;
     uint32_t id;   // the whole trace's
@@ -68,7 +71,15 @@ struct SharedCollectives::OwnEnd {
     const CollectiveEnd* end;
     uint32_t instance = kNone; // kNone: not a member (or no such communicator)
     uint32_t id = kNone;       // set if this end's process made the collective
-    uint32_t at = kNone;       // its place among the ends share() assembles
+};
+
+// Where this rank's ends of one communicator go: the other ranks that reach its
+// collectives, those that reach most first, and per instance this rank reaches how many of
+// these reach it (a prefix). Worked out once per communicator, so that routing an end costs
+// one step per rank it goes to, or one step if it goes to every other rank.
+struct SharedCollectives::Route {
+    std::vector<uint32_t> ranks;    // most first
+    std::vector<uint32_t> reaching; // per instance
 };
 
 bool SharedCollectives::is_self(Ref comm) const {
@@ -91,8 +102,8 @@ bool SharedCollectives::travels(const OwnEnd& x) const {
 // a rank that holds no member of a communicator hears nothing of its collectives. The
 // warnings of a process's collectives are found by its rank, which holds every member's
 // end of them, in the serial order.
-SharedCollectives::Found SharedCollectives::share(Exchange& exchange,
-                                                  const std::vector<Bytes>& shares_and_counts) {
+SharedCollectives::Found SharedCollectives::assemble(Exchange& exchange,
+                                                     const std::vector<Bytes>& shares_and_counts) {
     const Reach reach = number_collectives(exchange.rank(), shares_and_counts);
     Received received = exchange_collective_ends(exchange, reach);
     Found found;
@@ -107,7 +118,9 @@ SharedCollectives::Found SharedCollectives::share(Exchange& exchange,
 SharedCollectives::Reach
 SharedCollectives::number_collectives(unsigned me, const std::vector<Bytes>& shares_and_counts) {
     const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
-    std::vector<uint32_t> made(ncomm, 0); // per communicator, as instances_of_comm_
+    // Per communicator: how many collectives the processes before reached there (the
+    // serial matching's instances_of_comm_ sizes).
+    std::vector<uint32_t> reached_before(ncomm, 0);
     Reach reach(ncomm);
     uint64_t next_id = 0;
     size_t own_at = 0;
@@ -120,14 +133,21 @@ SharedCollectives::number_collectives(unsigned me, const std::vector<Bytes>& sha
             if (first_of_process_[loc] != loc) continue;
             const auto on_self = in.get<uint32_t>();
             const auto used = in.get_all<CommCount>();
-            if (r == me) number_made(own_ends_[own_at++], made, next_id);
-            next_id += on_self;
+            uint64_t new_ones = on_self;
             for (const auto [comm, n] : used) {
                 if (comm >= ncomm) throw std::logic_error("trace::Matcher: bad communicator");
-                if (n > made[comm]) {
-                    next_id += n - made[comm];
-                    made[comm] = n;
-                }
+                if (n > reached_before[comm]) new_ones += n - reached_before[comm];
+            }
+            // (Every rank counts every process: all throw alike.)
+            if (next_id + new_ones >= kNone) throw_more_than_numbered(trace_, "collectives");
+            if (r == me) {
+                if (own_at == own_ends_.size())
+                    throw std::logic_error("trace::Matcher: more processes counted than added");
+                number_made(own_ends_[own_at++], reached_before, next_id);
+            }
+            next_id += new_ones;
+            for (const auto [comm, n] : used) {
+                reached_before[comm] = std::max(reached_before[comm], n);
                 auto& ranks = reach[comm];
                 if (!ranks.empty() && ranks.back().first == r)
                     ranks.back().second = std::max(ranks.back().second, n);
@@ -135,7 +155,12 @@ SharedCollectives::number_collectives(unsigned me, const std::vector<Bytes>& sha
                     ranks.push_back({r, n});
             }
         }
+        if (!in.done())
+            throw std::logic_error("trace::Matcher: rank " + std::to_string(r) +
+                                   "'s collective counts go on past its processes'");
     }
+    if (own_at != own_ends_.size())
+        throw std::logic_error("trace::Matcher: fewer processes counted than added");
     return reach;
 }
 
@@ -144,55 +169,85 @@ SharedCollectives::number_collectives(unsigned me, const std::vector<Bytes>& sha
 // Where an end goes depends on its collective only, so each collective's ends from one
 // rank come in one buffer, in process order (within its communicator's batch). Returns
 // every end of the collectives this rank takes part in, by rank, then communicator, then
-// process (each own end knows its place), and what the makers tell of each collective.
-// Buffers are sized exactly and each let go once read.
+// process, and what the makers tell of each collective. Buffers are sized exactly and each
+// let go once read.
 SharedCollectives::Received SharedCollectives::exchange_collective_ends(Exchange& exchange,
                                                                         const Reach& reach) {
     const unsigned me = exchange.rank();
     const unsigned others = exchange.size() - 1;
-    const unsigned to_all = exchange.size(); // the destination "every other rank"
+    const unsigned kEveryRank = exchange.size(); // the destination "every other rank"
     // This rank's ends that travel, by communicator, each communicator's in process order.
-    std::vector<OwnEnd*> travelling;
-    for (std::vector<OwnEnd>& process : own_ends_)
-        for (OwnEnd& x : process)
+    std::vector<const OwnEnd*> travelling;
+    for (const std::vector<OwnEnd>& process : own_ends_)
+        for (const OwnEnd& x : process)
             if (travels(x)) travelling.push_back(&x);
+    // (A batch's count of ends is 32 bits.)
+    if (travelling.size() >= kNone) throw_more_than_numbered(trace_, "collective ends on one rank");
     std::stable_sort(travelling.begin(), travelling.end(),
                      [](const OwnEnd* a, const OwnEnd* b) { return a->end->comm < b->end->comm; });
-    auto for_each_destination = [&](const OwnEnd& x, auto&& to) {
-        uint32_t n = 0;
-        for (const auto& [r, most] : reach[x.end->comm]) n += r != me && most > x.instance;
-        if (n == others && others > 1) return to(to_all);
-        for (const auto& [r, most] : reach[x.end->comm])
-            if (r != me && most > x.instance) to(r);
+    // Per communicator of these, in order: its ends travelling[from, to) and their route.
+    struct Run {
+        size_t from, to;
+        Route route;
+    };
+    std::vector<Run> runs;
+    for (size_t from = 0; from < travelling.size();) {
+        const Ref comm = travelling[from]->end->comm;
+        size_t to = from;
+        while (to < travelling.size() && travelling[to]->end->comm == comm) ++to;
+        std::vector<std::pair<uint32_t, uint32_t>> by_most; // (most, rank), other ranks
+        uint32_t here = 0;
+        for (const auto& [r, most] : reach[comm])
+            if (r == me)
+                here = most;
+            else
+                by_most.push_back({most, r});
+        std::sort(by_most.begin(), by_most.end(), std::greater<>());
+        Route route;
+        for (const auto& [most, r] : by_most) route.ranks.push_back(r);
+        route.reaching.resize(here);
+        size_t reaching = 0;
+        for (uint32_t instance = here; instance-- > 0;) {
+            while (reaching < by_most.size() && by_most[reaching].first > instance) ++reaching;
+            route.reaching[instance] = static_cast<uint32_t>(reaching);
+        }
+        runs.push_back({from, to, std::move(route)});
+        from = to;
+    }
+    auto for_each_destination = [&](const Route& route, const OwnEnd& x, auto&& to) {
+        if (x.instance >= route.reaching.size())
+            throw std::logic_error("trace::Matcher: an end beyond its process's counts");
+        const uint32_t n = route.reaching[x.instance];
+        if (n == others && others > 1) return to(kEveryRank);
+        for (uint32_t k = 0; k < n; ++k) to(route.ranks[k]);
     };
     // Per destination, one communicator at a time: its ends and its collectives made here.
     struct Batch {
         std::vector<const OwnEnd*> ends;
-        uint32_t made = 0;
+        uint32_t makers = 0;
     };
     std::vector<Batch> batches(exchange.size() + 1);
+    std::vector<unsigned> filled; // the destinations of the communicator's batches
     auto for_each_batch = [&](auto&& send) {
-        for (size_t from = 0; from < travelling.size();) {
-            const Ref comm = travelling[from]->end->comm;
-            size_t to = from;
-            for (; to < travelling.size() && travelling[to]->end->comm == comm; ++to)
-                for_each_destination(*travelling[to], [&](unsigned d) {
-                    batches[d].ends.push_back(travelling[to]);
-                    batches[d].made += travelling[to]->id != kNone;
+        for (const Run& run : runs) {
+            for (size_t k = run.from; k < run.to; ++k)
+                for_each_destination(run.route, *travelling[k], [&](unsigned d) {
+                    if (batches[d].ends.empty()) filled.push_back(d);
+                    batches[d].ends.push_back(travelling[k]);
+                    batches[d].makers += travelling[k]->id != kNone;
                 });
-            for (unsigned d = 0; d < batches.size(); ++d)
-                if (!batches[d].ends.empty()) {
-                    send(d, comm, batches[d]);
-                    batches[d] = {};
-                }
-            from = to;
+            for (const unsigned d : filled) {
+                send(d, travelling[run.from]->end->comm, batches[d]);
+                batches[d] = {};
+            }
+            filled.clear();
         }
     };
     std::vector<Bytes> out(exchange.size() + 1); // by rank; last: to all
     std::vector<size_t> sizes(out.size(), 0);
     for_each_batch([&](unsigned d, Ref, const Batch& batch) {
         sizes[d] += kBatchHeaderBytes + batch.ends.size() * sizeof(WireEnd) + sizeof(uint32_t) +
-                    batch.made * kWireMadeBytes;
+                    batch.makers * kWireMakerBytes;
     });
     for (unsigned d = 0; d < out.size(); ++d) out[d].reserve(sizes[d]);
     for_each_batch([&](unsigned d, Ref comm, const Batch& batch) {
@@ -204,12 +259,12 @@ SharedCollectives::Received SharedCollectives::exchange_collective_ends(Exchange
             w.put(WireEnd{e.member.location, e.member.event, e.instance, e.call.callpath,
                           e.call.enter, e.call.leave});
         }
-        w.put(batch.made);
+        w.put(batch.makers);
         for (const OwnEnd* x : batch.ends)
             if (x->id != kNone) {
                 w.put(x->instance);
                 w.put(x->id);
-                w.put(root_of(*x));
+                w.put(collective_root(trace_, x->location, *x->end));
                 w.put(x->end->op);
             }
     });
@@ -224,12 +279,12 @@ SharedCollectives::Received SharedCollectives::exchange_collective_ends(Exchange
     received.ends.reserve(ends);
     for (uint32_t r = 0; r < in.size(); ++r) {
         if (r == me) {
-            for (OwnEnd* x : travelling) {
-                x->at = static_cast<uint32_t>(received.ends.size());
+            for (const OwnEnd* x : travelling) {
                 received.ends.push_back(shared_end(*x));
                 if (x->id != kNone)
-                    received.made.push_back(
-                        {x->end->comm, x->instance, x->id, root_of(*x), x->end->op});
+                    received.makers.push_back({x->end->comm, x->instance, x->id,
+                                               collective_root(trace_, x->location, *x->end),
+                                               x->end->op});
             }
             continue;
         }
@@ -247,12 +302,12 @@ SharedCollectives::Received SharedCollectives::exchange_collective_ends(Exchange
                     ++m_.collective_ends_received;
                 }
                 for (auto n = from.get<uint32_t>(); n > 0; --n) {
-                    Made made{comm, 0, 0, 0, CollectiveOp::Other};
-                    made.instance = from.get<uint32_t>();
-                    made.id = from.get<uint32_t>();
-                    made.root = from.get<uint32_t>();
-                    made.op = from.get<CollectiveOp>();
-                    received.made.push_back(made);
+                    MakerRecord maker{comm, 0, 0, 0, CollectiveOp::Other};
+                    maker.instance = from.get<uint32_t>();
+                    maker.id = from.get<uint32_t>();
+                    maker.root = from.get<uint32_t>();
+                    maker.op = from.get<CollectiveOp>();
+                    received.makers.push_back(maker);
                 }
             }
             Bytes().swap(*bytes);
@@ -266,7 +321,11 @@ SharedCollectives::Received SharedCollectives::exchange_collective_ends(Exchange
 void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
                                              const Received& received, Found& found) {
     const std::vector<SharedEnd>& ends = received.ends;
+    // (Places in `ends` are 32 bits; so are the groups below, which are fewer: each group
+    // has an end of this rank's.)
+    if (ends.size() >= kNone) throw_more_than_numbered(trace_, "collective ends on one rank");
     const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
+    const auto nloc = static_cast<uint32_t>(trace_.defs.locations.size());
     // Grouped by collective, by counting: the collectives on each communicator this rank
     // reaches, numbered in order; each collective's ends stay in process order.
     std::vector<uint32_t> first_group(ncomm + 1, 0);
@@ -278,7 +337,7 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
     }
     const uint32_t groups = first_group[ncomm];
     auto group_of = [&](Ref comm, uint32_t instance) {
-        if (comm >= ncomm || first_group[comm] + instance >= first_group[comm + 1])
+        if (comm >= ncomm || instance >= first_group[comm + 1] - first_group[comm])
             throw std::logic_error("trace::Matcher: the end of a collective not taken part in");
         return first_group[comm] + instance;
     };
@@ -291,11 +350,9 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
         for (uint32_t k = 0; k < ends.size(); ++k)
             order[next[group_of(ends[k].comm, ends[k].instance)]++] = k;
     }
-    std::vector<Made> made(groups, {kNone, kNone, kNone, kNone, CollectiveOp::Other});
-    for (const Made& x : received.made) made[group_of(x.comm, x.instance)] = x;
+    std::vector<MakerRecord> makers(groups, {kNone, kNone, kNone, kNone, CollectiveOp::Other});
+    for (const MakerRecord& x : received.makers) makers[group_of(x.comm, x.instance)] = x;
     // Each collective assembled from its members' ends in the serial order.
-    std::vector<uint32_t> reached_by(ends.size(), kNone); // by place in `ends`: the location
-                                                          // whose end took this one's place
     struct Kept {
         uint32_t id;
         CollectiveMatch match;
@@ -305,30 +362,31 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
     for (uint32_t g = 0; g < groups; ++g) {
         if (group_start[g] == group_start[g + 1]) continue;
         const SharedEnd& maker = ends[order[group_start[g]]]; // the first to reach it
-        if (made[g].id == kNone)
+        if (makers[g].id == kNone)
             throw std::logic_error("trace::Matcher: a collective came without its id");
-        CollectiveMatch c{made[g].op, maker.comm, made[g].root, {}};
+        CollectiveMatch c{makers[g].op, maker.comm, makers[g].root, {}};
         c.members.resize(trace_.defs.communicators[maker.comm].members.size());
         std::vector<CallSummary> calls(c.members.size());
         bool here = false;
         for (uint32_t at = group_start[g]; at < group_start[g + 1]; ++at) {
-            const uint32_t k = order[at];
-            const SharedEnd& e = ends[k];
-            const uint32_t rank = ranks_.rank_of(e.comm, e.member.location);
-            if (c.members[rank].location != kNone) {
-                reached_by[k] = c.members[rank].location;
-                continue;
-            }
+            const SharedEnd& e = ends[order[at]];
+            const uint32_t rank =
+                e.member.location < nloc ? ranks_.rank_of(e.comm, e.member.location) : kNone;
+            if (rank == kNone)
+                throw std::logic_error("trace::Matcher: an end of collective " +
+                                       std::to_string(makers[g].id) + " from a non-member");
+            // Each member's place is taken once, see MatcherImpl::collective.
+            if (c.members[rank].location != kNone)
+                throw std::logic_error("trace::Matcher: a member's place in collective " +
+                                       std::to_string(makers[g].id) + " taken twice");
             c.members[rank] = e.member;
             calls[rank] = e.call;
             here = here || is_local(e.member.location);
         }
-        const auto missing = static_cast<uint64_t>(
-            std::count_if(c.members.begin(), c.members.end(),
-                          [](const EventRef& m) { return m.location == kNone; }));
+        const uint64_t missing = missing_members(c);
         if (is_local(maker.member.location) && missing > 0)
-            found.incomplete.push_back({made[g].id, c.comm, missing});
-        if (here) kept.push_back({made[g].id, std::move(c), std::move(calls)});
+            found.incomplete.push_back({makers[g].id, c.comm, missing});
+        if (here) kept.push_back({makers[g].id, std::move(c), std::move(calls)});
     }
     // This rank's processes' warnings and lists, in the serial order; MPI_COMM_SELF's
     // collectives are each their location's own.
@@ -339,33 +397,20 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
             const CollectiveEnd& e = *x.end;
             if (e.comm >= ncomm) continue; // the reader rejects these
             if (x.instance == kNone) {
-                warnings.add("collective outside communicator",
-                             where(trace_, x.location, e.event) +
-                                 ": collective on a communicator it is not in");
+                warn_outside_communicator(warnings, trace_, x.location, e.event);
                 continue;
             }
             if (is_self(e.comm)) {
                 const SharedEnd s = shared_end(x);
-                kept.push_back({x.id, {e.op, e.comm, root_of(x), {s.member}}, {s.call}});
+                kept.push_back({x.id,
+                                {e.op, e.comm, collective_root(trace_, x.location, e), {s.member}},
+                                {s.call}});
                 m_.collectives_of[x.location].push_back({e.event, x.id});
                 continue;
             }
-            const Made& c = made[group_of(e.comm, x.instance)];
-            if (e.op != c.op || root_of(x) != c.root)
-                warnings.add("collective mismatch",
-                             where(trace_, x.location, e.event) + ": collective " +
-                                 std::to_string(x.instance) +
-                                 " on this communicator differs from the other members' "
-                                 "(operation or root)");
-            if (reached_by[x.at] != kNone) {
-                warnings.add("collective reached twice",
-                             where(trace_, x.location, e.event) + ": collective " +
-                                 std::to_string(x.instance) +
-                                 " on this communicator was already reached by location " +
-                                 std::to_string(reached_by[x.at]) +
-                                 " of the same process; this one is ignored");
-                continue;
-            }
+            const MakerRecord& c = makers[group_of(e.comm, x.instance)];
+            if (e.op != c.op || collective_root(trace_, x.location, e) != c.root)
+                warn_collective_mismatch(warnings, trace_, x.location, e.event, x.instance);
             m_.collectives_of[x.location].push_back({e.event, c.id});
         }
     }
@@ -385,16 +430,15 @@ void SharedCollectives::assemble_collectives(unsigned me, const Reach& reach,
 
 // Each end with its instance on its communicator (own_ends_), and the process's counts.
 void SharedCollectives::add_process(uint32_t first, const std::vector<ProcessEnd>& process) {
-    const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
     own_processes_.push_back(first);
     std::vector<OwnEnd>& ends = own_ends_.emplace_back();
     std::vector<CommCount> used; // communicators but MPI_COMM_SELF
     uint32_t on_self = 0;
-    std::fill(sequence_.begin(), sequence_.end(), 0);
+    CollectiveSequence sequence(trace_.defs.communicators.size());
     for (const auto& [location, end] : process) {
         OwnEnd x{location, end};
-        if (end->comm < ncomm && ranks_.rank_of(end->comm, location) != kNone) {
-            x.instance = sequence_[end->comm]++;
+        x.instance = sequence.take(ranks_, location, *end).instance;
+        if (x.instance != kNone) {
             if (is_self(end->comm))
                 ++on_self;
             else if (x.instance == 0)
@@ -402,53 +446,33 @@ void SharedCollectives::add_process(uint32_t first, const std::vector<ProcessEnd
         }
         ends.push_back(x);
     }
-    for (CommCount& c : used) c.collectives = sequence_[c.comm];
+    for (CommCount& c : used) c.collectives = sequence.reached(c.comm);
     ByteWriter counts(counts_);
     counts.put(on_self);
     counts.put_all(used);
 }
 
-// The ids of the collectives a process makes: `first` on, in the order it makes them.
-void SharedCollectives::number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& made,
+// The ids of the collectives a process makes: `first` on, in the order it makes them (a
+// collective is new unless a process before reached its instance).
+void SharedCollectives::number_made(std::vector<OwnEnd>& ends,
+                                    const std::vector<uint32_t>& reached_before,
                                     uint64_t first) const {
     for (OwnEnd& x : ends) {
         if (x.instance == kNone) continue;
         const Ref comm = x.end->comm;
-        if (is_self(comm) || x.instance >= made[comm]) {
-            if (first >= kNone)
-                throw TraceError(trace_.path + ": more than " + std::to_string(kNone - 1) +
-                                 " collectives: more than the analysis can number");
+        if (is_self(comm) || x.instance >= reached_before[comm])
             x.id = static_cast<uint32_t>(first++);
-        }
     }
 }
 
+// What an end tells the others, its call path a node of this rank's tree (the call paths
+// of this rank's locations lead there until complete_shared leads them on).
 SharedCollectives::SharedEnd SharedCollectives::shared_end(const OwnEnd& x) const {
     const CollectiveEnd& e = *x.end;
-    CallSummary call = local_collective_call(x.location, e.event);
-    if (call.callpath != kNone) call.callpath = m_.callpath_nodes[x.location][call.callpath];
-    return {{x.location, e.event}, e.comm, x.instance, call};
-}
-
-uint32_t SharedCollectives::root_of(const OwnEnd& x) const {
-    const CollectiveEnd& e = *x.end;
-    return e.root == kNone ? kNone : world_rank(trace_, e.comm, e.root, x.location);
-}
-
-// A collective member's part, its call path still the location's own number.
-CallSummary SharedCollectives::local_collective_call(uint32_t loc, uint32_t event) const {
-    const auto& events = trace_.locations[loc].events;
-    const LocationFrames& f = m_.frames[loc];
-    const uint32_t enter = f[event].frame;
-    CallSummary call;
-    if (enter == kNone) return call;
-    const uint32_t leave = f[enter].frame;
-    call.region = events[enter].region();
-    call.callpath = f[enter].callpath;
-    call.enter = events[enter].time;
-    call.leave = leave == kNone ? events.back().time : events[leave].time;
-    collective_records(events, enter, event, call);
-    return call;
+    return {{x.location, e.event},
+            e.comm,
+            x.instance,
+            collective_call(trace_, m_, {x.location, e.event})};
 }
 
 } // namespace topolens::trace::detail

@@ -25,15 +25,12 @@ struct IncompleteCollective {
     uint64_t missing;
 };
 
-// One collective end of a process, at the location (thread) that recorded it.
-using ProcessEnd = std::pair<uint32_t, const CollectiveEnd*>;
-
 // One rank's part of the shared collectives: add_process for each of its processes, the
-// ranks gather counts(), then share() fills the matching's collectives.
+// ranks gather counts(), then assemble() fills the matching's collectives.
 class SharedCollectives {
   public:
     // `matching`: this rank's, its share's call path numbers leading into the rank's call
-    // tree (the ends carry these); its collectives are filled by share().
+    // tree (the ends carry these); its collectives are filled by assemble().
     // `first_of_process`: per location of the trace, its process's first location.
     SharedCollectives(const Trace& trace, Matching& matching, CommRanks& ranks,
                       const std::vector<uint32_t>& first_of_process, LocationShare share);
@@ -56,16 +53,21 @@ class SharedCollectives {
     // counts()), the matching's `shares` known: fills the matching's collectives,
     // member_calls, global_collective_ids and collectives_of (of the share), and the bytes
     // and ends received. Collective.
-    Found share(Exchange& exchange, const std::vector<Bytes>& shares_and_counts);
+    // member_calls are left half done: each call path is a node of its member's rank's
+    // tree, and the region is set for this rank's members only; the caller leads them into
+    // the trace's tree once it is known, and sets each region from its call path
+    // (MatcherImpl::complete_shared).
+    Found assemble(Exchange& exchange, const std::vector<Bytes>& shares_and_counts);
 
   private:
     struct OwnEnd;
     struct SharedEnd;
-    struct Made;
+    struct MakerRecord;
+    struct Route;
     // The ends of the collectives this rank takes part in, and what their makers tell.
     struct Received {
         std::vector<SharedEnd> ends;
-        std::vector<Made> made;
+        std::vector<MakerRecord> makers;
     };
     // Per communicator: (rank, the most collectives a process of that rank reaches there),
     // by rank.
@@ -75,11 +77,9 @@ class SharedCollectives {
     Received exchange_collective_ends(Exchange& exchange, const Reach& reach);
     void assemble_collectives(unsigned me, const Reach& reach, const Received& received,
                               Found& found);
-    void number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& made,
+    void number_made(std::vector<OwnEnd>& ends, const std::vector<uint32_t>& reached_before,
                      uint64_t first) const;
     SharedEnd shared_end(const OwnEnd& x) const;
-    uint32_t root_of(const OwnEnd& x) const; // world rank, or kNone
-    CallSummary local_collective_call(uint32_t loc, uint32_t event) const;
     bool is_self(Ref comm) const;
     bool travels(const OwnEnd& x) const;
     bool is_local(uint32_t loc) const { return loc >= share_.first && loc < share_.last; }
@@ -89,7 +89,6 @@ class SharedCollectives {
     CommRanks& ranks_;
     const std::vector<uint32_t>& first_of_process_;
     const LocationShare share_;
-    std::vector<uint32_t> sequence_; // per communicator, for the process counted
     Bytes counts_;
     // This rank's processes (first locations) and their collective ends.
     std::vector<uint32_t> own_processes_;
