@@ -13,9 +13,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <barrier>
+#include <cstddef>
+#include <cstring>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace topolens;
@@ -439,6 +445,7 @@ TEST(SharedMatching, AMatcherOfAShareScansItsLocationsOnly) {
     trace::Matcher share(whole, trace::LocationShare{2, 4}, 1);
     EXPECT_THROW(share.scan(0), std::logic_error);
     EXPECT_THROW(share.scan(4), std::logic_error);
+    EXPECT_THROW(share.scan(100), std::logic_error); // beyond the trace's locations
     share.scan(2);
     share.scan(3);
     EXPECT_THROW(share.finish(), std::logic_error);
@@ -449,9 +456,10 @@ TEST(SharedMatching, AMatcherOfAShareScansItsLocationsOnly) {
     EXPECT_EQ(alone.finish().collectives.size(), all.collectives.size());
 }
 
-// Threads: a process's collectives, whichever thread makes them, on sub-communicators whose
-// members are on some ranks only; one thread's process reaches one collective less.
-TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
+// Four processes of two threads each: collectives, whichever thread makes them, on
+// sub-communicators whose members are on some ranks only; one process reaches one
+// collective less.
+std::string threaded_trace(const ScratchDir& dir) {
     using Op = trace::CollectiveOp;
     trace::TraceBuilder b(4);
     std::vector<uint32_t> threads;
@@ -468,11 +476,99 @@ TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
         b.mpi_collective(r % 2 ? r : threads[r], 60, 70 + r, Op::Barrier, b.world());
     }
     for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 80, 85);
+    return b.write((dir / "threads").string());
+}
+
+TEST(SharedMatching, ThreadedProcessesCollectivesOnSubCommunicators) {
     ScratchDir dir;
-    const std::string anchor = b.write((dir / "threads").string());
+    const std::string anchor = threaded_trace(dir);
     const auto [whole, all] = trace::read_and_match(anchor, 1);
     EXPECT_EQ(all.incomplete_collectives, 1u);
     expect_every_share_sees_the_whole(anchor, 4);
+}
+
+// A share holds whole processes: one that ends or begins between a process's threads is
+// refused at once (its matcher holds scans for the share only, and a process's threads are
+// matched together).
+TEST(SharedMatching, AMatcherOfAShareThatSplitsAProcessIsRefused) {
+    ScratchDir dir;
+    const auto [whole, all] = trace::read_and_match(threaded_trace(dir), 1);
+    const auto& locations = whole.defs.locations;
+    ASSERT_EQ(locations.size(), 8u);
+    ASSERT_EQ(locations[0].rank, locations[1].rank); // a process's threads are adjacent
+    ASSERT_NE(locations[1].rank, locations[2].rank);
+    EXPECT_THROW(trace::Matcher(whole, trace::LocationShare{0, 1}, 1), std::logic_error);
+    EXPECT_THROW(trace::Matcher(whole, trace::LocationShare{1, 8}, 1), std::logic_error);
+    EXPECT_THROW(trace::Matcher(whole, trace::LocationShare{3, 5}, 1), std::logic_error);
+    EXPECT_NO_THROW(trace::Matcher(whole, trace::LocationShare{2, 6}, 1));
+    EXPECT_NO_THROW(trace::Matcher(whole, 1));
+}
+
+// One communicator's collectives in one batch from a rank, some to every other rank (one
+// gathered buffer), some to some ranks only (a buffer each); on the world and on a
+// communicator of a process on every rank (of three), processes cut short. Six processes:
+//   world: 0 reaches 4 collectives, 1 3, 2 4, 3 2, 4 3, 5 one (cut short);
+//   E = {0, 2, 4, 5}: 0 reaches 3 (a broadcast from E's rank 1), 2 one, 4 3, 5 two.
+// With three ranks (0, 1 | 2, 3 | 4, 5) the world's fourth goes from rank 0 to rank 1
+// only, its first three to all; E's second and third from rank 0 to rank 2 only.
+std::string mixed_destinations_trace(const ScratchDir& dir) {
+    using Op = trace::CollectiveOp;
+    trace::TraceBuilder b(6);
+    const trace::Ref e = b.communicator("E", {0, 2, 4, 5}, b.world());
+    const uint32_t on_world[] = {4, 3, 4, 2, 3, 1}, on_e[] = {3, 0, 1, 0, 3, 2};
+    for (uint32_t r = 0; r < 6; ++r) {
+        b.mpi_init(r, 0, 5);
+        trace::Time t = 10;
+        for (uint32_t k = 0; k < 4; ++k, t += 20) {
+            if (k < on_world[r]) b.mpi_collective(r, t + r, t + 8, Op::Allreduce, b.world());
+            if (k < on_e[r]) b.mpi_collective(r, t + 10, t + 18, Op::Bcast, e, 1);
+        }
+    }
+    // Some compute, to make the processes about equally heavy (shares are by weight).
+    const trace::Ref compute = b.region("compute");
+    for (uint32_t r = 0; r < 6; ++r)
+        for (trace::Time t = 110; b.trace().locations[r].events.size() < 60; t += 2) {
+            b.enter(r, t, compute);
+            b.leave(r, t + 1, compute);
+        }
+    for (uint32_t r = 0; r < 6; ++r) b.mpi_finalize(r, 300, 305);
+    return b.write((dir / "mixed_destinations").string());
+}
+
+// Each rank's matching of `whole` with the given shares, ranks as threads.
+std::vector<trace::Matching> match_shares(const trace::Trace& whole,
+                                          const std::vector<trace::LocationShare>& shares) {
+    std::vector<trace::Matching> views(shares.size());
+    trace::run_ranks_in_threads(static_cast<unsigned>(shares.size()), [&](trace::Exchange& ex) {
+        const trace::LocationShare share = shares[ex.rank()];
+        trace::Matcher matcher(whole, share, 1);
+        for (uint32_t loc = share.first; loc < share.last; ++loc) matcher.scan(loc);
+        views[ex.rank()] = matcher.finish(ex);
+    });
+    return views;
+}
+
+TEST(SharedMatching, OneBatchOfEndsToEveryRankAndToSomeRanks) {
+    ScratchDir dir;
+    const std::string anchor = mixed_destinations_trace(dir);
+    const auto [whole, all] = trace::read_and_match(anchor, 1);
+    // The world's second to fourth and E's second and third have members missing.
+    EXPECT_EQ(all.incomplete_collectives, 5u);
+    // Each rank sees the serial matching of its share and receives each other member's end
+    // exactly once (expect_view_of_share): as read (shares by weight, 1 to 5 ranks) ...
+    expect_every_share_sees_the_whole(anchor, 5);
+    // ... and with three ranks of two processes each, and five ranks.
+    const std::vector<trace::Matching> three = match_shares(whole, {{0, 2}, {2, 4}, {4, 6}});
+    for (const trace::Matching& view : three) expect_view_of_share(whole, all, view);
+    // Rank 1 (2, 3): of the world's first the ends of 0, 1, 4, 5; second 0, 1, 4; third
+    // 0, 1, 4; fourth 0; of E's first 0, 4, 5.
+    EXPECT_EQ(three[1].collective_ends_received, 14u);
+    // Rank 2 (4, 5): the world's 4 + 4 + 3, none of the fourth (not reached here); E's
+    // first 2 (0, 2), second 1 (0), third 1 (0).
+    EXPECT_EQ(three[2].collective_ends_received, 15u);
+    for (const trace::Matching& view :
+         match_shares(whole, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 6}}))
+        expect_view_of_share(whole, all, view);
 }
 
 // Every location reaches its own region, and calls the collective and the send from call
@@ -552,6 +648,144 @@ TEST(SharedMatching, EachRankHoldsItsOwnCallPathsAndGetsOneCallTreePerRank) {
         }
     }
     EXPECT_GT(per_location, all.calltree.size());
+}
+
+// Ranks as threads whose exchanges pass what each rank receives through `damage` (the
+// round, counted from the matching's first exchange; the receiving rank; its buffers by
+// sender, each ending in Exchange's status byte), to show that a damaged or inconsistent
+// exchange stops the matching with a clear error, never an access out of bounds.
+class DamagingExchange : public trace::Exchange {
+  public:
+    using Damage = std::function<void(unsigned round, unsigned rank, std::vector<trace::Bytes>&)>;
+    struct Hub {
+        explicit Hub(unsigned ranks) : sync(ranks), boxes(ranks) {}
+        std::barrier<> sync;
+        std::vector<std::vector<trace::Bytes>> boxes; // by sender
+    };
+    DamagingExchange(Hub& hub, unsigned rank, Damage damage)
+        : hub_(hub), rank_(rank), damage_(std::move(damage)) {}
+    unsigned rank() const override { return rank_; }
+    unsigned size() const override { return static_cast<unsigned>(hub_.boxes.size()); }
+
+  protected:
+    std::vector<trace::Bytes> transfer(std::vector<trace::Bytes> out) override {
+        hub_.boxes[rank_] = std::move(out);
+        hub_.sync.arrive_and_wait();
+        std::vector<trace::Bytes> in(size());
+        for (unsigned r = 0; r < size(); ++r) in[r] = hub_.boxes[r][rank_];
+        hub_.sync.arrive_and_wait();
+        damage_(round_++, rank_, in);
+        return in;
+    }
+
+  private:
+    Hub& hub_;
+    unsigned rank_;
+    Damage damage_;
+    unsigned round_ = 0;
+};
+
+// Four processes, two ranks (0, 1 | 2, 3): two barriers on the world of processes 2 and 3
+// only, then an allreduce on A = {1, 2}; rank 0 sends rank 1 one batch, A's, of process 1's
+// end (which made the collective).
+std::string damage_trace(const ScratchDir& dir) {
+    trace::TraceBuilder b(4);
+    const trace::Ref a = b.communicator("A", {1, 2}, b.world());
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_init(r, 0, 5);
+    for (uint32_t r = 2; r < 4; ++r) {
+        b.mpi_collective(r, 10, 20, trace::CollectiveOp::Barrier, b.world());
+        b.mpi_collective(r, 22, 28, trace::CollectiveOp::Barrier, b.world());
+    }
+    b.mpi_collective(1, 30, 40, trace::CollectiveOp::Allreduce, a);
+    b.mpi_collective(2, 30, 40, trace::CollectiveOp::Allreduce, a);
+    for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 100, 105);
+    return b.write((dir / "damage").string());
+}
+
+// Each rank's error when two ranks (processes 0, 1 | 2, 3) match `whole` with `damage` in
+// their exchanges ("" for a rank that finished).
+std::vector<std::string> match_damaged(const trace::Trace& whole,
+                                       const DamagingExchange::Damage& damage) {
+    DamagingExchange::Hub hub(2);
+    const trace::LocationShare shares[] = {{0, 2}, {2, 4}};
+    std::vector<std::string> errors(2);
+    std::vector<std::thread> ranks;
+    for (unsigned r = 0; r < 2; ++r)
+        ranks.emplace_back([&, r] {
+            DamagingExchange ex(hub, r, damage);
+            try {
+                ex.run_agreed([&] {
+                    trace::Matcher matcher(whole, shares[r], 1);
+                    for (uint32_t loc = shares[r].first; loc < shares[r].last; ++loc)
+                        matcher.scan(loc);
+                    matcher.finish(ex);
+                });
+            } catch (const std::exception& e) {
+                errors[r] = e.what();
+            }
+        });
+    for (std::thread& t : ranks) t.join();
+    return errors;
+}
+
+TEST(SharedMatching, DamagedExchangesOfCollectivesAreClearErrors) {
+    ScratchDir dir;
+    const auto [whole, all] = trace::read_and_match(damage_trace(dir), 1);
+    ASSERT_LT(whole.defs.locations.size(), 9999u);
+    // The world's collectives are numbered before A's on rank 1 (the wrap below).
+    const auto& comms = whole.defs.communicators;
+    const auto a = std::find_if(comms.begin(), comms.end(), [](auto& c) { return c.name == "A"; });
+    ASSERT_NE(a, comms.end());
+    ASSERT_TRUE(std::any_of(comms.begin(), a, [](auto& c) { return c.members.size() == 4; }));
+    // The rounds: 0 the shares and collective counts (all-gathered), 1 the collective ends
+    // to some ranks (all-to-all; with two ranks every end goes this way).
+    auto on_rank_1 = [](unsigned round, auto&& change) {
+        return [=](unsigned r, unsigned rank, std::vector<trace::Bytes>& in) {
+            if (r == round && rank == 1) change(in[0]);
+        };
+    };
+    auto set_u32 = [](trace::Bytes& bytes, size_t at, uint32_t value) {
+        ASSERT_LE(at + sizeof value, bytes.size());
+        std::memcpy(bytes.data() + at, &value, sizeof value);
+    };
+    auto expect_every_rank_says = [](const std::vector<std::string>& errors, const char* what) {
+        for (const std::string& error : errors)
+            EXPECT_NE(error.find(what), std::string::npos)
+                << "said: " << error << "; expected: " << what;
+    };
+    // Undamaged, both ranks finish.
+    EXPECT_EQ(match_damaged(whole, [](unsigned, unsigned, std::vector<trace::Bytes>&) {}),
+              (std::vector<std::string>{"", ""}));
+    // Rank 0's counts with bytes after its processes'.
+    expect_every_rank_says(
+        match_damaged(
+            whole, on_rank_1(0, [](trace::Bytes& b) { b.insert(b.end() - 1, 4, std::byte{0}); })),
+        "collective counts go on past");
+    // Rank 0's share said to be another (contiguous, and rank 1's with it).
+    expect_every_rank_says(
+        match_damaged(whole,
+                      [&](unsigned round, unsigned rank, std::vector<trace::Bytes>& in) {
+                          if (round != 0 || rank != 1) return;
+                          set_u32(in[0], offsetof(trace::LocationShare, last), 1);
+                          set_u32(in[1], offsetof(trace::LocationShare, first), 1);
+                      }),
+        "share came back changed");
+    // A's batch: the communicator and the number of ends (8 bytes), then process 1's end:
+    // location, record, instance (each 32 bits), ...
+    constexpr size_t kLocation = 8, kInstance = 16;
+    // From a location that is no member of A, or none at all.
+    expect_every_rank_says(
+        match_damaged(whole, on_rank_1(1, [&](trace::Bytes& b) { set_u32(b, kLocation, 0); })),
+        "from a non-member");
+    expect_every_rank_says(
+        match_damaged(whole, on_rank_1(1, [&](trace::Bytes& b) { set_u32(b, kLocation, 9999); })),
+        "from a non-member");
+    // An instance that, added to the collectives before A's on rank 1 (the world's two),
+    // wraps around at 32 bits to the world's first.
+    expect_every_rank_says(
+        match_damaged(whole,
+                      on_rank_1(1, [&](trace::Bytes& b) { set_u32(b, kInstance, 0xFFFFFFFEu); })),
+        "not taken part in");
 }
 
 } // namespace
