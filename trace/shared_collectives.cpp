@@ -32,6 +32,15 @@ static_assert(sizeof(WireEnd) == 32, "a collective end travels in 32 bytes");
 constexpr size_t kWireMakerBytes = 3 * sizeof(uint32_t) + sizeof(CollectiveOp);
 constexpr size_t kBatchHeaderBytes = 2 * sizeof(uint32_t); // communicator, ends
 
+// Where a rank's ends of one communicator go: the other ranks that reach its
+// collectives, those that reach most first, and per instance the rank reaches how many of
+// these reach it (a prefix). Worked out once per communicator, so that routing an end costs
+// one step per rank it goes to, or one step if it goes to every other rank.
+struct Route {
+    std::vector<uint32_t> ranks;    // most first
+    std::vector<uint32_t> reaching; // per instance
+};
+
 } // namespace
 
 SharedCollectives::SharedCollectives(const Trace& trace, Matching& matching, CommRanks& ranks,
@@ -73,15 +82,6 @@ struct SharedCollectives::OwnEnd {
     uint32_t id = kNone;       // set if this end's process made the collective
 };
 
-// Where this rank's ends of one communicator go: the other ranks that reach its
-// collectives, those that reach most first, and per instance this rank reaches how many of
-// these reach it (a prefix). Worked out once per communicator, so that routing an end costs
-// one step per rank it goes to, or one step if it goes to every other rank.
-struct SharedCollectives::Route {
-    std::vector<uint32_t> ranks;    // most first
-    std::vector<uint32_t> reaching; // per instance
-};
-
 bool SharedCollectives::is_self(Ref comm) const {
     return trace_.defs.communicators[comm].is_self;
 }
@@ -119,7 +119,7 @@ SharedCollectives::Reach
 SharedCollectives::number_collectives(unsigned me, const std::vector<Bytes>& shares_and_counts) {
     const auto ncomm = static_cast<uint32_t>(trace_.defs.communicators.size());
     // Per communicator: how many collectives the processes before reached there (the
-    // serial matching's instances_of_comm_ sizes).
+    // serial matching's MatcherImpl::instances_of_comm_ sizes, trace/matching.cpp).
     std::vector<uint32_t> reached_before(ncomm, 0);
     Reach reach(ncomm);
     uint64_t next_id = 0;

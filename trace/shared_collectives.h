@@ -63,7 +63,6 @@ class SharedCollectives {
     struct OwnEnd;
     struct SharedEnd;
     struct MakerRecord;
-    struct Route;
     // The ends of the collectives this rank takes part in, and what their makers tell.
     struct Received {
         std::vector<SharedEnd> ends;
