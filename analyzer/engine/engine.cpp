@@ -38,6 +38,13 @@ void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, do
     report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
 }
 
+void Context::add_elsewhere(int metric, uint32_t callpath, uint32_t location, double value) {
+    if (foreign_ && current_ != trace::kNone)
+        (*foreign_)[current_].push_back({metric, callpath, location, value});
+    else
+        add_to_report(metric, callpath, location, value);
+}
+
 void Context::add_foreign(ForeignValues& values) {
     for (std::vector<ForeignValue>& found : values) {
         for (const ForeignValue& v : found)
