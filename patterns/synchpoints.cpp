@@ -344,13 +344,15 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     if (delaying < 0) return; // an operation that synchronises nobody (MPI_Scan, ...)
     const auto& members = instance.members;
     const size_t n = members.size();
-    p.wait = collective_wait(instance, member);
+    // Every member's wait, the members it synchronised with, and (below) those whose ends
+    // count: kept by each thread from member to member (every member of every collective
+    // comes here; two allocations each were a third of this function).
+    thread_local std::vector<Time> waits;
+    thread_local std::vector<size_t> with, ending;
+    collective_waits(instance, waits);
+    p.wait = waits[member];
     p.partner = members[delaying].location;
     const bool delayer = static_cast<size_t>(delaying) == member;
-    // The members it synchronised with, and (below) those whose ends count: kept by each
-    // thread from member to member (every member of every collective comes here; two
-    // allocations each were a third of this function).
-    thread_local std::vector<size_t> with, ending;
     with.clear();
     ending.clear();
     // The completion (Scalasca's rule) starts when the last member the others waited for
@@ -369,7 +371,7 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         // Full overlap: everyone synchronised; else those that waited and the latest.
         for (size_t q = 0; q < n; ++q)
             if (instance.earliest_leave > instance.latest_enter || q == size_t(delaying) ||
-                collective_wait(instance, q) > 0)
+                waits[q] > 0)
                 with.push_back(q);
         ending = with;
         if (std::find(with.begin(), with.end(), member) == with.end()) with.clear();
@@ -378,7 +380,7 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         p.wait_kind = WaitKind::LateBroadcast;
         waited_for = members[delaying].enter;
         for (size_t q = 0; q < n; ++q)
-            if (collective_wait(instance, q) > 0) ending.push_back(q);
+            if (waits[q] > 0) ending.push_back(q);
         if (delayer) {
             with = ending;
             if (!with.empty()) with.push_back(member);
