@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 namespace topolens::patterns {
 
@@ -212,7 +213,18 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     };
 
     // Walk the events: time between two enter/leave records goes to the call path open
-    // between them; a candidate closes the segment at the enter of its call.
+    // between them; a candidate closes the segment at the enter of its call. The walk reads
+    // through spans and the report's call path of each of the location's own, taken once:
+    // through the vectors (which its writes might alias) every size and data pointer was
+    // loaded again at each event.
+    const std::span<const trace::Event> walked(events);
+    const std::span<const trace::Frame> frame_of(frames);
+    const std::span<const Candidate> candidates(found);
+    thread_local std::vector<uint32_t> report_callpaths;
+    report_callpaths.clear();
+    for (const uint32_t node : m.callpath_nodes[loc])
+        report_callpaths.push_back(c.callpath_of(node));
+    const std::span<const uint32_t> report_callpath(report_callpaths);
     std::vector<uint32_t> stack;
     std::vector<std::pair<uint32_t, Time>> segment;
     auto account = [&](uint32_t callpath, Time ticks) {
@@ -224,28 +236,28 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
             }
         segment.push_back({callpath, ticks});
     };
-    Time last = events.empty() ? 0 : events.front().time;
+    Time last = walked.empty() ? 0 : walked.front().time;
     size_t next = 0;
     mine.points.reserve(found.size());
-    for (uint32_t i = 0; i < events.size(); ++i) {
-        const trace::Event& e = events[i];
+    for (uint32_t i = 0; i < walked.size(); ++i) {
+        const trace::Event& e = walked[i];
         if (e.kind == trace::EventKind::Enter) {
             // Time outside every region belongs to no call path here (as in Scalasca, whose
             // replay has no root above a trace's first region).
             if (!stack.empty()) account(stack.back(), e.time - last);
             last = e.time;
-            const uint32_t local = frames[i].callpath;
-            stack.push_back(local == kNone ? 0 : c.callpath_of(m.callpath_nodes[loc][local]));
-            for (; next < found.size() && found[next].call == i; ++next) {
-                Synchpoint p = point_of(found[next]);
+            const uint32_t local = frame_of[i].callpath;
+            stack.push_back(local == kNone ? 0 : report_callpath[local]);
+            for (; next < candidates.size() && candidates[next].call == i; ++next) {
+                Synchpoint p = point_of(candidates[next]);
                 mine.times.insert(mine.times.end(), segment.begin(), segment.end());
                 segment.clear();
                 p.times_end = static_cast<uint32_t>(mine.times.size());
                 p.callpath = stack.back();
                 // The whole call, from its enter to its leave (also for a collective, whose
                 // wait counts from its MpiCollectiveBegin).
-                const uint32_t leave = frames[i].frame;
-                p.total = leave == kNone ? 0 : events[leave].time - e.time;
+                const uint32_t leave = frame_of[i].frame;
+                p.total = leave == kNone ? 0 : walked[leave].time - e.time;
                 mine.points.push_back(std::move(p));
             }
         } else if (e.kind == trace::EventKind::Leave) {
