@@ -46,6 +46,10 @@ void Context::add_elsewhere(int metric, uint32_t callpath, uint32_t location, do
         add_to_report(metric, callpath, location, value);
 }
 
+void Context::touch(size_t slot) {
+    touched_.push_back(slot);
+}
+
 void Context::add_foreign(ForeignValues& values) {
     for (std::vector<ForeignValue>& found : values) {
         for (const ForeignValue& v : found)

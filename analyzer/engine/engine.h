@@ -116,7 +116,7 @@ class Context {
         if (location != current_) [[unlikely]]
             return add_elsewhere(metric, callpath, location, value);
         const size_t slot = static_cast<size_t>(metric) * callpaths_ + callpath;
-        if (local_[slot] == 0.0) touched_.push_back(slot);
+        if (local_[slot] == 0.0) touch(slot); // once per slot and location: out of line
         local_[slot] += value;
     }
     // Values for other locations are kept with the replayed location, for add_foreign():
@@ -150,6 +150,7 @@ class Context {
   private:
     void add_to_report(int metric, uint32_t callpath, uint32_t location, double value);
     void add_elsewhere(int metric, uint32_t callpath, uint32_t location, double value);
+    void touch(size_t slot);
 
     const trace::Trace& trace_;
     const trace::Matching& matching_;
