@@ -356,6 +356,22 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     if (delaying < 0) return; // an operation that synchronises nobody (MPI_Scan, ...)
     const auto& members = instance.members;
     const size_t n = members.size();
+    p.partner = members[delaying].location;
+    const CollectiveShape shape = collective_shape(instance.op);
+    if (shape == CollectiveShape::Barrier ||
+        (shape == CollectiveShape::AllToAll && instance.earliest_leave > instance.latest_enter)) {
+        // Every member synchronised with every other and every end counts (the general case
+        // below, with all members in both lists): the first out is the earliest leave. Each
+        // member needs only its own wait, not every member's (64 members: 4,096 a collective).
+        p.wait = collective_wait(instance, member);
+        p.wait_kind = shape == CollectiveShape::Barrier ? WaitKind::Barrier : WaitKind::NxN;
+        p.synchronises = true;
+        p.with_members = true;
+        const Time begin =
+            std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
+        p.completion = me.leave > begin ? me.leave - begin : 0;
+        return;
+    }
     // Every member's wait, the members it synchronised with, and (below) those whose ends
     // count: kept by each thread from member to member (every member of every collective
     // comes here; two allocations each were a third of this function).
@@ -363,7 +379,6 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     thread_local std::vector<size_t> with, ending;
     collective_waits(instance, waits);
     p.wait = waits[member];
-    p.partner = members[delaying].location;
     const bool delayer = static_cast<size_t>(delaying) == member;
     with.clear();
     ending.clear();
@@ -372,19 +387,12 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     // (`ending`) was out: for a broadcast only the members that waited for the root, for a
     // reduction only the root and its latest sender.
     Time waited_for = instance.latest_enter;
-    switch (collective_shape(instance.op)) {
-    case CollectiveShape::Barrier:
-        p.wait_kind = WaitKind::Barrier;
-        for (size_t q = 0; q < n; ++q) with.push_back(q);
-        ending = with;
-        break;
+    switch (shape) {
     case CollectiveShape::AllToAll:
         p.wait_kind = WaitKind::NxN;
-        // Full overlap: everyone synchronised; else those that waited and the latest.
+        // Not a full overlap (above): those that waited and the latest.
         for (size_t q = 0; q < n; ++q)
-            if (instance.earliest_leave > instance.latest_enter || q == size_t(delaying) ||
-                waits[q] > 0)
-                with.push_back(q);
+            if (q == size_t(delaying) || waits[q] > 0) with.push_back(q);
         ending = with;
         if (std::find(with.begin(), with.end(), member) == with.end()) with.clear();
         break;
@@ -410,6 +418,7 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         }
         break;
     }
+    case CollectiveShape::Barrier: // above
     case CollectiveShape::Other:
         break;
     }
