@@ -10,6 +10,7 @@
 #include "analyzer/engine/engine.h"
 
 #include <cstddef>
+#include <vector>
 
 namespace topolens::patterns {
 
@@ -19,6 +20,11 @@ CollectiveShape collective_shape(trace::CollectiveOp op);
 
 // The time `member` waited in `instance` (0 for a member that waits for nobody).
 analysis::Time collective_wait(const analysis::CollectiveInstance& instance, size_t member);
+
+// Every member's collective_wait() at once, into `waits` (one per member): the shape and
+// the time waited for found once, not once per member.
+void collective_waits(const analysis::CollectiveInstance& instance,
+                      std::vector<analysis::Time>& waits);
 
 // The member whose late arrival the others waited for: the latest entrant (lowest member on
 // ties, as MPI_MAXLOC picks) of a Barrier or all-to-all operation and of the senders of an

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
 namespace topolens::patterns {
 
@@ -212,7 +213,18 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
     };
 
     // Walk the events: time between two enter/leave records goes to the call path open
-    // between them; a candidate closes the segment at the enter of its call.
+    // between them; a candidate closes the segment at the enter of its call. The walk reads
+    // through spans and the report's call path of each of the location's own, taken once:
+    // through the vectors (which its writes might alias) every size and data pointer was
+    // loaded again at each event.
+    const std::span<const trace::Event> walked(events);
+    const std::span<const trace::Frame> frame_of(frames);
+    const std::span<const Candidate> candidates(found);
+    thread_local std::vector<uint32_t> report_callpaths;
+    report_callpaths.clear();
+    for (const uint32_t node : m.callpath_nodes[loc])
+        report_callpaths.push_back(c.callpath_of(node));
+    const std::span<const uint32_t> report_callpath(report_callpaths);
     std::vector<uint32_t> stack;
     std::vector<std::pair<uint32_t, Time>> segment;
     auto account = [&](uint32_t callpath, Time ticks) {
@@ -224,28 +236,28 @@ void Synchpoints::scan(const Context& c, uint32_t loc) {
             }
         segment.push_back({callpath, ticks});
     };
-    Time last = events.empty() ? 0 : events.front().time;
+    Time last = walked.empty() ? 0 : walked.front().time;
     size_t next = 0;
     mine.points.reserve(found.size());
-    for (uint32_t i = 0; i < events.size(); ++i) {
-        const trace::Event& e = events[i];
+    for (uint32_t i = 0; i < walked.size(); ++i) {
+        const trace::Event& e = walked[i];
         if (e.kind == trace::EventKind::Enter) {
             // Time outside every region belongs to no call path here (as in Scalasca, whose
             // replay has no root above a trace's first region).
             if (!stack.empty()) account(stack.back(), e.time - last);
             last = e.time;
-            const uint32_t local = frames[i].callpath;
-            stack.push_back(local == kNone ? 0 : c.callpath_of(m.callpath_nodes[loc][local]));
-            for (; next < found.size() && found[next].call == i; ++next) {
-                Synchpoint p = point_of(found[next]);
+            const uint32_t local = frame_of[i].callpath;
+            stack.push_back(local == kNone ? 0 : report_callpath[local]);
+            for (; next < candidates.size() && candidates[next].call == i; ++next) {
+                Synchpoint p = point_of(candidates[next]);
                 mine.times.insert(mine.times.end(), segment.begin(), segment.end());
                 segment.clear();
                 p.times_end = static_cast<uint32_t>(mine.times.size());
                 p.callpath = stack.back();
                 // The whole call, from its enter to its leave (also for a collective, whose
                 // wait counts from its MpiCollectiveBegin).
-                const uint32_t leave = frames[i].frame;
-                p.total = leave == kNone ? 0 : events[leave].time - e.time;
+                const uint32_t leave = frame_of[i].frame;
+                p.total = leave == kNone ? 0 : walked[leave].time - e.time;
                 mine.points.push_back(std::move(p));
             }
         } else if (e.kind == trace::EventKind::Leave) {
@@ -344,13 +356,30 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     if (delaying < 0) return; // an operation that synchronises nobody (MPI_Scan, ...)
     const auto& members = instance.members;
     const size_t n = members.size();
-    p.wait = collective_wait(instance, member);
     p.partner = members[delaying].location;
-    const bool delayer = static_cast<size_t>(delaying) == member;
-    // The members it synchronised with, and (below) those whose ends count: kept by each
-    // thread from member to member (every member of every collective comes here; two
-    // allocations each were a third of this function).
+    const CollectiveShape shape = collective_shape(instance.op);
+    if (shape == CollectiveShape::Barrier ||
+        (shape == CollectiveShape::AllToAll && instance.earliest_leave > instance.latest_enter)) {
+        // Every member synchronised with every other and every end counts (the general case
+        // below, with all members in both lists): the first out is the earliest leave. Each
+        // member needs only its own wait, not every member's (64 members: 4,096 a collective).
+        p.wait = collective_wait(instance, member);
+        p.wait_kind = shape == CollectiveShape::Barrier ? WaitKind::Barrier : WaitKind::NxN;
+        p.synchronises = true;
+        p.with_members = true;
+        const Time begin =
+            std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
+        p.completion = me.leave > begin ? me.leave - begin : 0;
+        return;
+    }
+    // Every member's wait, the members it synchronised with, and (below) those whose ends
+    // count: kept by each thread from member to member (every member of every collective
+    // comes here; two allocations each were a third of this function).
+    thread_local std::vector<Time> waits;
     thread_local std::vector<size_t> with, ending;
+    collective_waits(instance, waits);
+    p.wait = waits[member];
+    const bool delayer = static_cast<size_t>(delaying) == member;
     with.clear();
     ending.clear();
     // The completion (Scalasca's rule) starts when the last member the others waited for
@@ -358,19 +387,12 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     // (`ending`) was out: for a broadcast only the members that waited for the root, for a
     // reduction only the root and its latest sender.
     Time waited_for = instance.latest_enter;
-    switch (collective_shape(instance.op)) {
-    case CollectiveShape::Barrier:
-        p.wait_kind = WaitKind::Barrier;
-        for (size_t q = 0; q < n; ++q) with.push_back(q);
-        ending = with;
-        break;
+    switch (shape) {
     case CollectiveShape::AllToAll:
         p.wait_kind = WaitKind::NxN;
-        // Full overlap: everyone synchronised; else those that waited and the latest.
+        // Not a full overlap (above): those that waited and the latest.
         for (size_t q = 0; q < n; ++q)
-            if (instance.earliest_leave > instance.latest_enter || q == size_t(delaying) ||
-                collective_wait(instance, q) > 0)
-                with.push_back(q);
+            if (q == size_t(delaying) || waits[q] > 0) with.push_back(q);
         ending = with;
         if (std::find(with.begin(), with.end(), member) == with.end()) with.clear();
         break;
@@ -378,7 +400,7 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         p.wait_kind = WaitKind::LateBroadcast;
         waited_for = members[delaying].enter;
         for (size_t q = 0; q < n; ++q)
-            if (collective_wait(instance, q) > 0) ending.push_back(q);
+            if (waits[q] > 0) ending.push_back(q);
         if (delayer) {
             with = ending;
             if (!with.empty()) with.push_back(member);
@@ -396,6 +418,7 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         }
         break;
     }
+    case CollectiveShape::Barrier: // above
     case CollectiveShape::Other:
         break;
     }

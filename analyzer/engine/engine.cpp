@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -36,6 +37,17 @@ void Context::add_to_report(int metric, uint32_t callpath, uint32_t location, do
     std::unique_lock<std::mutex> lock;
     if (report_lock_) lock = std::unique_lock<std::mutex>(*report_lock_);
     report_.add_value(metric, static_cast<int>(callpath), static_cast<int>(location), value);
+}
+
+void Context::add_elsewhere(int metric, uint32_t callpath, uint32_t location, double value) {
+    if (foreign_ && current_ != trace::kNone)
+        (*foreign_)[current_].push_back({metric, callpath, location, value});
+    else
+        add_to_report(metric, callpath, location, value);
+}
+
+void Context::touch(size_t slot) {
+    touched_.push_back(slot);
 }
 
 void Context::add_foreign(ForeignValues& values) {
@@ -290,10 +302,13 @@ class Replay {
     }
 
     void location(uint32_t loc) {
-        const auto& events = trace_.locations[loc].events;
-        const auto& receives = m_.receives_of[loc];
+        // Spans taken once: through the vectors, which the callbacks' writes might alias,
+        // each size and data pointer was loaded again at every event.
+        const std::span<const Event> events(trace_.locations[loc].events);
+        const std::span<const trace::Frame> frames(m_.frames[loc]);
+        const std::span<const std::pair<uint32_t, uint32_t>> receives(m_.receives_of[loc]);
         const auto& sends = m_.sends_of[loc];
-        const auto& collectives = m_.collectives_of[loc];
+        const std::span<const std::pair<uint32_t, uint32_t>> collectives(m_.collectives_of[loc]);
         child_time_.clear();
         open_closed_ = 0;
         for (const auto& callback : d_.begin_) callback(ctx_, loc);
@@ -302,10 +317,10 @@ class Replay {
             switch (events[i].kind) {
             case EventKind::Enter:
                 child_time_.push_back(0);
-                if (m_.frames[loc][i].frame != kNone) ++open_closed_;
+                if (frames[i].frame != kNone) ++open_closed_;
                 break;
             case EventKind::Leave:
-                leave(loc, i);
+                leave(loc, frames[i].frame);
                 break;
             case EventKind::BufferFlush:
                 buffer_flush(loc, i);
@@ -377,8 +392,8 @@ class Replay {
         return call_info(loc, trace::call_around(trace_, m_, loc, event));
     }
 
-    void leave(uint32_t loc, uint32_t i) {
-        const uint32_t enter = m_.frames[loc][i].frame;
+    // The Leave of the region instance entered at `enter` (kNone: an unbalanced leave).
+    void leave(uint32_t loc, uint32_t enter) {
         if (enter == kNone) return; // an unbalanced leave, reported by the matching
         CallInfo call = call_around(loc, enter);
         const Time duration = call.leave - call.enter;

@@ -110,16 +110,14 @@ class Context {
     }
     double seconds(Time ticks) const { return static_cast<double>(ticks) / resolution_; }
     // Inclusive severity of `metric` (its value before children are subtracted).
+    // The location being replayed is inline (millions of values); any other, out of line.
     void add(int metric, uint32_t callpath, uint32_t location, double value) {
-        if (location == current_ && value != 0.0) {
-            const size_t slot = static_cast<size_t>(metric) * callpaths_ + callpath;
-            if (local_[slot] == 0.0) touched_.push_back(slot);
-            local_[slot] += value;
-        } else if (value != 0.0 && foreign_ && current_ != trace::kNone) {
-            (*foreign_)[current_].push_back({metric, callpath, location, value});
-        } else if (value != 0.0) {
-            add_to_report(metric, callpath, location, value);
-        }
+        if (value == 0.0) return;
+        if (location != current_) [[unlikely]]
+            return add_elsewhere(metric, callpath, location, value);
+        const size_t slot = static_cast<size_t>(metric) * callpaths_ + callpath;
+        if (local_[slot] == 0.0) touch(slot); // once per slot and location: out of line
+        local_[slot] += value;
     }
     // Values for other locations are kept with the replayed location, for add_foreign():
     // added in location order after the replay, every sum is the same bit for bit however
@@ -151,6 +149,8 @@ class Context {
 
   private:
     void add_to_report(int metric, uint32_t callpath, uint32_t location, double value);
+    void add_elsewhere(int metric, uint32_t callpath, uint32_t location, double value);
+    void touch(size_t slot);
 
     const trace::Trace& trace_;
     const trace::Matching& matching_;

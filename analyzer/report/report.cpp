@@ -10,10 +10,16 @@
 namespace topolens::report {
 namespace {
 
-void check_id(int id, std::size_t count, const char* what) {
-    if (id < 0 || static_cast<std::size_t>(id) >= count)
-        throw std::out_of_range(std::string("report: no ") + what + " with id " +
-                                std::to_string(id) + " (" + std::to_string(count) + " defined)");
+[[noreturn, gnu::cold, gnu::noinline]] void no_such_id(int id, std::size_t count,
+                                                       const char* what) {
+    throw std::out_of_range(std::string("report: no ") + what + " with id " + std::to_string(id) +
+                            " (" + std::to_string(count) + " defined)");
+}
+
+// Called for every value added (millions in an analysis): the message is built out of line.
+inline void check_id(int id, std::size_t count, const char* what) {
+    if (id < 0 || static_cast<std::size_t>(id) >= count) [[unlikely]]
+        no_such_id(id, count, what);
 }
 
 std::string lower(std::string s) {
@@ -119,7 +125,7 @@ int Report::kept_index(int location) const {
 std::vector<double>& Report::row_for(int metric, int callpath) {
     check_id(metric, metrics.size(), "metric");
     check_id(callpath, callpaths.size(), "call path");
-    rows_.resize(metrics.size());
+    if (rows_.size() < metrics.size()) rows_.resize(metrics.size());
     auto& by_callpath = rows_[metric];
     if (by_callpath.size() <= static_cast<std::size_t>(callpath))
         by_callpath.resize(callpaths.size());

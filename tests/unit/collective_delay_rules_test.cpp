@@ -12,6 +12,7 @@
 //   one whose member adds no scale itself.
 #include "pattern_test_util.h"
 
+#include "patterns/collective_waits.h"
 #include "patterns/metric_names.h"
 #include "trace/builder.h"
 
@@ -117,4 +118,42 @@ TEST(CollectiveIntermediatePoints, APointWithoutScaleStillTakesUpTheScalesBefore
     EXPECT_NEAR(value(r, metric::kDelayLateSender, "program/work", 2) / kTick, 15.0, 1e-6);
     EXPECT_NEAR(value(r, metric::kDelayBarrierLongTerm, "program/work", 2) / kTick, 15.0 * scales,
                 1e-6);
+}
+
+// Every member's wait at once, as each alone: members entering at 10, 50, 30, 20 and
+// leaving at 60, 70, 65, 40 (the third is the root where there is one).
+TEST(CollectiveWaits, AllMembersAtOnceAsEachAlone) {
+    analysis::CollectiveInstance instance;
+    const analysis::Time enters[] = {10, 50, 30, 20}, leaves[] = {60, 70, 65, 40};
+    for (size_t k = 0; k < 4; ++k) {
+        analysis::CallInfo call;
+        call.location = static_cast<uint32_t>(k);
+        call.enter = enters[k];
+        call.leave = leaves[k];
+        instance.members.push_back(call);
+    }
+    instance.latest_enter = 50;
+    instance.latest_member = 1;
+    instance.earliest_leave = 40;
+    const std::vector<std::pair<CollectiveOp, std::vector<analysis::Time>>> cases = {
+        {CollectiveOp::Barrier, {40, 0, 20, 20}},   // until the latest enter (clamped)
+        {CollectiveOp::Allreduce, {40, 0, 20, 20}}, //
+        {CollectiveOp::Bcast, {20, 0, 0, 10}},      // until the root's enter
+        {CollectiveOp::Reduce, {0, 0, 20, 0}},      // the root until the latest other
+        {CollectiveOp::Scan, {0, 0, 0, 0}}};        // nobody
+    std::vector<analysis::Time> waits;
+    for (const auto& [op, expected] : cases) {
+        SCOPED_TRACE(static_cast<int>(op));
+        instance.op = op;
+        instance.root = op == CollectiveOp::Bcast || op == CollectiveOp::Reduce ? 2 : -1;
+        patterns::collective_waits(instance, waits);
+        EXPECT_EQ(waits, expected);
+        for (size_t k = 0; k < 4; ++k)
+            EXPECT_EQ(waits[k], patterns::collective_wait(instance, k)) << "member " << k;
+    }
+    // A rooted operation without a root: nobody waits.
+    instance.op = CollectiveOp::Bcast;
+    instance.root = -1;
+    patterns::collective_waits(instance, waits);
+    EXPECT_EQ(waits, std::vector<analysis::Time>(4, 0));
 }

@@ -201,6 +201,64 @@ TEST(DamagedAnchor, EventFileEndsWithItsEndMark) {
                                  "have)");
 }
 
+// The end check walks a last chunk's records by their lengths alone where they are far
+// from the end, and checks each against the end near it: cut anywhere before its end mark,
+// the chunk is refused; an end-of-chunk mark anywhere is refused; timestamps pass, and so
+// does a long record (an 8-byte length; the careful walk reads it).
+TEST(DamagedAnchor, EventFileEndCheckedAtEveryCut) {
+    ScratchDir dir;
+    const fs::path evt = dir / "1.evt";
+    auto check = [&](const std::string& bytes) {
+        write_file(evt, bytes);
+        try {
+            check_event_file_end(evt.string(), 1 << 20);
+        } catch (const TraceError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    for (bool with_long_record : {false, true}) {
+        SCOPED_TRACE(with_long_record);
+        std::string chunk(18, '\0');
+        chunk[0] = 3;
+        chunk[1] = 0x42;
+        for (int round = 0; round < 2; ++round) // far from the end, then near it
+            for (uint8_t length : {0, 1, 3, 200, 254}) {
+                chunk += std::string("\x05", 1) + std::string(8, '\x07'); // a timestamp
+                chunk += static_cast<char>(10);
+                chunk += static_cast<char>(length);
+                chunk += std::string(length, '\x09');
+            }
+        size_t last_record = chunk.size() - 256;
+        if (with_long_record) {
+            last_record = chunk.size();
+            chunk += std::string("\x0a\xff\x05", 3) + std::string(7, '\0') + std::string(5, 'x');
+        }
+        const size_t end_mark = chunk.size();
+        chunk += std::string("\x02\x01", 2);
+        EXPECT_EQ(check(chunk), "");
+        for (size_t size = 18; size < chunk.size(); ++size) {
+            SCOPED_TRACE(size);
+            const std::string error = check(chunk.substr(0, size));
+            if (size > end_mark)
+                EXPECT_EQ(error, "");
+            else
+                EXPECT_CONTAINS(error, evt.string() + ": damaged event file (");
+        }
+        // An end-of-chunk mark in place of a record, far from the end and near it.
+        for (size_t at : {size_t(18), last_record}) {
+            SCOPED_TRACE(at);
+            std::string bad = chunk;
+            bad[at] = '\0';
+            EXPECT_EQ(check(bad), evt.string() +
+                                      ": damaged event file (an end-of-chunk mark at byte " +
+                                      std::to_string(at) +
+                                      " in the last chunk: OTF2 would read a chunk the file "
+                                      "does not have)");
+        }
+    }
+}
+
 // Every byte of a genuine anchor changed (to its complement and with its top bit flipped),
 // and the anchor cut at every length: each read ends quickly, in a TraceError or (damage
 // in a name or the trace id) a normal read, and never takes hundreds of megabytes.
