@@ -61,27 +61,8 @@ Time collective_wait(const CollectiveInstance& instance, size_t member) {
 }
 
 void collective_waits(const CollectiveInstance& instance, std::vector<Time>& waits) {
-    const auto& members = instance.members;
-    waits.assign(members.size(), 0);
-    const bool rooted = instance.root >= 0 && static_cast<size_t>(instance.root) < members.size();
-    switch (collective_shape(instance.op)) {
-    case CollectiveShape::Barrier:
-    case CollectiveShape::AllToAll:
-        for (size_t q = 0; q < members.size(); ++q)
-            waits[q] = wait_in_call(instance.latest_enter, members[q]);
-        break;
-    case CollectiveShape::OneToAll:
-        if (!rooted) break;
-        for (size_t q = 0; q < members.size(); ++q)
-            if (q != static_cast<size_t>(instance.root))
-                waits[q] = wait_in_call(members[instance.root].enter, members[q]);
-        break;
-    case CollectiveShape::AllToOne: // only the root waits
-        if (rooted) waits[instance.root] = collective_wait(instance, instance.root);
-        break;
-    case CollectiveShape::Other:
-        break;
-    }
+    waits.resize(instance.members.size());
+    for (size_t q = 0; q < waits.size(); ++q) waits[q] = collective_wait(instance, q);
 }
 
 int delaying_member(const CollectiveInstance& instance) {

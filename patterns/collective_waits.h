@@ -21,8 +21,8 @@ CollectiveShape collective_shape(trace::CollectiveOp op);
 // The time `member` waited in `instance` (0 for a member that waits for nobody).
 analysis::Time collective_wait(const analysis::CollectiveInstance& instance, size_t member);
 
-// Every member's collective_wait() at once, into `waits` (one per member): the shape and
-// the time waited for found once, not once per member.
+// Every member's collective_wait(), into `waits` (one per member): for a caller that needs
+// them all at each member, O(members) instead of a call per member and member.
 void collective_waits(const analysis::CollectiveInstance& instance,
                       std::vector<analysis::Time>& waits);
 

@@ -26,6 +26,14 @@ Time completion_after(Time synchronised, Time enter, Time leave) {
     return leave - from;
 }
 
+// A collective's completion at a member leaving at `leave` (Scalasca's rule): from when the
+// first member whose end counts was out (`first_out`) and the last one waited for was in
+// (`waited_for`).
+Time collective_completion(Time first_out, Time waited_for, Time leave) {
+    const Time begin = std::max(first_out, std::min(waited_for, leave));
+    return leave > begin ? leave - begin : 0;
+}
+
 } // namespace
 
 void Synchpoints::size_for(const Context& c) {
@@ -367,9 +375,8 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         p.wait_kind = shape == CollectiveShape::Barrier ? WaitKind::Barrier : WaitKind::NxN;
         p.synchronises = true;
         p.with_members = true;
-        const Time begin =
-            std::max(instance.earliest_leave, std::min(instance.latest_enter, me.leave));
-        p.completion = me.leave > begin ? me.leave - begin : 0;
+        p.completion =
+            collective_completion(instance.earliest_leave, instance.latest_enter, me.leave);
         return;
     }
     // Every member's wait, the members it synchronised with, and (below) those whose ends
@@ -434,8 +441,7 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     }
     Time first_out = std::numeric_limits<Time>::max();
     for (size_t q : ending) first_out = std::min(first_out, members[q].leave);
-    const Time begin = std::max(first_out, std::min(waited_for, me.leave));
-    p.completion = me.leave > begin ? me.leave - begin : 0;
+    p.completion = collective_completion(first_out, waited_for, me.leave);
 }
 
 bool Synchpoints::travels_backward(analysis::BackwardStep::Kind kind, uint32_t id) const {

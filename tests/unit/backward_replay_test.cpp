@@ -124,6 +124,19 @@ TraceBuilder chain() {
     return b;
 }
 
+// Both ranks receive before they send, each receive matched to the other's later send
+// (clock-condition violations): each waits for the other, a cycle.
+TraceBuilder receives_before_sends() {
+    TraceBuilder b(2);
+    test::begin(b, 2);
+    b.mpi_recv(0, 10, 20, 1, b.world(), 0, 8);
+    b.mpi_send(0, 30, 31, 1, b.world(), 0, 8);
+    b.mpi_recv(1, 10, 20, 0, b.world(), 0, 8);
+    b.mpi_send(1, 30, 31, 0, b.world(), 0, 8);
+    test::end(b, 2, 40);
+    return b;
+}
+
 } // namespace
 
 TEST(BackwardReplay, ValuesTravelAgainstTheMessagesInCausalOrder) {
@@ -166,13 +179,7 @@ TEST(BackwardReplay, SendrecvRingGoesOnWithoutAWarning) {
 // (clock-condition violations): each waits for the other. The cycle is broken once, at
 // the lowest location, and every location finishes.
 TEST(BackwardReplay, CycleOfWaitsIsBrokenOnceWithAWarning) {
-    TraceBuilder b(2);
-    test::begin(b, 2);
-    b.mpi_recv(0, 10, 20, 1, b.world(), 0, 8);
-    b.mpi_send(0, 30, 31, 1, b.world(), 0, 8);
-    b.mpi_recv(1, 10, 20, 0, b.world(), 0, 8);
-    b.mpi_send(1, 30, 31, 0, b.world(), 0, 8);
-    test::end(b, 2, 40);
+    TraceBuilder b = receives_before_sends();
     const auto r = run(b);
     const auto cycles = std::count_if(r.warnings.begin(), r.warnings.end(), [](const auto& w) {
         return w.find("backward replay") != std::string::npos;
@@ -428,13 +435,7 @@ TEST(BackwardPayloads, RepliesReachThePostingStepInLocationOrder) {
 // A step let go in a broken cycle reads no payloads; what its partner posts later is kept
 // for nobody, and is no answer to the partner.
 TEST(BackwardPayloads, AStepLetGoInACycleReadsNoPayloads) {
-    TraceBuilder b(2);
-    test::begin(b, 2);
-    b.mpi_recv(0, 10, 20, 1, b.world(), 0, 8);
-    b.mpi_send(0, 30, 31, 1, b.world(), 0, 8);
-    b.mpi_recv(1, 10, 20, 0, b.world(), 0, 8);
-    b.mpi_send(1, 30, 31, 0, b.world(), 0, 8);
-    test::end(b, 2, 40);
+    TraceBuilder b = receives_before_sends();
     for (unsigned threads : {1u, 2u}) {
         auto log = std::make_shared<Log>();
         Scripted s;
@@ -587,13 +588,7 @@ TEST(BackwardReplay, OnlyTheStepsSomeChannelNeedsAreVisited) {
 // Receives matched to the other's later sends wait for each other (a cycle, see above), but
 // not when no channel needs those messages' steps: nothing would travel along the cycle.
 TEST(BackwardReplay, ACycleThroughStepsNoChannelNeedsIsNone) {
-    TraceBuilder b(2);
-    test::begin(b, 2);
-    b.mpi_recv(0, 10, 20, 1, b.world(), 0, 8);
-    b.mpi_send(0, 30, 31, 1, b.world(), 0, 8);
-    b.mpi_recv(1, 10, 20, 0, b.world(), 0, 8);
-    b.mpi_send(1, 30, 31, 0, b.world(), 0, 8);
-    test::end(b, 2, 40);
+    TraceBuilder b = receives_before_sends();
     auto log = std::make_shared<Log>();
     Scripted none = watching(log, "n");
     none.needs = [](BackwardStep::Kind, uint32_t) { return false; };

@@ -214,6 +214,15 @@ void expect_view_of_share(const trace::Trace& whole, const trace::Matching& all,
     }
 }
 
+// Each rank's matching of its share of the trace at `anchor`, `ranks` ranks as threads.
+std::vector<trace::Matching> match_on_ranks(const std::string& anchor, unsigned ranks) {
+    std::vector<trace::Matching> views(ranks);
+    trace::run_ranks_in_threads(ranks, [&](trace::Exchange& ex) {
+        views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
+    });
+    return views;
+}
+
 void expect_every_share_sees_the_whole(const std::string& anchor, unsigned max_ranks) {
     const auto [whole, all] = trace::read_and_match(anchor, 1);
     for (unsigned ranks = 1; ranks <= max_ranks; ++ranks) {
@@ -374,10 +383,7 @@ TEST(SharedMatching, SubCommunicatorCollectivesTravelOnlyToTheirMembersRanks) {
     expect_every_share_sees_the_whole(anchor, 4);
 
     // Three ranks, two processes each: the other members' ends each rank receives.
-    std::vector<trace::Matching> views(3);
-    trace::run_ranks_in_threads(3, [&](trace::Exchange& ex) {
-        views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
-    });
+    const std::vector<trace::Matching> views = match_on_ranks(anchor, 3);
     for (uint32_t r = 0; r < 3; ++r) {
         ASSERT_EQ(views[r].share.first, 2 * r);
         ASSERT_EQ(views[r].share.last, 2 * r + 2);
@@ -411,10 +417,7 @@ TEST(SharedMatching, CollectiveEndsTravelInBatchesPerCommunicatorOf32BytesEach) 
     b.mpi_collective(1, 50, 60, Op::Bcast, q, 0);
     for (uint32_t r = 0; r < 4; ++r) b.mpi_finalize(r, 200, 205);
     const std::string anchor = b.write((dir / "batches").string());
-    std::vector<trace::Matching> views(4);
-    trace::run_ranks_in_threads(4, [&](trace::Exchange& ex) {
-        views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
-    });
+    const std::vector<trace::Matching> views = match_on_ranks(anchor, 4);
     // Each process's counts, which every rank gathers: on MPI_COMM_SELF (4), then its
     // communicators (8, and 8 each): 0 (world, Q) 28, 1 (world, P, Q) 36, 2 (world, P) 28,
     // 3 (world) 20. Each communicator's ends from a rank to another in one batch: the
@@ -617,10 +620,7 @@ TEST(SharedMatching, EachRankHoldsItsOwnCallPathsAndGetsOneCallTreePerRank) {
     expect_every_share_sees_the_whole(anchor, 6);
     for (const unsigned ranks : {2u, 4u}) {
         SCOPED_TRACE(std::to_string(ranks) + " ranks");
-        std::vector<trace::Matching> views(ranks);
-        trace::run_ranks_in_threads(ranks, [&](trace::Exchange& ex) {
-            views[ex.rank()] = trace::read_and_match_share(anchor, ex, 1).second;
-        });
+        const std::vector<trace::Matching> views = match_on_ranks(anchor, ranks);
         // The nodes of each rank's tree: those its locations reach.
         std::vector<uint64_t> tree_size(ranks);
         for (unsigned r = 0; r < ranks; ++r) {
