@@ -3,6 +3,7 @@
 #include "analyzer/cli/commands.h"
 #include "analyzer/cli/cut_short.h"
 #include "analyzer/cli/mpirun.h"
+#include "analyzer/cli/mpirun_messages.h"
 #include "analyzer/engine/gathered_report.h"
 #include "analyzer/parallel/mpi_exchange.h"
 #include "patterns/registry.h"
@@ -83,7 +84,18 @@ int start_analysis_on_ranks(int ranks, const std::string& trace_path,
     cmd.insert(cmd.end(), {own_executable(), "analyze", trace_path, "--mpi"});
     cmd.insert(cmd.end(), forwarded.begin(), forwarded.end());
     std::cout.flush();
-    return run_and_wait(cmd);
+    MpirunMessages messages(std::cerr);
+    const int status = run_and_wait(cmd, [&](std::string_view text) { messages.take(text); });
+    messages.finish();
+    // The analysis's own error said it all; Open MPI's messages only repeat that it failed.
+    if (status != kExitOk && messages.analysis_reported_error()) return status;
+    const bool explained = messages.holds_any();
+    messages.release();
+    if (status == kExitOk) return status;
+    print_error("mpirun ended with exit status " + std::to_string(status) +
+                " and no error from the analysis on " + std::to_string(ranks) + " ranks" +
+                (explained ? "; Open MPI's message above says why" : ""));
+    return kExitFailure;
 }
 
 } // namespace topolens::cli

@@ -21,7 +21,9 @@ struct RankedAnalysis {
 int analyze_on_ranks(RankedAnalysis job);
 
 // `topolens analyze TRACE --ranks N ...`: starts `mpirun -np N topolens analyze TRACE --mpi
-// ...` with `forwarded` options and returns its exit status.
+// ...` with `forwarded` options and returns its exit status. When the analysis fails with its
+// own error, that line is all the user sees (not Open MPI's messages after it); when mpirun
+// fails otherwise, Open MPI's messages and a line saying so, with exit status 1.
 int start_analysis_on_ranks(int ranks, const std::string& trace_path,
                             const std::vector<std::string>& forwarded);
 

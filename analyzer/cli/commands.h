@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace topolens::cli {
@@ -52,6 +53,7 @@ int metrics_main(const std::vector<std::string>& args);
 void metrics_usage(std::ostream& out);
 
 // "topolens: error: <message>" on stderr.
+inline constexpr std::string_view kErrorPrefix = "topolens: error: ";
 void print_error(const std::string& message);
 
 } // namespace topolens::cli

@@ -83,5 +83,5 @@ int main(int argc, char** argv) {
 }
 
 void topolens::cli::print_error(const std::string& message) {
-    std::cerr << ("topolens: error: " + message + "\n"); // one write: see note_warnings
+    std::cerr << (std::string(kErrorPrefix) + message + "\n"); // one write: see note_warnings
 }

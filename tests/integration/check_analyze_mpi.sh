@@ -6,7 +6,8 @@
 # (wavefront, sweeps with several octants in flight, nonblocking and periodic halos, SSOR,
 # pairwise exchanges, collectives, the delay chain). Then what must fail does, with one
 # clear line and no hang (every run under a timeout): a damaged event file in one rank's
-# share, more ranks than processes, --mpi without mpirun; and `--ranks N` starts the ranks.
+# share, more ranks than processes, --mpi without mpirun; and `--ranks N` starts the ranks,
+# where a failed analysis says its one error line without Open MPI's messages after it.
 #
 # usage: check_analyze_mpi.sh ORACLE_DIR ROBUSTNESS_DIR
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -168,4 +169,42 @@ timeout 120 "$TL_TOPOLENS" analyze "$work/delay" --ranks 2 --no-root-causes --ca
 [ "$rc" = 0 ] || { cat "$work/ranks.options.out"; tl_fail "--ranks 2 with options gave status $rc"; }
 cmp -s "$work/delay.options.serial.cubex" "$work/delay.options.ranks.cubex" ||
     tl_fail "--ranks 2 --no-root-causes --cart 3x4: the ranks did not get every option"
+
+# --ranks N on a damaged trace (a damaged share, a damaged anchor): the one-process
+# analysis's error line alone on stderr, none of Open MPI's messages after it, and status 1.
+for trace in "$damaged" "$work/anchor_creator_unterminated"; do
+    name="$(basename "$trace")"
+    rc=0
+    "$TL_TOPOLENS" analyze "$trace" --quiet -o "$work/$name.alone.cubex" \
+        >/dev/null 2>"$work/$name.alone.err" || rc=$?
+    [ "$rc" = 1 ] && [ "$(wc -l <"$work/$name.alone.err")" = 1 ] ||
+        tl_fail "$name: the one-process analysis gave status $rc, not 1 with one line"
+    rc=0
+    timeout 120 "$TL_TOPOLENS" analyze "$trace" --ranks 2 --quiet -o "$work/$name.alone.cubex" \
+        >"$work/$name.ranks.out" 2>"$work/$name.ranks.err" || rc=$?
+    cmp -s "$work/$name.alone.err" "$work/$name.ranks.err" && [ ! -s "$work/$name.ranks.out" ] || {
+        cat "$work/$name.alone.err" "$work/$name.ranks.out" "$work/$name.ranks.err"
+        tl_fail "$name, --ranks 2: stderr is not the one-process analysis's error line alone"
+    }
+    [ "$rc" = 1 ] || tl_fail "$name, --ranks 2: status $rc, not 1"
+done
+# Without --quiet: the progress line, then the same error, nothing else.
+rc=0
+timeout 120 "$TL_TOPOLENS" analyze "$damaged" --ranks 2 -o "$work/damaged.alone.cubex" \
+    >/dev/null 2>"$work/damaged.progress.err" || rc=$?
+diff <(printf 'topolens: reading %s in 2 ranks\n' "$damaged" && cat "$work/damaged.alone.err") \
+    "$work/damaged.progress.err" || tl_fail "--ranks 2 without --quiet on a damaged trace: other lines"
+[ "$rc" = 1 ] || tl_fail "--ranks 2 without --quiet on a damaged trace: status $rc, not 1"
+
+# mpirun failing itself (here: a default hostfile that does not exist) still says why: Open
+# MPI's message, then topolens's own line, and status 1.
+rc=0
+OMPI_MCA_orte_default_hostfile="$work/no-such-hostfile" timeout 120 "$TL_TOPOLENS" analyze \
+    "$work/delay" --ranks 2 --quiet -o "$work/nohosts.cubex" >"$work/nohosts.out" 2>&1 || rc=$?
+grep -q "no-such-hostfile" "$work/nohosts.out" && [ "$(tail -n 1 "$work/nohosts.out")" = \
+    "topolens: error: mpirun ended with exit status 1 and no error from the analysis on 2 ranks; Open MPI's message above says why" ] || {
+    cat "$work/nohosts.out"
+    tl_fail "mpirun failing: not Open MPI's message (naming the hostfile) and topolens's line"
+}
+[ "$rc" = 1 ] || tl_fail "mpirun failing: status $rc, not 1"
 echo "ok: damaged share, too many ranks, unwritable report, --mpi without mpirun, --ranks"
