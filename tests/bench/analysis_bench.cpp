@@ -548,13 +548,21 @@ int main(int argc, char** argv) {
         analysis_lines("read+match, analyze" + in, analysis);
         if (threads != 1) analysis_lines("read+match, analyze (1 thread)", serial);
         const double throughput = events / serial.wall;
-        const double ratio = analysis.wall / bare.wall;
         const double bytes = double(std::max(analysis.peak_growth, serial.peak_growth)) / events;
         std::printf("\ntargets (full analysis: read_and_match + analyze, as topolens analyze):\n");
         std::printf("  throughput  >= 5e6 events/s on one core   %.3g  %s\n", throughput,
                     throughput >= 5e6 ? "met" : "MISSED");
-        std::printf("  time        <= 2x bare read (%u threads)  %.2fx  %s\n", threads, ratio,
-                    ratio <= 2.0 ? "met" : "MISSED");
+        // Issue 24's: at most 1.3x the bare read with two threads (or more), 2x with one.
+        auto time_target = [&](const Measure& m, unsigned in_threads) {
+            const double limit = in_threads == 1 ? 2.0 : 1.3, ratio = m.wall / bare.wall;
+            const std::string what = "<= " + fmt("%.1f", limit) + "x bare read (" +
+                                     std::to_string(in_threads) +
+                                     (in_threads == 1 ? " thread)" : " threads)");
+            std::printf("  time        %-29s %.2fx  %s\n", what.c_str(), ratio,
+                        ratio <= limit ? "met" : "MISSED");
+        };
+        if (threads != 1) time_target(analysis, threads);
+        time_target(serial, 1);
         std::printf("  memory      <= 64 bytes/event             %.1f  %s\n", bytes,
                     bytes <= 64 ? "met" : "MISSED");
     }
