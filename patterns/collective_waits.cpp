@@ -60,11 +60,6 @@ Time collective_wait(const CollectiveInstance& instance, size_t member) {
     return 0;
 }
 
-void collective_waits(const CollectiveInstance& instance, std::vector<Time>& waits) {
-    waits.resize(instance.members.size());
-    for (size_t q = 0; q < waits.size(); ++q) waits[q] = collective_wait(instance, q);
-}
-
 int delaying_member(const CollectiveInstance& instance) {
     switch (collective_shape(instance.op)) {
     case CollectiveShape::Barrier:

@@ -21,11 +21,6 @@ CollectiveShape collective_shape(trace::CollectiveOp op);
 // The time `member` waited in `instance` (0 for a member that waits for nobody).
 analysis::Time collective_wait(const analysis::CollectiveInstance& instance, size_t member);
 
-// Every member's collective_wait(), into `waits` (one per member): for a caller that needs
-// them all at each member, O(members) instead of a call per member and member.
-void collective_waits(const analysis::CollectiveInstance& instance,
-                      std::vector<analysis::Time>& waits);
-
 // The member whose late arrival the others waited for: the latest entrant (lowest member on
 // ties, as MPI_MAXLOC picks) of a Barrier or all-to-all operation and of the senders of an
 // N-to-1 one, the root of a 1-to-N one; -1 for other operations.

@@ -34,6 +34,27 @@ Time collective_completion(Time first_out, Time waited_for, Time leave) {
     return leave > begin ? leave - begin : 0;
 }
 
+// The members of an operation without full overlap whose ends count, ascending, and the
+// first of them out: of an all-to-all one those that waited and the delaying member, of a
+// broadcast those that waited for the root. The same for every member: worked out once per
+// instance.
+struct EndingMembers {
+    std::vector<size_t> members;
+    Time first_out = std::numeric_limits<Time>::max();
+};
+const EndingMembers& ending_members(const CollectiveInstance& instance, int delaying) {
+    return instance.derived<EndingMembers>([&] {
+        EndingMembers ending;
+        const bool all_to_all = collective_shape(instance.op) == CollectiveShape::AllToAll;
+        for (size_t q = 0; q < instance.members.size(); ++q)
+            if ((all_to_all && q == size_t(delaying)) || collective_wait(instance, q) > 0) {
+                ending.members.push_back(q);
+                ending.first_out = std::min(ending.first_out, instance.members[q].leave);
+            }
+        return ending;
+    });
+}
+
 } // namespace
 
 void Synchpoints::size_for(const Context& c) {
@@ -379,49 +400,46 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
             collective_completion(instance.earliest_leave, instance.latest_enter, me.leave);
         return;
     }
-    // Every member's wait, the members it synchronised with, and (below) those whose ends
-    // count: kept by each thread from member to member (every member of every collective
-    // comes here; two allocations each were a third of this function).
-    thread_local std::vector<Time> waits;
-    thread_local std::vector<size_t> with, ending;
-    collective_waits(instance, waits);
-    p.wait = waits[member];
-    const bool delayer = static_cast<size_t>(delaying) == member;
+    // The members it synchronised with (kept by each thread from member to member: every
+    // member of every collective comes here). The completion (Scalasca's rule) starts when
+    // the last member the others waited for was in (`waited_for`) and the first of the
+    // synchronising members whose ends count was out (`first_out`): for a broadcast only the
+    // members that waited for the root, for a reduction only the root and its latest sender.
+    thread_local std::vector<size_t> with;
     with.clear();
-    ending.clear();
-    // The completion (Scalasca's rule) starts when the last member the others waited for
-    // was in (`waited_for`) and the first of the synchronising members whose ends count
-    // (`ending`) was out: for a broadcast only the members that waited for the root, for a
-    // reduction only the root and its latest sender.
+    p.wait = collective_wait(instance, member);
+    const bool delayer = static_cast<size_t>(delaying) == member;
     Time waited_for = instance.latest_enter;
+    Time first_out = std::numeric_limits<Time>::max();
     switch (shape) {
-    case CollectiveShape::AllToAll:
+    case CollectiveShape::AllToAll: {
         p.wait_kind = WaitKind::NxN;
         // Not a full overlap (above): those that waited and the latest.
-        for (size_t q = 0; q < n; ++q)
-            if (q == size_t(delaying) || waits[q] > 0) with.push_back(q);
-        ending = with;
-        if (std::find(with.begin(), with.end(), member) == with.end()) with.clear();
+        const EndingMembers& ending = ending_members(instance, delaying);
+        first_out = ending.first_out;
+        if (delayer || p.wait > 0) with = ending.members;
         break;
-    case CollectiveShape::OneToAll: // the root and the members that waited for it
+    }
+    case CollectiveShape::OneToAll: { // the root and the members that waited for it
         p.wait_kind = WaitKind::LateBroadcast;
         waited_for = members[delaying].enter;
-        for (size_t q = 0; q < n; ++q)
-            if (waits[q] > 0) ending.push_back(q);
+        const EndingMembers& ending = ending_members(instance, delaying);
+        first_out = ending.first_out;
         if (delayer) {
-            with = ending;
+            with = ending.members;
             if (!with.empty()) with.push_back(member);
         } else if (p.wait > 0) {
             with = {member, size_t(delaying)};
         }
         break;
+    }
     case CollectiveShape::AllToOne: { // the root, if it waited, and the latest sender
         p.wait_kind = WaitKind::EarlyReduce;
         const size_t root = instance.root >= 0 ? size_t(instance.root) : n;
         waited_for = members[delaying].enter;
         if (root < n && members[root].enter < members[delaying].enter) {
-            ending = {root, size_t(delaying)};
-            if (member == root || delayer) with = ending;
+            first_out = std::min(members[root].leave, members[delaying].leave);
+            if (member == root || delayer) with = {root, size_t(delaying)};
         }
         break;
     }
@@ -439,8 +457,6 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
         std::sort(p.group.begin(), p.group.end());
         p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
     }
-    Time first_out = std::numeric_limits<Time>::max();
-    for (size_t q : ending) first_out = std::min(first_out, members[q].leave);
     p.completion = collective_completion(first_out, waited_for, me.leave);
 }
 

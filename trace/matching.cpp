@@ -1220,6 +1220,19 @@ uint32_t local_collective_id(const Matching& matching, uint32_t global) {
     return local_id(matching.global_collective_ids, global, "collective");
 }
 
+uint32_t member_of(const CollectiveMatch& c, uint32_t location) {
+    const auto& m = c.members;
+    const auto guess =
+        std::lower_bound(m.begin(), m.end(), location, [](const EventRef& member, uint32_t loc) {
+            return member.location < loc;
+        });
+    if (guess != m.end() && guess->location == location)
+        return static_cast<uint32_t>(guess - m.begin());
+    for (uint32_t k = 0; k < m.size(); ++k) // not in location order
+        if (m[k].location == location) return k;
+    return kNone;
+}
+
 uint32_t members_in_share(const Matching& matching, uint32_t id) {
     uint32_t here = 0;
     for (const EventRef& member : matching.collectives[id].members)

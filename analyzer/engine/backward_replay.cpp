@@ -175,9 +175,9 @@ void BackwardReplay::build_steps() {
         for (const auto& [record, id] : m_.collectives_of[loc]) {
             if (!collective_visited[id]) continue;
             const trace::CollectiveMatch& c = m_.collectives[id];
-            for (uint32_t k = 0; k < c.members.size(); ++k)
-                if (c.members[k].location == loc && c.members[k].event == record)
-                    add(Collectives, record, BackwardStep::Kind::Collective, id, k);
+            const uint32_t k = trace::member_of(c, loc);
+            if (k != kNone && c.members[k].event == record)
+                add(Collectives, record, BackwardStep::Kind::Collective, id, k);
         }
         auto by_key = [](const Found& a, const Found& b) { return a.key < b.key; };
         for (auto& run : runs) {

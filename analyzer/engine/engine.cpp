@@ -443,9 +443,8 @@ class Replay {
             ctx_.warn("collectives with members missing were left out of the analysis");
             return;
         }
-        size_t mine = 0;
-        while (mine < c.members.size() && c.members[mine].location != loc) ++mine;
-        if (mine == c.members.size()) return; // this location's part was ignored (matching)
+        const uint32_t mine = trace::member_of(c, loc);
+        if (mine == kNone) return; // this location's part was ignored (matching)
         for (const auto& callback : d_.collectives_) callback(ctx_, pending->instance, mine);
     }
 

@@ -30,7 +30,9 @@
 #include <span>
 #include <string>
 #include <typeindex>
+#include <typeinfo>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace topolens::analysis {
@@ -65,6 +67,26 @@ struct MessageInstance {
     uint32_t recv_record = trace::kNone; // index of the MpiRecv/MpiIrecv on the receiver
 };
 
+// What patterns work out from all members of a collective instance, once for every member's
+// replay (each member working it out alone is quadratic in the members), kept by type. The
+// replays of an instance's members may run in different threads at once.
+class InstanceMemo {
+  public:
+    template <class T, class Derive> const T& get(Derive&& derive) {
+        const std::lock_guard<std::mutex> hold(lock_);
+        for (const auto& [type, value] : values_)
+            if (type == std::type_index(typeid(T))) return *static_cast<const T*>(value.get());
+        auto value = std::make_shared<const T>(derive());
+        const T& kept = *value;
+        values_.emplace_back(std::type_index(typeid(T)), std::move(value));
+        return kept;
+    }
+
+  private:
+    std::mutex lock_;
+    std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> values_;
+};
+
 // One collective operation: every member's call, in communicator rank order.
 struct CollectiveInstance {
     trace::CollectiveOp op = trace::CollectiveOp::Other;
@@ -76,6 +98,15 @@ struct CollectiveInstance {
     Time latest_enter = 0;
     Time earliest_leave = 0;
     int latest_member = -1; // the member that entered last (the lowest on ties)
+
+    // `derive()`'s T for this instance, worked out by the first member's replay that asks.
+    // Copies of an instance share what was derived: derive from the members only.
+    template <class T, class Derive> const T& derived(Derive&& derive) const {
+        return memo_->get<T>(std::forward<Derive>(derive));
+    }
+
+  private:
+    std::shared_ptr<InstanceMemo> memo_ = std::make_shared<InstanceMemo>();
 };
 
 // A value a location's replay found for another location (a Late Receiver's sender, a
