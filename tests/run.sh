@@ -61,7 +61,7 @@ tsan_suite() {
         TSAN_OPTIONS="halt_on_error=1" \
             ctest --test-dir "$build" --no-tests=error --output-on-failure -j "$(nproc)" \
                 --timeout 600 -R \
-                '^(Parallel|BackwardReplay|BackwardPayloads|SharedMatching|ThreadExchange|Exchange)\.|^SharedAnalysis\.(Synthetic|Cycles|Threaded|ADamaged|AnError)'
+                '^(Parallel|BackwardReplay|BackwardPayloads|SharedMatching|ThreadExchange|Exchange|CollectiveInstance)\.|^SharedAnalysis\.(Synthetic|Cycles|Threaded|ADamaged|AnError)'
 }
 
 stage "build and ctest" main_suite

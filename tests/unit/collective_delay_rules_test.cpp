@@ -18,6 +18,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 using namespace topolens;
 using namespace topolens::test;
 using trace::CollectiveOp;
@@ -156,4 +160,67 @@ TEST(CollectiveWaits, EachMemberByItsOperationsShape) {
     instance.op = CollectiveOp::Bcast;
     instance.root = -1;
     EXPECT_EQ(waits(), std::vector<analysis::Time>(4, 0));
+}
+
+// What patterns derive from an instance's members is worked out once, by the first member's
+// replay that asks, whatever the threads asking at once; each type on its own; a copy of the
+// instance shares it.
+TEST(CollectiveInstance, DerivedOnceForEveryMemberWhateverTheThreads) {
+    analysis::CollectiveInstance instance;
+    instance.members.resize(64);
+    struct Latest {
+        size_t members;
+    };
+    struct Other {
+        int value;
+    };
+    std::atomic<int> derived{0};
+    std::vector<const Latest*> seen(instance.members.size());
+    {
+        std::vector<std::jthread> members;
+        for (size_t m = 0; m < instance.members.size(); ++m)
+            members.emplace_back([&, m] {
+                seen[m] = &instance.derived<Latest>([&] {
+                    ++derived;
+                    return Latest{instance.members.size()};
+                });
+            });
+    }
+    EXPECT_EQ(derived.load(), 1);
+    for (const Latest* s : seen) {
+        EXPECT_EQ(s, seen.front());
+        EXPECT_EQ(s->members, 64u);
+    }
+    EXPECT_EQ(instance.derived<Other>([] { return Other{7}; }).value, 7);
+    const analysis::CollectiveInstance copy = instance;
+    EXPECT_EQ(&copy.derived<Latest>([&] {
+        ++derived;
+        return Latest{0};
+    }),
+              seen.front());
+    EXPECT_EQ(derived.load(), 1);
+}
+
+// A location's member of a collective: members in communicator rank order, which may or may
+// not be location order; missing members are kNone.
+TEST(CollectiveMatch, MemberOfALocationInOrAgainstLocationOrder) {
+    auto with_locations = [](std::vector<uint32_t> locations) {
+        trace::CollectiveMatch c;
+        for (uint32_t loc : locations) c.members.push_back({loc, 0});
+        return c;
+    };
+    const trace::CollectiveMatch ascending = with_locations({0, 1, 2, 3, 5, 8});
+    EXPECT_EQ(trace::member_of(ascending, 0), 0u);
+    EXPECT_EQ(trace::member_of(ascending, 5), 4u);
+    EXPECT_EQ(trace::member_of(ascending, 8), 5u);
+    EXPECT_EQ(trace::member_of(ascending, 4), trace::kNone);
+    EXPECT_EQ(trace::member_of(ascending, 9), trace::kNone);
+    const trace::CollectiveMatch shuffled = with_locations({6, 2, 9, 0, 4});
+    for (uint32_t k = 0; k < shuffled.members.size(); ++k)
+        EXPECT_EQ(trace::member_of(shuffled, shuffled.members[k].location), k);
+    EXPECT_EQ(trace::member_of(shuffled, 3), trace::kNone);
+    const trace::CollectiveMatch missing = with_locations({1, trace::kNone, 4, trace::kNone});
+    EXPECT_EQ(trace::member_of(missing, 4), 2u);
+    EXPECT_EQ(trace::member_of(missing, 1), 0u);
+    EXPECT_EQ(trace::member_of(missing, 2), trace::kNone);
 }
