@@ -35,6 +35,7 @@
 //   in exchange: of the step, the median time in the exchanges (moving buffers between
 //          threads, where MPI would send them).
 // Figures only.
+#include "row_column_communicators.h"
 #include "trace/builder.h"
 #include "trace/exchange.h"
 #include "trace/location_shares.h"
@@ -123,19 +124,10 @@ uint32_t grid_columns(uint32_t ranks) {
 tt::TraceBuilder build_trace(uint32_t ranks, const Options& o) {
     tt::TraceBuilder b(ranks);
     const uint32_t P = grid_columns(ranks), Q = ranks / P;
-    std::vector<tt::Ref> rows, columns;
-    if (o.grid) {
-        for (uint32_t y = 0; y < Q; ++y) {
-            std::vector<uint32_t> members;
-            for (uint32_t x = 0; x < P; ++x) members.push_back(x + P * y);
-            rows.push_back(b.communicator("row " + std::to_string(y), members, b.world()));
-        }
-        for (uint32_t x = 0; x < P; ++x) {
-            std::vector<uint32_t> members;
-            for (uint32_t y = 0; y < Q; ++y) members.push_back(x + P * y);
-            columns.push_back(b.communicator("column " + std::to_string(x), members, b.world()));
-        }
-    }
+    topolens::bench::RowsAndColumns grid;
+    if (o.grid) grid = topolens::bench::row_column_communicators(b, P, Q);
+    const std::vector<tt::Ref>& rows = grid.rows;
+    const std::vector<tt::Ref>& columns = grid.columns;
     const tt::Ref main_region = b.region("main"), compute = b.region("compute");
     const auto allreduce = tt::CollectiveOp::Allreduce;
     for (uint32_t r = 0; r < ranks; ++r) {

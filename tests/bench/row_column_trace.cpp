@@ -7,6 +7,7 @@
 // P x Q processes, rank = x + P * y; each iteration: some compute, an MPI_Allreduce on the
 // process's row, an MPI_Bcast on its column (root: the column's first), an MPI_Allreduce
 // on MPI_COMM_WORLD. Prints the anchor file.
+#include "row_column_communicators.h"
 #include "trace/builder.h"
 
 #include <cstdio>
@@ -27,17 +28,7 @@ int main(int argc, char** argv) {
     const uint32_t iterations = argc == 5 ? static_cast<uint32_t>(std::atoi(argv[4])) : 500;
     try {
         tt::TraceBuilder b(P * Q);
-        std::vector<tt::Ref> rows, columns;
-        for (uint32_t y = 0; y < Q; ++y) {
-            std::vector<uint32_t> members;
-            for (uint32_t x = 0; x < P; ++x) members.push_back(x + P * y);
-            rows.push_back(b.communicator("row " + std::to_string(y), members, b.world()));
-        }
-        for (uint32_t x = 0; x < P; ++x) {
-            std::vector<uint32_t> members;
-            for (uint32_t y = 0; y < Q; ++y) members.push_back(x + P * y);
-            columns.push_back(b.communicator("column " + std::to_string(x), members, b.world()));
-        }
+        const auto [rows, columns] = topolens::bench::row_column_communicators(b, P, Q);
         const tt::Ref main_region = b.region("main"), compute = b.region("compute");
         for (uint32_t r = 0; r < P * Q; ++r) {
             b.enter(r, 0, main_region);
