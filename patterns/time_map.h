@@ -1,38 +1,72 @@
 // Time per call path (call path -> ticks), as the root-cause analysis compares processes by
-// it: a few call paths per synchronisation interval, so a sorted vector (one allocation, no
-// tree) with the part of std::map's interface the analysis uses.
+// it: a few call paths per synchronisation interval, so a sorted array (no tree) with the
+// part of std::map's interface the analysis uses. Up to kInline entries live in the map
+// itself: the analysis makes and drops hundreds of thousands of small maps (intervals,
+// their differences, what a wait posts), and their allocations were a twentieth of it.
 #pragma once
 
 #include "trace/bytes.h"
 
 #include <algorithm>
 #include <cstdint>
-#include <utility>
-#include <vector>
+#include <cstring>
+#include <memory>
+#include <type_traits>
 
 namespace topolens::patterns {
 
 class TimeMap {
   public:
-    using value_type = std::pair<uint32_t, double>;
-    using const_iterator = std::vector<value_type>::const_iterator;
-    using iterator = std::vector<value_type>::iterator;
+    // No initializers: the inline room is not zeroed at every map made.
+    struct Entry {
+        uint32_t first; // call path
+        double second;  // ticks
+        bool operator==(const Entry&) const = default;
+    };
+    using value_type = Entry;
+    using const_iterator = const Entry*;
+    using iterator = Entry*;
+    static_assert(std::is_trivially_copyable_v<Entry>);
+
+    TimeMap() = default;
+    TimeMap(const TimeMap& other) { copy_from(other); }
+    TimeMap(TimeMap&& other) noexcept { move_from(other); }
+    TimeMap& operator=(const TimeMap& other) {
+        if (this != &other) {
+            size_ = 0;
+            copy_from(other);
+        }
+        return *this;
+    }
+    TimeMap& operator=(TimeMap&& other) noexcept {
+        if (this != &other) {
+            heap_.reset();
+            data_ = inline_;
+            capacity_ = kInline;
+            size_ = 0;
+            move_from(other);
+        }
+        return *this;
+    }
 
     double& operator[](uint32_t callpath) {
         // Call paths often come ascending (a map built from another) or repeat the last one.
-        if (entries_.empty() || entries_.back().first < callpath)
-            return entries_.emplace_back(callpath, 0.0).second;
-        if (entries_.back().first == callpath) return entries_.back().second;
-        auto at = lower(callpath);
-        if (at == entries_.end() || at->first != callpath)
-            at = entries_.insert(at, value_type{callpath, 0.0});
+        if (size_ == 0 || data_[size_ - 1].first < callpath) return append(callpath).second;
+        if (data_[size_ - 1].first == callpath) return data_[size_ - 1].second;
+        Entry* at = lower(callpath);
+        if (at->first == callpath) return at->second;
+        const auto index = static_cast<uint32_t>(at - data_);
+        grow_for(size_ + 1);
+        at = data_ + index;
+        std::memmove(at + 1, at, (size_ - index) * sizeof(Entry));
+        ++size_;
+        *at = Entry{callpath, 0.0};
         return at->second;
     }
     const_iterator find(uint32_t callpath) const {
-        const auto at =
-            std::lower_bound(entries_.begin(), entries_.end(), callpath,
-                             [](const value_type& e, uint32_t cp) { return e.first < cp; });
-        return at != entries_.end() && at->first == callpath ? at : entries_.end();
+        const Entry* at = std::lower_bound(
+            begin(), end(), callpath, [](const Entry& e, uint32_t cp) { return e.first < cp; });
+        return at != end() && at->first == callpath ? at : end();
     }
     // The ticks at `callpath`, 0 where it has none.
     double at(uint32_t callpath) const {
@@ -41,22 +75,24 @@ class TimeMap {
     }
     double sum() const {
         double total = 0;
-        for (const auto& [cp, ticks] : entries_) total += ticks;
+        for (const auto& [cp, ticks] : *this) total += ticks;
         return total;
     }
-    const_iterator begin() const { return entries_.begin(); }
-    const_iterator end() const { return entries_.end(); }
-    size_t size() const { return entries_.size(); }
-    bool empty() const { return entries_.empty(); }
-    void clear() { entries_.clear(); }
-    void reserve(size_t n) { entries_.reserve(n); }
-    bool operator==(const TimeMap&) const = default;
+    const_iterator begin() const { return data_; }
+    const_iterator end() const { return data_ + size_; }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear() { size_ = 0; }
+    void reserve(size_t n) { grow_for(n); }
+    bool operator==(const TimeMap& other) const {
+        return std::equal(begin(), end(), other.begin(), other.end());
+    }
 
     // As bytes, for another location's replay: a count, then call path and ticks of each
     // entry (the doubles bit for bit).
     void write(trace::ByteWriter& out) const {
-        out.put<uint32_t>(static_cast<uint32_t>(entries_.size()));
-        for (const auto& [cp, ticks] : entries_) {
+        out.put<uint32_t>(size_);
+        for (const auto& [cp, ticks] : *this) {
             out.put(cp);
             out.put(ticks);
         }
@@ -64,20 +100,59 @@ class TimeMap {
     static TimeMap read(trace::ByteReader& in) {
         TimeMap map;
         const auto n = in.get<uint32_t>();
-        map.entries_.reserve(n);
         for (uint32_t k = 0; k < n; ++k) {
             const auto cp = in.get<uint32_t>();
-            map.entries_.emplace_back(cp, in.get<double>());
+            map.append(cp).second = in.get<double>();
         }
         return map;
     }
 
   private:
-    iterator lower(uint32_t callpath) {
-        return std::lower_bound(entries_.begin(), entries_.end(), callpath,
-                                [](const value_type& e, uint32_t cp) { return e.first < cp; });
+    static constexpr uint32_t kInline = 8;
+
+    Entry& append(uint32_t callpath) {
+        grow_for(size_ + 1);
+        data_[size_] = Entry{callpath, 0.0};
+        return data_[size_++];
     }
-    std::vector<value_type> entries_; // ascending by call path
+    Entry* lower(uint32_t callpath) {
+        return std::lower_bound(data_, data_ + size_, callpath,
+                                [](const Entry& e, uint32_t cp) { return e.first < cp; });
+    }
+    void grow_for(size_t n) {
+        if (n <= capacity_) return;
+        const auto capacity = static_cast<uint32_t>(std::max<size_t>(n, 2 * size_t{capacity_}));
+        auto bigger = std::make_unique_for_overwrite<Entry[]>(capacity);
+        std::memcpy(bigger.get(), data_, size_ * sizeof(Entry));
+        heap_ = std::move(bigger);
+        data_ = heap_.get();
+        capacity_ = capacity;
+    }
+    void copy_from(const TimeMap& other) {
+        grow_for(other.size_);
+        std::memcpy(data_, other.data_, other.size_ * sizeof(Entry));
+        size_ = other.size_;
+    }
+    // Into an empty map with its inline room: the other's heap array is taken over, its
+    // inline entries copied; the other is left empty.
+    void move_from(TimeMap& other) {
+        if (other.heap_) {
+            heap_ = std::move(other.heap_);
+            data_ = heap_.get();
+            capacity_ = other.capacity_;
+        } else {
+            std::memcpy(inline_, other.inline_, other.size_ * sizeof(Entry));
+        }
+        size_ = other.size_;
+        other.data_ = other.inline_;
+        other.capacity_ = kInline;
+        other.size_ = 0;
+    }
+
+    Entry* data_ = inline_;
+    uint32_t size_ = 0, capacity_ = kInline;
+    std::unique_ptr<Entry[]> heap_;
+    Entry inline_[kInline]; // not zeroed: entries [0, size_) are written before they are read
 };
 
 } // namespace topolens::patterns

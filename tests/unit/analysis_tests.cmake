@@ -17,6 +17,7 @@ add_executable(topolens_analysis_tests
   fact_tables_test.cpp
   critical_path_test.cpp
   collective_delay_rules_test.cpp
+  time_map_test.cpp
   scalasca_rules_test.cpp
   scalasca_oracle_test.cpp
   message_statistics_test.cpp
