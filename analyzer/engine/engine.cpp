@@ -67,7 +67,10 @@ std::vector<trace::Bytes> Context::gather(trace::Bytes mine) {
 void Context::begin_location(uint32_t location) {
     warned_.clear(); // once per location: the warnings are merged in location order
     callpaths_ = report_.callpaths.size();
-    local_.assign(report_.metrics.size() * callpaths_, 0.0);
+    // All zero after the previous location: end_location() zeroes every slot it touched (a
+    // metric x call path array a location: with thousands of call paths, megabytes each).
+    if (const size_t slots = report_.metrics.size() * callpaths_; local_.size() != slots)
+        local_.assign(slots, 0.0);
     touched_.clear();
     current_ = location;
 }

@@ -23,6 +23,7 @@
 #include "trace/matching.h"
 #include "trace/model.h"
 
+#include <algorithm>
 #include <functional>
 #include <iosfwd>
 #include <memory>
@@ -417,14 +418,18 @@ class Dispatcher {
 
     // Pattern-defined instances: publish<T>(ctx, instance) reaches every subscribe<T>.
     template <typename T> void subscribe(std::function<void(Context&, const T&)> callback) {
-        auto& list = custom_[std::type_index(typeid(T))];
-        list.push_back(
+        auto found = std::find_if(custom_.begin(), custom_.end(), [](const auto& entry) {
+            return entry.first == std::type_index(typeid(T));
+        });
+        if (found == custom_.end())
+            found = custom_.insert(custom_.end(), {std::type_index(typeid(T)), {}});
+        found->second.push_back(
             [callback](Context& c, const void* p) { callback(c, *static_cast<const T*>(p)); });
     }
     template <typename T> void publish(Context& context, const T& instance) const {
-        auto found = custom_.find(std::type_index(typeid(T)));
-        if (found == custom_.end()) return;
-        for (const auto& callback : found->second) callback(context, &instance);
+        for (const auto& [type, callbacks] : custom_)
+            if (type == std::type_index(typeid(T)))
+                for (const auto& callback : callbacks) callback(context, &instance);
     }
 
   private:
@@ -454,7 +459,9 @@ class Dispatcher {
     std::vector<std::vector<LocationBegin>> prepare_; // by round
     std::vector<LocationBegin> begin_;
     std::vector<Finish> finish_;
-    std::unordered_map<std::type_index, std::vector<std::function<void(Context&, const void*)>>>
+    // By instance type: a few types, looked up at every instance published (a hash of the
+    // type's name each time cost more than comparing a few types).
+    std::vector<std::pair<std::type_index, std::vector<std::function<void(Context&, const void*)>>>>
         custom_;
 };
 
