@@ -105,12 +105,15 @@ class MessageStatistics : public CataloguedPattern {
         const trace::LocationFrames& frames = m.frames[loc];
         const std::vector<uint32_t>& nodes = m.callpath_nodes[loc];
         counts_.resize(c.report().callpaths.size());
+        counted_.resize(counts_.size());
         const auto counts = [&](uint32_t record) -> Counts& {
             const uint32_t local = frames[record].callpath;
             const uint32_t callpath = c.callpath_of(local == kNone ? kNone : nodes[local]);
-            Counts& at = counts_[callpath];
-            if (at == Counts{}) touched_.push_back(callpath);
-            return at;
+            if (!counted_[callpath]) {
+                counted_[callpath] = 1;
+                touched_.push_back(callpath);
+            }
+            return counts_[callpath];
         };
         const auto& receives = m.receives_of[loc];
         size_t next_receive = 0;
@@ -143,6 +146,7 @@ class MessageStatistics : public CataloguedPattern {
         for (uint32_t callpath : touched_) {
             add_counts(c, callpath, loc, counts_[callpath]);
             counts_[callpath] = Counts{};
+            counted_[callpath] = 0;
         }
         touched_.clear();
     }
@@ -203,6 +207,7 @@ class MessageStatistics : public CataloguedPattern {
     // A location's counts by call path while it is counted (each clone: one thread's), and
     // the call paths that have any, in the order found.
     std::vector<Counts> counts_;
+    std::vector<uint8_t> counted_;
     std::vector<uint32_t> touched_;
 };
 
