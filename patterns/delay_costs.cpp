@@ -398,32 +398,32 @@ class DelayCosts : public CataloguedPattern {
             }
             scales.push_back({member, sigma});
         }
-        spread_collective_costs(loc, at, p, scales);
+        spread_collective_costs(loc, at, scales);
     }
 
     // Scalasca's rule for the delaying member's own waits in its interval: the interval
     // since it last synchronised with every member, where members it synchronised with in
     // between (intermediate points) add their scale from the next such point on.
-    void spread_collective_costs(uint32_t loc, size_t at, const Synchpoint& p,
+    void spread_collective_costs(uint32_t loc, size_t at,
                                  const std::vector<std::pair<uint32_t, Costs>>& scales) {
         if (scales.empty()) return;
         Shared& s = *shared_;
         const auto& points = points_->of(loc).points;
-        std::vector<uint32_t> remaining = points_->synchronised_with(p, loc);
+        std::vector<uint32_t> remaining = points_->synchronised_with(loc, at);
         std::unordered_map<uint32_t, size_t> intermediate; // member location -> point
         size_t group_from = Synchpoints::npos;
         for (size_t k = at; k-- > 0 && !remaining.empty();) {
             if (!points[k].synchronises) continue;
             std::vector<uint32_t> left;
             for (uint32_t q : remaining)
-                if (!points_->synchronises_with(points[k], q)) left.push_back(q);
+                if (!points_->synchronises_with(loc, k, q)) left.push_back(q);
             if (left.empty()) {
                 group_from = k;
                 remaining.clear();
                 break;
             }
             for (uint32_t q : remaining)
-                if (points_->synchronises_with(points[k], q)) intermediate[q] = k;
+                if (points_->synchronises_with(loc, k, q)) intermediate[q] = k;
             remaining = std::move(left);
         }
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {

@@ -452,10 +452,12 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     if (with.size() == n) {
         p.with_members = true;
     } else {
+        std::vector<uint32_t>& group = locations_[me.location].groups.emplace_back();
         for (size_t q : with)
-            if (q != member) p.group.push_back(members[q].location);
-        std::sort(p.group.begin(), p.group.end());
-        p.group.erase(std::unique(p.group.begin(), p.group.end()), p.group.end());
+            if (q != member) group.push_back(members[q].location);
+        std::sort(group.begin(), group.end());
+        group.erase(std::unique(group.begin(), group.end()), group.end());
+        p.group = static_cast<uint32_t>(locations_[me.location].groups.size() - 1);
     }
     p.completion = collective_completion(first_out, waited_for, me.leave);
 }
@@ -486,26 +488,35 @@ size_t Synchpoints::collective_point(uint32_t location, uint32_t collective) con
     return found == points.end() || found->first != collective ? npos : found->second;
 }
 
-bool Synchpoints::synchronises_with(const Synchpoint& p, uint32_t location) const {
-    if (!p.synchronises) return false;
-    if (p.with_everyone) return true;
-    if (p.kind == Synchpoint::Kind::Collective)
-        return p.with_members ? std::binary_search(collective_members_[p.id].begin(),
-                                                   collective_members_[p.id].end(), location)
-                              : std::binary_search(p.group.begin(), p.group.end(), location);
-    return p.partner == location;
+bool Synchpoints::synchronises_with(uint32_t location, size_t at, uint32_t other) const {
+    const LocationSynchpoints& mine = locations_[location];
+    return synchronises_with(mine, mine.points[at], other);
 }
 
-std::vector<uint32_t> Synchpoints::synchronised_with(const Synchpoint& p, uint32_t location) const {
-    std::vector<uint32_t> out = p.with_members ? collective_members_[p.id] : p.group;
+bool Synchpoints::synchronises_with(const LocationSynchpoints& mine, const Synchpoint& p,
+                                    uint32_t other) const {
+    if (!p.synchronises) return false;
+    if (p.with_everyone) return true;
+    if (p.kind == Synchpoint::Kind::Collective) {
+        const std::vector<uint32_t>& with =
+            p.with_members ? collective_members_[p.id] : mine.groups[p.group];
+        return std::binary_search(with.begin(), with.end(), other);
+    }
+    return p.partner == other;
+}
+
+std::vector<uint32_t> Synchpoints::synchronised_with(uint32_t location, size_t at) const {
+    const LocationSynchpoints& mine = locations_[location];
+    const Synchpoint& p = mine.points[at];
+    std::vector<uint32_t> out = p.with_members ? collective_members_[p.id] : mine.groups[p.group];
     std::erase(out, location);
     return out;
 }
 
 size_t Synchpoints::previous_with(uint32_t location, size_t at, uint32_t partner) const {
-    const auto& points = locations_[location].points;
+    const LocationSynchpoints& mine = locations_[location];
     for (size_t k = at; k-- > 0;)
-        if (synchronises_with(points[k], partner)) return k;
+        if (synchronises_with(mine, mine.points[k], partner)) return k;
     return npos;
 }
 

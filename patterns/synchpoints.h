@@ -70,10 +70,11 @@ struct Synchpoint {
     analysis::Time total = 0, completion = 0, wait = 0;
     // Point-to-point: the other end's location; collective: the delaying member's.
     uint32_t partner = trace::kNone;
-    // Collective: the locations it synchronised with (sorted), unless it synchronised with
-    // every member (with_members: the common case, kept once per collective); Init,
-    // Finalize: with every location.
-    std::vector<uint32_t> group;
+    // Collective: the locations it synchronised with, unless it synchronised with every
+    // member (with_members: the common case, kept once per collective): an index into its
+    // location's LocationSynchpoints::groups (few points have one: a list in every point was
+    // a third of its size). Init, Finalize: with every location.
+    uint32_t group = trace::kNone;
     bool with_members = false;
     bool with_everyone = false;
     uint32_t times_end = 0; // its segment of LocationSynchpoints::times ends here
@@ -88,6 +89,8 @@ struct LocationSynchpoints {
     // (collective id, point), ascending by id: looked up at every collective step of the
     // backward replay, where a hash map cost more than a binary search.
     std::vector<std::pair<uint32_t, uint32_t>> collective_points;
+    // The locations some collective points synchronised with (Synchpoint::group), sorted.
+    std::vector<std::vector<uint32_t>> groups;
 };
 
 // A location's MPI_Finalize synchpoint, as the critical path looks for where it starts.
@@ -149,12 +152,15 @@ class Synchpoints {
     // location that waited, or of a collective member, up to point `at`).
     TimeMap interval_with(uint32_t location, size_t at, uint32_t partner) const;
 
-    bool synchronises_with(const Synchpoint& point, uint32_t location) const;
-    // The other locations a collective point synchronised with, sorted.
-    std::vector<uint32_t> synchronised_with(const Synchpoint& point, uint32_t location) const;
+    // Whether point `at` of `location` synchronised with `other`.
+    bool synchronises_with(uint32_t location, size_t at, uint32_t other) const;
+    // The other locations collective point `at` of `location` synchronised with, sorted.
+    std::vector<uint32_t> synchronised_with(uint32_t location, size_t at) const;
 
   private:
     static size_t point_or_npos(uint32_t point) { return point == trace::kNone ? npos : point; }
+    bool synchronises_with(const LocationSynchpoints& mine, const Synchpoint& point,
+                           uint32_t other) const;
     void size_for(const analysis::Context& c);
     void set_init_and_finalize(const analysis::Context& c, uint32_t location);
 
