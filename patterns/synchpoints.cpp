@@ -386,13 +386,13 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     const auto& members = instance.members;
     const size_t n = members.size();
     p.partner = members[delaying].location;
+    p.wait = collective_wait(instance, member);
     const CollectiveShape shape = collective_shape(instance.op);
     if (shape == CollectiveShape::Barrier ||
         (shape == CollectiveShape::AllToAll && instance.earliest_leave > instance.latest_enter)) {
         // Every member synchronised with every other and every end counts (the general case
         // below, with all members in both lists): the first out is the earliest leave. Each
         // member needs only its own wait, not every member's (64 members: 4,096 a collective).
-        p.wait = collective_wait(instance, member);
         p.wait_kind = shape == CollectiveShape::Barrier ? WaitKind::Barrier : WaitKind::NxN;
         p.synchronises = true;
         p.with_members = true;
@@ -407,7 +407,6 @@ void Synchpoints::collective(const CollectiveInstance& instance, size_t member) 
     // members that waited for the root, for a reduction only the root and its latest sender.
     thread_local std::vector<size_t> with;
     with.clear();
-    p.wait = collective_wait(instance, member);
     const bool delayer = static_cast<size_t>(delaying) == member;
     Time waited_for = instance.latest_enter;
     Time first_out = std::numeric_limits<Time>::max();
