@@ -70,6 +70,7 @@ class DelayCosts : public CataloguedPattern {
     }
     // Its state is per location, in the object the clones share: nothing to merge.
     void merge(analysis::Pattern&) override {}
+    bool replays_backward() const override { return true; }
 
     void define_metrics(report::Report& r) override {
         using namespace metric;

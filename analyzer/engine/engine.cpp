@@ -7,6 +7,7 @@
 #include "trace/threads.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -314,19 +315,23 @@ class Replay {
         const std::span<const std::pair<uint32_t, uint32_t>> collectives(m_.collectives_of[loc]);
         child_time_.clear();
         open_closed_ = 0;
+        // Calls are followed only for patterns that see them (the root causes' forward
+        // replay, beside the others, has none that do: most of the events are calls).
+        const bool calls = !d_.regions_.empty() || !d_.flushes_.empty();
         for (const auto& callback : d_.begin_) callback(ctx_, loc);
         size_t next_receive = 0, next_send = 0, next_collective = 0;
         for (uint32_t i = 0; i < events.size(); ++i) {
             switch (events[i].kind) {
             case EventKind::Enter:
+                if (!calls) break;
                 child_time_.push_back(0);
                 if (frames[i].frame != kNone) ++open_closed_;
                 break;
             case EventKind::Leave:
-                leave(loc, frames[i].frame);
+                if (calls) leave(loc, frames[i].frame);
                 break;
             case EventKind::BufferFlush:
-                buffer_flush(loc, i);
+                if (calls) buffer_flush(loc, i);
                 break;
             case EventKind::MpiRecv:
             case EventKind::MpiIrecv:
@@ -557,13 +562,17 @@ class Progress {
     uint64_t total_, next_;
 };
 
+// The patterns' callbacks in one dispatcher, or in two when the patterns that replay
+// backward replay beside the others (see analyze): the others', then theirs.
+enum Group : size_t { kForwardOnly = 0, kReplaysBackward = 1, kGroups = 2 };
+
 // One thread of the replay: its own patterns (the analysis's own for the first, clones of
-// them for the others), dispatcher and context. Each takes the next location not yet
+// them for the others), dispatchers and context. Each takes the next location not yet
 // replayed.
 struct Worker {
     std::vector<Pattern*> patterns;
     std::vector<std::unique_ptr<Pattern>> clones; // owned by the workers after the first
-    Dispatcher dispatcher;
+    std::array<Dispatcher, kGroups> groups;       // in one analysis, kForwardOnly has them all
     std::unique_ptr<Context> context;
     std::exception_ptr error;
     uint32_t error_location = 0; // where `error` happened
@@ -760,13 +769,34 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         }
         workers.push_back(std::move(worker));
     }
+    // With two workers or more in one process, the patterns that replay backward (the root
+    // causes: most of an analysis's time, in one thread) replay forward first, alone; their
+    // backward replay then runs beside the others' forward replay, which needs nothing of
+    // it, on the cores it would leave idle. They come last in the patterns' order, so each
+    // callback still runs in that order: the values are the same bit for bit (none of
+    // theirs reaches the report before on_finish). Shared out to ranks, both run in turn:
+    // the exchanges between ranks are made by one thread.
+    size_t first_backward = workers.front()->patterns.size();
+    for (size_t p = first_backward; p-- > 0 && workers.front()->patterns[p]->replays_backward();)
+        first_backward = p;
+    const bool beside = workers.size() > 1 && !exchange && first_backward > 0 &&
+                        first_backward < workers.front()->patterns.size();
+    auto group_of = [&](size_t p) {
+        return beside && p >= first_backward ? kReplaysBackward : kForwardOnly;
+    };
     std::mutex report_lock;
     ForeignValues foreign(nloc);
     FactStore facts(matching, nloc);
     for (auto& worker : workers) {
         for (size_t p = 0; p < worker->patterns.size(); ++p) {
-            worker->dispatcher.keep_facts(&facts, p);
-            worker->patterns[p]->subscribe(worker->dispatcher);
+            Dispatcher& d = worker->groups[group_of(p)];
+            const bool backward_before = d.replays_backward();
+            d.keep_facts(&facts, p);
+            worker->patterns[p]->subscribe(d);
+            if (beside && group_of(p) == kForwardOnly && !backward_before && d.replays_backward())
+                throw std::logic_error("pattern '" + worker->patterns[p]->name() +
+                                       "' subscribes to the backward replay but does not say "
+                                       "so (Pattern::replays_backward)");
         }
         worker->context = std::make_unique<Context>(trace, matching, result.report, callpaths);
         worker->context->keep_foreign(&foreign);
@@ -781,23 +811,27 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     std::atomic<uint32_t> next{0};
     Progress progress(options.progress, total);
     // Each phase runs over every location, the locations shared out to the workers (each
-    // takes the next one not yet done): first the rounds of preparation, then the replay.
-    // `report_progress`: a replay in one thread reports from it.
+    // takes the next one not yet done): first the rounds of preparation (every group's),
+    // then the replay of `group`. `report_progress`: a replay in one thread reports from it;
+    // `counted`: its events count as done (the first replay of each location only).
     constexpr size_t kReplay = std::numeric_limits<size_t>::max();
-    auto run = [&](Worker& w, size_t round, bool report_progress) {
+    auto run = [&](Worker& w, size_t round, Group group, bool report_progress, bool counted) {
         const bool preparing = round != kReplay;
         uint32_t loc = 0, index = 0;
         try {
-            Replay replay(trace, matching, w.dispatcher, *w.context, collectives);
+            Replay replay(trace, matching, w.groups[group], *w.context, collectives);
+            Replay then(trace, matching, w.groups[kReplaysBackward], *w.context, collectives);
             while ((index = next++) < count) {
                 loc = first_loc + index;
                 if (preparing) {
-                    replay.prepare(round, loc);
+                    replay.prepare(round, loc); // every group's, in the patterns' order
+                    then.prepare(round, loc);
                     continue;
                 }
                 w.context->begin_location(loc);
                 replay.location(loc);
                 w.context->end_location();
+                if (!counted) continue;
                 done += trace.locations[loc].events.size();
                 if (report_progress) progress.update(done);
             }
@@ -807,23 +841,24 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
             next = count; // the others stop too
         }
     };
-    auto phase = [&](size_t round) {
+    // The first `nworkers` workers.
+    auto phase = [&](size_t round, Group group, size_t nworkers, bool counted) {
         const bool preparing = round != kReplay;
         next = 0;
-        if (workers.size() == 1) {
-            run(*workers.front(), round, true);
+        if (nworkers == 1) {
+            run(*workers.front(), round, group, counted, counted);
             return;
         }
         std::vector<std::jthread> pool; // joined when left, also when starting one throws
         std::atomic<size_t> finished{0};
-        for (auto& worker : workers)
-            pool.emplace_back([&, w = worker.get()] {
-                run(*w, round, false);
+        for (size_t k = 0; k < nworkers; ++k)
+            pool.emplace_back([&, w = workers[k].get()] {
+                run(*w, round, group, false, counted);
                 ++finished;
             });
-        while (finished < workers.size()) {
+        while (finished < nworkers) {
             std::this_thread::sleep_for(std::chrono::milliseconds(preparing ? 1 : 20));
-            if (!preparing) progress.update(done);
+            if (!preparing && counted) progress.update(done);
         }
         for (std::jthread& t : pool) t.join();
     };
@@ -858,38 +893,74 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
                                        "' has a reader outside a one-process analysis");
             });
     };
+    // The threads' results of patterns [from, to) taken over by the first worker's.
+    auto merge_patterns = [&](size_t from, size_t to) {
+        for (size_t w = 1; w < workers.size(); ++w)
+            for (size_t p = from; p < to; ++p)
+                workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
+    };
     size_t rounds = 0;
     for (const auto& worker : workers)
-        rounds = std::max(rounds, worker->dispatcher.preparation_rounds());
+        for (const Dispatcher& d : worker->groups)
+            rounds = std::max(rounds, d.preparation_rounds());
     result.phases.setup = lap();
     for (size_t round = 0; round < rounds; ++round) {
-        phase(round);
+        phase(round, kForwardOnly, workers.size(), false);
         stop_if_failed();
         publish(FactPhase::round(round));
     }
     result.phases.preparation = lap();
-    phase(kReplay);
+    const Group backward_group = beside ? kReplaysBackward : kForwardOnly;
+    const size_t npatterns = patterns.size();
+    phase(kReplay, backward_group, workers.size(), true);
     stop_if_failed();
     publish(FactPhase::forward_replay());
     result.phases.replay = lap();
-    if (exchange) send_foreign_values(foreign, *exchange, matching);
-    context.add_foreign(foreign);
-    merge_warnings(workers, context, exchange);
-    for (size_t w = 1; w < workers.size(); ++w)
-        for (size_t p = 0; p < patterns.size(); ++p)
-            workers.front()->patterns[p]->merge(*workers[w]->patterns[p]);
-    // The backward replay, over the merged patterns (what it needs of the forward replay is
-    // kept per location, shared by a pattern's clones).
-    if (workers.front()->dispatcher.replays_backward())
-        BackwardReplay(trace, matching, workers.front()->dispatcher, context,
-                       std::clamp<unsigned>(options.backward_threads, 1,
-                                            static_cast<unsigned>(workers.size())),
-                       exchange)
-            .run();
+    const Dispatcher& backward = workers.front()->groups[backward_group];
+    const unsigned backward_threads =
+        std::clamp<unsigned>(options.backward_threads, 1, static_cast<unsigned>(workers.size()));
+    if (beside) {
+        merge_patterns(first_backward, npatterns);
+        std::exception_ptr others_error, backward_error;
+        {
+            // The others' forward replay in all workers but one's worth of threads.
+            std::jthread others([&] {
+                try {
+                    phase(kReplay, kForwardOnly, workers.size() - 1, false);
+                } catch (...) { // (starting its threads failed)
+                    others_error = std::current_exception();
+                }
+            });
+            context.share_report(&report_lock);
+            try {
+                if (backward.replays_backward())
+                    BackwardReplay(trace, matching, backward, context, backward_threads).run();
+            } catch (...) {
+                backward_error = std::current_exception();
+            }
+        }
+        context.share_report(nullptr);
+        if (others_error) std::rethrow_exception(others_error);
+        stop_if_failed(); // a forward replay's error first, as an analysis in one thread
+        if (backward_error) std::rethrow_exception(backward_error);
+        context.add_foreign(foreign);
+        merge_warnings(workers, context, exchange);
+        merge_patterns(0, first_backward);
+    } else {
+        if (exchange) send_foreign_values(foreign, *exchange, matching);
+        context.add_foreign(foreign);
+        merge_warnings(workers, context, exchange);
+        merge_patterns(0, npatterns);
+        // The backward replay, over the merged patterns (what it needs of the forward
+        // replay is kept per location, shared by a pattern's clones).
+        if (backward.replays_backward())
+            BackwardReplay(trace, matching, backward, context, backward_threads, exchange).run();
+    }
     // After every location: results that need them all.
-    gather_locations(workers.front()->dispatcher, context);
+    for (const Dispatcher& d : workers.front()->groups) gather_locations(d, context);
     result.phases.backward = lap();
-    Replay(trace, matching, workers.front()->dispatcher, context, collectives).finish();
+    for (const Dispatcher& d : workers.front()->groups)
+        Replay(trace, matching, d, context, collectives).finish();
     make_metrics_exclusive(result.report);
     if (exchange) total = sum_over_ranks(*exchange, total);
     result.phases.finish = lap();

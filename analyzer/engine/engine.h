@@ -279,6 +279,11 @@ class Pattern {
     // below the catalogue's.
     virtual void define_metrics(report::Report& report) = 0;
     virtual void subscribe(Dispatcher& dispatcher) = 0;
+    // Whether subscribe() registers backward-replay callbacks (Dispatcher::on_backward). With
+    // two threads or more such patterns replay forward first, then backward while the
+    // others replay forward (they need nothing of the backward replay); they must come
+    // after the others in an analysis's list for that, else all replay forward together.
+    virtual bool replays_backward() const { return false; }
     // A fresh instance: what define_metrics set up (metric ids, objects the clones of one
     // analysis share) but nothing gathered in a replay. Every analysis runs on clones of
     // the patterns it is given (which stay untouched), and a parallel replay (groups of
@@ -489,8 +494,10 @@ struct AnalysisOptions {
 struct AnalysisPhases {
     double setup = 0;       // definitions, grid, metrics, patterns' clones
     double preparation = 0; // the preparation rounds
-    double replay = 0;      // the forward replay
+    double replay = 0;      // the forward replay (of the patterns that replay backward only,
+                            // when the others replay beside the backward replay)
     double backward = 0;    // the merge of the threads' results and the backward replay
+                            // (and beside it, then, the others' forward replay)
     double finish = 0;      // results over all locations, values made exclusive
 };
 

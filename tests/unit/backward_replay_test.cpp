@@ -13,6 +13,8 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -48,6 +50,7 @@ class HopCounter : public analysis::Pattern {
         return std::make_unique<HopCounter>(*this);
     }
     void merge(analysis::Pattern&) override {}
+    bool replays_backward() const override { return true; }
     void subscribe(analysis::Dispatcher& d) override {
         d.on_backward_begin([this](Context& c, uint32_t) {
             Shared& s = *shared_;
@@ -209,6 +212,7 @@ struct Overlap : analysis::Pattern {
         return std::make_unique<Overlap>(*this);
     }
     void merge(analysis::Pattern&) override {}
+    bool replays_backward() const override { return true; }
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         d.on_backward_take([this](const Context&, const BackwardStep& step) {
@@ -244,6 +248,130 @@ TEST(BackwardReplay, LocationsThatCanGoOnRunInThreadsAtOnce) {
     EXPECT_GE(most_at_once(4), 2);
 }
 
+// ---------------------------------------------------------------- beside the others
+
+namespace {
+
+struct Beside {
+    std::atomic<bool> backward_began{false};
+    std::atomic<int> forward_locations{0};
+    std::atomic<bool> forward_saw_it{false}; // at its first location
+};
+
+// Replays forward only; at the first location it replays it waits (at most `patience`) for
+// the backward replay to begin.
+struct WaitsForTheBackwardReplay : analysis::Pattern {
+    std::shared_ptr<Beside> beside;
+    std::chrono::milliseconds patience{5000};
+    std::string name() const override { return "waits"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<WaitsForTheBackwardReplay>(*this);
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report&) override {}
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_location_begin([b = beside, patience = patience](Context&, uint32_t) {
+            if (b->forward_locations++ > 0) return;
+            const auto until = std::chrono::steady_clock::now() + patience;
+            while (!b->backward_began && std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            b->forward_saw_it = b->backward_began.load();
+        });
+    }
+};
+
+// Replays backward, and says so unless `undeclared`.
+struct MarksItsBackwardReplay : analysis::Pattern {
+    std::shared_ptr<Beside> beside;
+    bool undeclared = false;
+    std::string name() const override { return undeclared ? "undeclared" : "marks"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<MarksItsBackwardReplay>(*this);
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report&) override {}
+    bool replays_backward() const override { return !undeclared; }
+    void subscribe(analysis::Dispatcher& d) override {
+        d.on_backward_begin([b = beside](Context&, uint32_t) { b->backward_began = true; });
+        d.on_backward_take([](const Context&, const BackwardStep&) {});
+    }
+};
+
+using Patterns = std::vector<std::unique_ptr<analysis::Pattern>>;
+
+analysis::AnalysisResult run_patterns(const Patterns& patterns, unsigned threads) {
+    analysis::AnalysisOptions options;
+    options.threads = threads;
+    return analysis::analyze(chain().trace(), patterns, options);
+}
+
+} // namespace
+
+// With two threads or more, the backward replay runs while the patterns that do not replay
+// backward replay forward (they need nothing of it): the forward-only pattern sees the
+// backward replay begin before its first location is done.
+TEST(BackwardReplay, RunsBesideTheOthersForwardReplayWithTwoThreadsOrMore) {
+    for (unsigned threads : {2u, 3u}) {
+        const auto beside = std::make_shared<Beside>();
+        Patterns patterns;
+        auto waits = std::make_unique<WaitsForTheBackwardReplay>();
+        waits->beside = beside;
+        patterns.push_back(std::move(waits));
+        auto marks = std::make_unique<MarksItsBackwardReplay>();
+        marks->beside = beside;
+        patterns.push_back(std::move(marks));
+        run_patterns(patterns, threads);
+        EXPECT_TRUE(beside->forward_saw_it) << threads << " threads";
+        EXPECT_EQ(beside->forward_locations, 4) << threads << " threads"; // each location once
+    }
+}
+
+// In one thread, or with a pattern that replays backward before one that does not, every
+// pattern replays forward before the backward replay begins.
+TEST(BackwardReplay, RunsAfterEveryForwardReplayInOneThreadOrOutOfOrder) {
+    for (const bool backward_first : {false, true}) {
+        const unsigned threads = backward_first ? 2 : 1;
+        const auto beside = std::make_shared<Beside>();
+        Patterns patterns;
+        auto waits = std::make_unique<WaitsForTheBackwardReplay>();
+        waits->beside = beside;
+        waits->patience = std::chrono::milliseconds(200);
+        patterns.push_back(std::move(waits));
+        auto marks = std::make_unique<MarksItsBackwardReplay>();
+        marks->beside = beside;
+        patterns.insert(backward_first ? patterns.begin() : patterns.end(), std::move(marks));
+        run_patterns(patterns, threads);
+        EXPECT_FALSE(beside->forward_saw_it) << threads << " threads";
+        EXPECT_TRUE(beside->backward_began);
+    }
+}
+
+// A pattern that subscribes to the backward replay must say so, else it would replay
+// forward beside the backward replay it takes part in.
+TEST(BackwardReplay, APatternReplayingBackwardUnsaidIsRefusedByName) {
+    const auto beside = std::make_shared<Beside>();
+    Patterns patterns;
+    auto waits = std::make_unique<WaitsForTheBackwardReplay>();
+    waits->beside = beside;
+    waits->patience = std::chrono::milliseconds(0);
+    patterns.push_back(std::move(waits));
+    auto undeclared = std::make_unique<MarksItsBackwardReplay>();
+    undeclared->beside = beside;
+    undeclared->undeclared = true;
+    patterns.push_back(std::move(undeclared));
+    auto marks = std::make_unique<MarksItsBackwardReplay>();
+    marks->beside = beside;
+    patterns.push_back(std::move(marks));
+    try {
+        run_patterns(patterns, 2);
+        ADD_FAILURE() << "no error";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("'undeclared'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("Pattern::replays_backward"), std::string::npos);
+    }
+    EXPECT_NO_THROW(run_patterns(patterns, 1)); // in one thread nothing replays beside
+}
+
 // ---------------------------------------------------------------- payloads
 
 namespace {
@@ -262,6 +390,7 @@ struct Scripted : analysis::Pattern {
         return std::make_unique<Scripted>(*this);
     }
     void merge(analysis::Pattern&) override {}
+    bool replays_backward() const override { return true; }
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         if (post || take || reply) d.on_backward(post, take, reply, needs);
