@@ -91,24 +91,32 @@ class TimeMap {
     // As bytes, for another location's replay: a count, then call path and ticks of each
     // entry (the doubles bit for bit).
     void write(trace::ByteWriter& out) const {
-        out.put<uint32_t>(size_);
+        // Written at once (a put per value was a tenth of the backward replay).
+        std::byte* to = out.room(sizeof(uint32_t) + size_ * kEntryBytes);
+        std::memcpy(to, &size_, sizeof(uint32_t));
+        to += sizeof(uint32_t);
         for (const auto& [cp, ticks] : *this) {
-            out.put(cp);
-            out.put(ticks);
+            std::memcpy(to, &cp, sizeof cp);
+            std::memcpy(to + sizeof cp, &ticks, sizeof ticks);
+            to += kEntryBytes;
         }
     }
     static TimeMap read(trace::ByteReader& in) {
-        TimeMap map;
         const auto n = in.get<uint32_t>();
-        for (uint32_t k = 0; k < n; ++k) {
-            const auto cp = in.get<uint32_t>();
-            map.append(cp).second = in.get<double>();
+        const std::byte* from = in.get_raw(size_t{n} * kEntryBytes);
+        TimeMap map;
+        map.grow_for(n);
+        for (uint32_t k = 0; k < n; ++k, from += kEntryBytes) {
+            std::memcpy(&map.data_[k].first, from, sizeof(uint32_t));
+            std::memcpy(&map.data_[k].second, from + sizeof(uint32_t), sizeof(double));
         }
+        map.size_ = n;
         return map;
     }
 
   private:
     static constexpr uint32_t kInline = 8;
+    static constexpr size_t kEntryBytes = sizeof(uint32_t) + sizeof(double); // packed
 
     Entry& append(uint32_t callpath) {
         grow_for(size_ + 1);

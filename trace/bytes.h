@@ -40,6 +40,13 @@ class ByteWriter {
     void put_string(const std::string& text) {
         put_all(std::span<const char>(text.data(), text.size()));
     }
+    // Room for `bytes` more at the end, for a writer that fills many values at once (one
+    // resize instead of an insert per value).
+    std::byte* room(size_t bytes) {
+        const size_t at = out_.size();
+        out_.resize(at + bytes);
+        return out_.data() + at;
+    }
 
   private:
     Bytes& out_;
@@ -70,6 +77,8 @@ class ByteReader {
         return std::string(chars.begin(), chars.end());
     }
     bool done() const { return at_ == in_.size(); }
+    // The next `bytes` bytes, for a reader that parses many values at once.
+    const std::byte* get_raw(size_t bytes) { return take(bytes); }
 
   private:
     const std::byte* take(size_t bytes) {
