@@ -547,6 +547,10 @@ int main(int argc, char** argv) {
     if (analysis.ok && serial.ok) {
         analysis_lines("read+match, analyze" + in, analysis);
         if (threads != 1) analysis_lines("read+match, analyze (1 thread)", serial);
+        if (threads != 1 && root_causes)
+            std::printf("(with %u threads the forward replay is the root causes' alone; the other "
+                        "patterns replay forward beside the backward replay)\n",
+                        threads);
         const double throughput = events / serial.wall;
         const double bytes = double(std::max(analysis.peak_growth, serial.peak_growth)) / events;
         std::printf("\ntargets (full analysis: read_and_match + analyze, as topolens analyze):\n");
