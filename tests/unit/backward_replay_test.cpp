@@ -262,7 +262,7 @@ struct Beside {
 // the backward replay to begin.
 struct WaitsForTheBackwardReplay : analysis::Pattern {
     std::shared_ptr<Beside> beside;
-    std::chrono::milliseconds patience{5000};
+    std::chrono::milliseconds patience{0};
     std::string name() const override { return "waits"; }
     std::unique_ptr<analysis::Pattern> clone() const override {
         return std::make_unique<WaitsForTheBackwardReplay>(*this);
@@ -299,6 +299,22 @@ struct MarksItsBackwardReplay : analysis::Pattern {
 
 using Patterns = std::vector<std::unique_ptr<analysis::Pattern>>;
 
+std::unique_ptr<analysis::Pattern> waits_for(const std::shared_ptr<Beside>& beside,
+                                             std::chrono::milliseconds patience) {
+    auto waits = std::make_unique<WaitsForTheBackwardReplay>();
+    waits->beside = beside;
+    waits->patience = patience;
+    return waits;
+}
+
+std::unique_ptr<analysis::Pattern> marks(const std::shared_ptr<Beside>& beside,
+                                         bool undeclared = false) {
+    auto marks = std::make_unique<MarksItsBackwardReplay>();
+    marks->beside = beside;
+    marks->undeclared = undeclared;
+    return marks;
+}
+
 analysis::AnalysisResult run_patterns(const Patterns& patterns, unsigned threads) {
     analysis::AnalysisOptions options;
     options.threads = threads;
@@ -314,12 +330,8 @@ TEST(BackwardReplay, RunsBesideTheOthersForwardReplayWithTwoThreadsOrMore) {
     for (unsigned threads : {2u, 3u}) {
         const auto beside = std::make_shared<Beside>();
         Patterns patterns;
-        auto waits = std::make_unique<WaitsForTheBackwardReplay>();
-        waits->beside = beside;
-        patterns.push_back(std::move(waits));
-        auto marks = std::make_unique<MarksItsBackwardReplay>();
-        marks->beside = beside;
-        patterns.push_back(std::move(marks));
+        patterns.push_back(waits_for(beside, std::chrono::milliseconds(5000)));
+        patterns.push_back(marks(beside));
         run_patterns(patterns, threads);
         EXPECT_TRUE(beside->forward_saw_it) << threads << " threads";
         EXPECT_EQ(beside->forward_locations, 4) << threads << " threads"; // each location once
@@ -333,13 +345,8 @@ TEST(BackwardReplay, RunsAfterEveryForwardReplayInOneThreadOrOutOfOrder) {
         const unsigned threads = backward_first ? 2 : 1;
         const auto beside = std::make_shared<Beside>();
         Patterns patterns;
-        auto waits = std::make_unique<WaitsForTheBackwardReplay>();
-        waits->beside = beside;
-        waits->patience = std::chrono::milliseconds(200);
-        patterns.push_back(std::move(waits));
-        auto marks = std::make_unique<MarksItsBackwardReplay>();
-        marks->beside = beside;
-        patterns.insert(backward_first ? patterns.begin() : patterns.end(), std::move(marks));
+        patterns.push_back(waits_for(beside, std::chrono::milliseconds(200)));
+        patterns.insert(backward_first ? patterns.begin() : patterns.end(), marks(beside));
         run_patterns(patterns, threads);
         EXPECT_FALSE(beside->forward_saw_it) << threads << " threads";
         EXPECT_TRUE(beside->backward_began);
@@ -351,17 +358,9 @@ TEST(BackwardReplay, RunsAfterEveryForwardReplayInOneThreadOrOutOfOrder) {
 TEST(BackwardReplay, APatternReplayingBackwardUnsaidIsRefusedByName) {
     const auto beside = std::make_shared<Beside>();
     Patterns patterns;
-    auto waits = std::make_unique<WaitsForTheBackwardReplay>();
-    waits->beside = beside;
-    waits->patience = std::chrono::milliseconds(0);
-    patterns.push_back(std::move(waits));
-    auto undeclared = std::make_unique<MarksItsBackwardReplay>();
-    undeclared->beside = beside;
-    undeclared->undeclared = true;
-    patterns.push_back(std::move(undeclared));
-    auto marks = std::make_unique<MarksItsBackwardReplay>();
-    marks->beside = beside;
-    patterns.push_back(std::move(marks));
+    patterns.push_back(waits_for(beside, std::chrono::milliseconds(0)));
+    patterns.push_back(marks(beside, true));
+    patterns.push_back(marks(beside));
     try {
         run_patterns(patterns, 2);
         ADD_FAILURE() << "no error";

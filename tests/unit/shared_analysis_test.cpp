@@ -232,6 +232,7 @@ struct FailsBackwardAt : analysis::Pattern {
         return std::make_unique<FailsBackwardAt>(*this);
     }
     void merge(analysis::Pattern&) override {}
+    bool replays_backward() const override { return true; }
     void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         d.on_backward_take([this](const analysis::Context&, const analysis::BackwardStep& step) {
