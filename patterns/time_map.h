@@ -91,7 +91,7 @@ class TimeMap {
     // As bytes, for another location's replay: a count, then call path and ticks of each
     // entry (the doubles bit for bit).
     void write(trace::ByteWriter& out) const {
-        // Written at once (a put per value was a tenth of the backward replay).
+        // Written at once (a put per value: 7% of the backward replay's instructions).
         std::byte* to = out.room(sizeof(uint32_t) + size_ * kEntryBytes);
         std::memcpy(to, &size_, sizeof(uint32_t));
         to += sizeof(uint32_t);

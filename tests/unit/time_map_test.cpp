@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+
 #include <utility>
 #include <vector>
 
@@ -97,5 +100,17 @@ TEST(TimeMap, AsBytesAndBackBitForBit) {
         const TimeMap back = TimeMap::read(in);
         EXPECT_TRUE(in.done());
         EXPECT_EQ(entries(back), entries(map));
+        // The layout is a count, then 4 + 8 bytes per entry, packed.
+        EXPECT_EQ(bytes.size(), 4 + 12 * size_t{n});
+        if (n == 0) continue;
+        // Cut short by one byte: refused by the buffer's name, not read past its end.
+        bytes.pop_back();
+        topolens::trace::ByteReader cut(bytes, "a time map");
+        try {
+            TimeMap::read(cut);
+            ADD_FAILURE() << "a cut time map was read";
+        } catch (const std::logic_error& e) {
+            EXPECT_NE(std::string(e.what()).find("a time map"), std::string::npos) << e.what();
+        }
     }
 }
