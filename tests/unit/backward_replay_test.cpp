@@ -371,6 +371,67 @@ TEST(BackwardReplay, APatternReplayingBackwardUnsaidIsRefusedByName) {
     EXPECT_NO_THROW(run_patterns(patterns, 1)); // in one thread nothing replays beside
 }
 
+namespace {
+
+// Fails in the forward replay at location 2 (does not replay backward), or, backward, at
+// location 1's first step.
+struct Fails : analysis::Pattern {
+    bool backward = false;
+    std::string name() const override { return backward ? "fails backward" : "fails forward"; }
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<Fails>(*this);
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report&) override {}
+    bool replays_backward() const override { return backward; }
+    void subscribe(analysis::Dispatcher& d) override {
+        if (!backward) {
+            d.on_location_begin([](Context&, uint32_t loc) {
+                if (loc == 2) throw std::runtime_error("failed forward at location 2");
+            });
+            return;
+        }
+        d.on_backward_take([](const Context&, const BackwardStep& step) {
+            if (step.location == 1) throw std::runtime_error("failed backward at location 1");
+        });
+    }
+};
+
+std::unique_ptr<analysis::Pattern> fails(bool backward) {
+    auto f = std::make_unique<Fails>();
+    f->backward = backward;
+    return f;
+}
+
+std::string error_of(const Patterns& patterns, unsigned threads) {
+    try {
+        run_patterns(patterns, threads);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+} // namespace
+
+// An error in the forward replay beside the backward replay, or in the backward replay,
+// reaches the caller as in one thread: a forward replay's error first.
+TEST(BackwardReplay, ErrorsBesideTheOthersAreTheOneThreadsErrors) {
+    const auto beside = std::make_shared<Beside>();
+    Patterns forward_and_backward;
+    forward_and_backward.push_back(fails(false));
+    forward_and_backward.push_back(fails(true));
+    Patterns backward_only;
+    backward_only.push_back(waits_for(beside, std::chrono::milliseconds(0)));
+    backward_only.push_back(fails(true));
+    for (unsigned threads : {1u, 2u, 3u}) {
+        EXPECT_EQ(error_of(forward_and_backward, threads), "failed forward at location 2")
+            << threads << " threads";
+        EXPECT_EQ(error_of(backward_only, threads), "failed backward at location 1")
+            << threads << " threads";
+    }
+}
+
 // ---------------------------------------------------------------- payloads
 
 namespace {
