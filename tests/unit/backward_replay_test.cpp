@@ -260,15 +260,10 @@ struct Beside {
 
 // Replays forward only; at the first location it replays it waits (at most `patience`) for
 // the backward replay to begin.
-struct WaitsForTheBackwardReplay : analysis::Pattern {
+struct WaitsForTheBackwardReplay : test::TestPattern<WaitsForTheBackwardReplay> {
     std::shared_ptr<Beside> beside;
     std::chrono::milliseconds patience{0};
     std::string name() const override { return "waits"; }
-    std::unique_ptr<analysis::Pattern> clone() const override {
-        return std::make_unique<WaitsForTheBackwardReplay>(*this);
-    }
-    void merge(analysis::Pattern&) override {}
-    void define_metrics(report::Report&) override {}
     void subscribe(analysis::Dispatcher& d) override {
         d.on_location_begin([b = beside, patience = patience](Context&, uint32_t) {
             if (b->forward_locations++ > 0) return;
@@ -281,15 +276,10 @@ struct WaitsForTheBackwardReplay : analysis::Pattern {
 };
 
 // Replays backward, and says so unless `undeclared`.
-struct MarksItsBackwardReplay : analysis::Pattern {
+struct MarksItsBackwardReplay : test::TestPattern<MarksItsBackwardReplay> {
     std::shared_ptr<Beside> beside;
     bool undeclared = false;
     std::string name() const override { return undeclared ? "undeclared" : "marks"; }
-    std::unique_ptr<analysis::Pattern> clone() const override {
-        return std::make_unique<MarksItsBackwardReplay>(*this);
-    }
-    void merge(analysis::Pattern&) override {}
-    void define_metrics(report::Report&) override {}
     bool replays_backward() const override { return !undeclared; }
     void subscribe(analysis::Dispatcher& d) override {
         d.on_backward_begin([b = beside](Context&, uint32_t) { b->backward_began = true; });
@@ -375,14 +365,9 @@ namespace {
 
 // Fails in the forward replay at location 2 (does not replay backward), or, backward, at
 // location 1's first step.
-struct Fails : analysis::Pattern {
+struct Fails : test::TestPattern<Fails> {
     bool backward = false;
     std::string name() const override { return backward ? "fails backward" : "fails forward"; }
-    std::unique_ptr<analysis::Pattern> clone() const override {
-        return std::make_unique<Fails>(*this);
-    }
-    void merge(analysis::Pattern&) override {}
-    void define_metrics(report::Report&) override {}
     bool replays_backward() const override { return backward; }
     void subscribe(analysis::Dispatcher& d) override {
         if (!backward) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 namespace topolens::test {
@@ -47,5 +48,15 @@ inline void begin(trace::TraceBuilder& b, uint32_t ranks) {
 inline void end(trace::TraceBuilder& b, uint32_t ranks, trace::Time end) {
     for (uint32_t r = 0; r < ranks; ++r) b.mpi_finalize(r, end, end + 5);
 }
+
+// A test's own pattern: clonable (a copy), with nothing to merge and no metrics; the test
+// writes name() and subscribe().
+template <class Derived> struct TestPattern : analysis::Pattern {
+    std::unique_ptr<analysis::Pattern> clone() const override {
+        return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+    }
+    void merge(analysis::Pattern&) override {}
+    void define_metrics(report::Report&) override {}
+};
 
 } // namespace topolens::test
