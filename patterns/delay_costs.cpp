@@ -415,16 +415,15 @@ class DelayCosts : public CataloguedPattern {
         size_t group_from = Synchpoints::npos;
         for (size_t k = at; k-- > 0 && !remaining.empty();) {
             if (!points[k].synchronises) continue;
-            std::vector<uint32_t> left;
+            std::vector<uint32_t> left, met;
             for (uint32_t q : remaining)
-                if (!points_->synchronises_with(loc, k, q)) left.push_back(q);
+                (points_->synchronises_with(loc, k, q) ? met : left).push_back(q);
             if (left.empty()) {
                 group_from = k;
                 remaining.clear();
                 break;
             }
-            for (uint32_t q : remaining)
-                if (points_->synchronises_with(loc, k, q)) intermediate[q] = k;
+            for (uint32_t q : met) intermediate[q] = k;
             remaining = std::move(left);
         }
         for (size_t ch = 0; ch < kWaitKinds; ++ch) {

@@ -820,12 +820,11 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
         uint32_t loc = 0, index = 0;
         try {
             Replay replay(trace, matching, w.groups[group], *w.context, collectives);
-            Replay then(trace, matching, w.groups[kReplaysBackward], *w.context, collectives);
             while ((index = next++) < count) {
                 loc = first_loc + index;
                 if (preparing) {
-                    replay.prepare(round, loc); // every group's, in the patterns' order
-                    then.prepare(round, loc);
+                    for (const Dispatcher& d : w.groups) // every group's, in the patterns' order
+                        Replay(trace, matching, d, *w.context, collectives).prepare(round, loc);
                     continue;
                 }
                 w.context->begin_location(loc);
