@@ -1,5 +1,6 @@
 // topolens: dispatches to the subcommand named by the first argument.
 #include "analyzer/cli/commands.h"
+#include "analyzer/cli/huge_page_malloc.h"
 
 #include <cstring>
 #include <iostream>
@@ -79,6 +80,8 @@ int main(int argc, char** argv) {
         usage(std::cerr);
         return kExitUsage;
     }
+    // Only the analysis (not `run`, whose environment the traced program inherits).
+    if (command->run == analyze_main) rerun_with_huge_page_malloc(argv);
     return command->run(std::vector<std::string>(argv + 2, argv + argc));
 }
 

@@ -13,9 +13,12 @@
 //             soon as it is read) + analysis::analyze with every registered pattern (the
 //             root-cause analysis too, unless --no-root-causes), in T threads, and again in one
 //             thread (the throughput target is per core)
-// Times are the best of --repeat runs (after one untimed read that warms the page cache);
-// peak memory is the growth of VmHWM over the phase (reset through /proc/self/clear_refs
-// where the kernel allows, else measured from the child's start).
+// Like `topolens analyze`, it first starts itself again with glibc's malloc on huge pages
+// (analyzer/cli/huge_page_malloc.h; TOPOLENS_HUGE_PAGES=0: without). Times are the best of
+// --repeat runs (after one untimed read that warms the page cache); peak memory is the growth of
+// VmHWM over the phase (reset through /proc/self/clear_refs where the kernel allows, else measured
+// from the child's start).
+#include "analyzer/cli/huge_page_malloc.h"
 #include "proc_status.h"
 #include "trace/reader.h"
 #include "trace/synthetic.h"
@@ -40,6 +43,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -307,6 +311,36 @@ Measure measure_analysis(const std::string& anchor, unsigned threads, bool root_
 }
 #endif
 
+// A floor under any analysis that holds `bytes` in memory: fresh anonymous memory of that
+// size, a write per page, its pages shared out to `threads` threads. Where a first touch is
+// dear (virtual machines whose host backs each page at its first write: there, mapping the
+// pages ahead with MADV_POPULATE_WRITE leaves that cost to the first write), this alone can
+// exceed a time target stated against the bare read.
+Measure measure_first_touch(uint64_t bytes, unsigned threads) {
+    return in_child([&](Measure& m) {
+        const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+        Clock c;
+        void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::runtime_error("mmap of the first-touch floor failed");
+        auto* base = static_cast<char*>(p);
+        const std::size_t pages = (bytes + page - 1) / page;
+        auto touch = [&](unsigned part) {
+            const std::size_t from = pages * part / threads * page;
+            const std::size_t to =
+                std::min<std::size_t>(pages * (part + 1) / threads * page, bytes);
+            for (std::size_t at = from; at < to; at += page)
+                static_cast<volatile char*>(base)[at] = 1;
+        };
+        std::vector<std::thread> others;
+        for (unsigned part = 1; part < threads; ++part) others.emplace_back(touch, part);
+        touch(0);
+        for (std::thread& t : others) t.join();
+        m.wall = c.wall_s();
+        m.cpu = c.cpu_s();
+        munmap(p, bytes);
+    });
+}
+
 // Best time (and largest memory) of `repeat` runs.
 Measure best_of(int repeat, const std::function<Measure()>& run) {
     Measure best;
@@ -369,6 +403,8 @@ uint64_t parse(const std::string& option, const std::string& v) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // With malloc as `topolens analyze` has it (TOPOLENS_HUGE_PAGES=0 measures without).
+    topolens::cli::rerun_with_huge_page_malloc(argv);
     std::string trace_path, keep;
     tt::SynthOptions synth;
     synth.ranks = 64;
@@ -572,6 +608,27 @@ int main(int argc, char** argv) {
     }
 #else
     std::printf("\n(analysis not built: topolens-patterns missing)\n");
+#endif
+    // Floors: what merely touching each phase's peak memory once costs on this machine.
+    std::printf(
+        "\nfloors (fresh memory of a phase's peak, a write per page, in as many threads):\n");
+    auto floor_line = [&](const char* what, uint64_t bytes, unsigned in_threads) {
+        if (bytes == 0) return;
+        const Measure f = best_of(repeat, [&] { return measure_first_touch(bytes, in_threads); });
+        if (!f.ok) {
+            std::fprintf(stderr, "analysis_bench: %s\n", f.error);
+            return;
+        }
+        std::printf("  first touch of %-34s %7.1f MB %7.3f s %6.2fx bare\n", what, bytes / 1e6,
+                    f.wall, f.wall / bare.wall);
+    };
+    floor_line(("read_trace's peak" + in).c_str(), read.peak_growth, threads);
+#ifdef TOPOLENS_BENCH_ANALYSIS
+    if (analysis.ok) {
+        floor_line(("the analysis's peak" + in).c_str(), analysis.peak_growth, threads);
+        if (threads != 1 && serial.ok)
+            floor_line("the analysis's peak (1 thread)", serial.peak_growth, 1);
+    }
 #endif
     if (!bare.hwm_reset)
         std::printf("note: /proc/self/clear_refs refused; peak memory counted from each child's "

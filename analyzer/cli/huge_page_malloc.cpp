@@ -1,0 +1,65 @@
+#include "analyzer/cli/huge_page_malloc.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace topolens::cli {
+
+namespace {
+
+constexpr const char* kHugePages = "glibc.malloc.hugetlb=1";
+constexpr const char* kOneArena = "glibc.malloc.arena_max=1";
+
+bool names(const std::string& tunables, const char* tunable) {
+    return tunables.find(tunable) != std::string::npos;
+}
+
+std::string kernel_thp_mode() {
+    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+std::optional<std::string> huge_page_tunables(const char* present, const std::string& thp_mode,
+                                              bool opt_out) {
+    if (opt_out) return std::nullopt;
+    // "always [madvise] never": the bracketed word is the mode in force.
+    if (!names(thp_mode, "[madvise]") && !names(thp_mode, "[always]")) return std::nullopt;
+    const std::string tunables = present ? present : "";
+    // The user's own choice of either stands (and ends the loop: the new process finds it).
+    if (names(tunables, "glibc.malloc.hugetlb")) return std::nullopt;
+    std::string wanted = tunables.empty() ? "" : tunables + ":";
+    wanted += kHugePages;
+    if (!names(tunables, "glibc.malloc.arena_max")) wanted += std::string(":") + kOneArena;
+    return wanted;
+}
+
+void rerun_with_huge_page_malloc(char** argv) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    (void)argv;
+#else
+    const char* preload = std::getenv("LD_PRELOAD");
+    if (preload && std::strstr(preload, "vgpreload")) return; // valgrind
+    const char* opt_out = std::getenv("TOPOLENS_HUGE_PAGES");
+    const char* present = std::getenv("GLIBC_TUNABLES");
+    const std::optional<std::string> tunables =
+        huge_page_tunables(present, kernel_thp_mode(), opt_out && std::strcmp(opt_out, "0") == 0);
+    if (!tunables) return;
+    const std::string before = present ? present : "";
+    setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
+    execv("/proc/self/exe", argv);
+    // Still here: the exec failed; go on as before.
+    if (present)
+        setenv("GLIBC_TUNABLES", before.c_str(), 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
+#endif
+}
+
+} // namespace topolens::cli

@@ -1,0 +1,28 @@
+// `topolens analyze` holds hundreds of megabytes (the model, the matching, the root causes'
+// arrays), touched once each, mostly in small and middle-sized blocks. With 4 KiB pages every
+// first touch is a page fault and every random look-up a likely TLB miss; in virtual machines
+// that trap each fault (~10 µs) the faults were half of the whole analysis. glibc's malloc
+// puts its memory on transparent huge pages when asked by a tunable (glibc 2.35 and later:
+// glibc.malloc.hugetlb=1; with one arena, so that the threads' blocks live there too), and
+// tunables are read only when a process starts: so the analysis starts itself again with them.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace topolens::cli {
+
+// The GLIBC_TUNABLES to run the analysis with, given the present value (null: unset) and the
+// kernel's transparent-huge-page mode (the text of /sys/kernel/mm/transparent_hugepage/enabled,
+// empty if unreadable); nothing if it should run as it is: the user chose the tunables
+// already, the kernel gives no huge pages, or `opt_out` (TOPOLENS_HUGE_PAGES=0).
+std::optional<std::string> huge_page_tunables(const char* present, const std::string& thp_mode,
+                                              bool opt_out);
+
+// Replaces this process by itself (same arguments, same pid) with the tunables above, unless
+// there are none, the build is sanitized (the sanitizers bring their own malloc) or it runs
+// under valgrind (which would let the new process run natively). Returns only if it did not
+// (or the exec failed, which changes nothing).
+void rerun_with_huge_page_malloc(char** argv);
+
+} // namespace topolens::cli
