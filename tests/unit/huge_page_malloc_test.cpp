@@ -60,6 +60,9 @@ TEST(HugePageMalloc, NotWhenTheKernelGivesNoneOrTheUserSaysNo) {
 // than with TOPOLENS_HUGE_PAGES=0 (about 24,000 then; a tenth of that with huge pages).
 // Only where the kernel gives huge pages on request alone: with "always" both runs get them.
 TEST(HugePageMalloc, TheAnalysisTakesFewerPageFaults) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "a sanitized topolens keeps the sanitizer's malloc";
+#endif
     if (kernel_thp_mode().find("[madvise]") == std::string::npos)
         GTEST_SKIP() << "transparent huge pages are not in madvise mode here";
     topolens::test::ScratchDir scratch;
