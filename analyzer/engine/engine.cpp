@@ -551,13 +551,20 @@ class Progress {
   public:
     Progress(std::ostream* out, uint64_t total) : out_(out), total_(total), next_(total / 10) {}
     void update(uint64_t done) {
-        if (!out_ || total_ < 1000000 || done < next_) return;
+        if (!long_run() || done < next_) return;
         *out_ << "topolens: analyzed " << done << " of " << total_ << " events ("
               << (100 * done / total_) << "%)\n";
         next_ = done + total_ / 10;
     }
+    // A phase without a count of its own (the backward replay: the forward replay's lines
+    // end before it, and it can take as long).
+    void phase(const std::string& what) {
+        if (long_run()) *out_ << "topolens: " << what << "\n";
+    }
 
   private:
+    bool long_run() const { return out_ && total_ >= 1000000; }
+
     std::ostream* out_;
     uint64_t total_, next_;
 };
@@ -918,6 +925,12 @@ AnalysisResult analyze(const trace::Trace& trace, const trace::Matching& matchin
     const Dispatcher& backward = workers.front()->groups[backward_group];
     const unsigned backward_threads =
         std::clamp<unsigned>(options.backward_threads, 1, static_cast<unsigned>(workers.size()));
+    if (backward.replays_backward()) {
+        std::string names;
+        for (const auto& pattern : patterns)
+            if (pattern->replays_backward()) names += (names.empty() ? "" : ", ") + pattern->name();
+        progress.phase("replaying backward: " + names);
+    }
     if (beside) {
         merge_patterns(first_backward, npatterns);
         std::exception_ptr others_error, backward_error;

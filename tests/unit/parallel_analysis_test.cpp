@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -762,4 +763,43 @@ TEST(Parallel, TheAnalysisPhasesAddUpToTheAnalysis) {
         EXPECT_LE(sum, whole);
         EXPECT_GE(sum, 0.5 * whole) << "of " << whole << " s";
     }
+}
+
+// A long analysis says where it is: the forward replay's share in tenths, then the backward
+// replay (as long again, with no count of its own) by the patterns that replay backward;
+// short ones and those without root causes say neither.
+TEST(Parallel, ProgressLinesNameTheBackwardReplay) {
+    trace::SynthOptions o;
+    o.ranks = 16;
+    o.iterations = 500; // just over a million events: long enough for progress lines
+    o.blocks = 2;
+    const trace::Synthetic s = trace::synthesize(o);
+    const trace::Matching matching = trace::match(s.builder.trace());
+    for (unsigned threads : {1u, 2u}) {
+        SCOPED_TRACE(threads);
+        auto lines_of = [&](bool root_causes) {
+            std::ostringstream progress;
+            analysis::AnalysisOptions options;
+            options.threads = threads;
+            options.progress = &progress;
+            analysis::analyze(s.builder.trace(), matching, patterns::all_patterns(root_causes),
+                              options);
+            return progress.str();
+        };
+        const std::string with = lines_of(true);
+        const size_t backward = with.find("topolens: replaying backward: delay, critical-path\n");
+        ASSERT_NE(backward, std::string::npos) << with;
+        EXPECT_NE(with.find("topolens: analyzed "), std::string::npos) << with;
+        EXPECT_LT(with.rfind("topolens: analyzed "), backward) << with;
+        const std::string without = lines_of(false);
+        EXPECT_NE(without.find("topolens: analyzed "), std::string::npos) << without;
+        EXPECT_EQ(without.find("replaying backward"), std::string::npos) << without;
+    }
+    // Under a million events: no progress at all.
+    const trace::Synthetic small = mixed_trace();
+    std::ostringstream quiet;
+    analysis::AnalysisOptions options;
+    options.progress = &quiet;
+    analysis::analyze(small.builder.trace(), patterns::all_patterns(), options);
+    EXPECT_EQ(quiet.str(), "");
 }
