@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace topolens::cli {
@@ -17,6 +18,8 @@ bool names(const std::string& tunables, const char* tunable) {
     return tunables.find(tunable) != std::string::npos;
 }
 
+} // namespace
+
 std::string kernel_thp_mode() {
     std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
     std::ostringstream text;
@@ -24,11 +27,13 @@ std::string kernel_thp_mode() {
     return text.str();
 }
 
-} // namespace
-
-std::optional<std::string> huge_page_tunables(const char* present, const std::string& thp_mode,
-                                              bool opt_out) {
-    if (opt_out) return std::nullopt;
+std::optional<std::string> huge_page_tunables(const char* present, const char* huge_pages,
+                                              const std::string& thp_mode) {
+    const std::string choice = huge_pages ? huge_pages : "";
+    if (!choice.empty() && choice != "0" && choice != "1")
+        throw std::invalid_argument("TOPOLENS_HUGE_PAGES must be 0 (off) or 1 (on), not '" +
+                                    choice + "'");
+    if (choice == "0") return std::nullopt;
     // "always [madvise] never": the bracketed word is the mode in force.
     if (!names(thp_mode, "[madvise]") && !names(thp_mode, "[always]")) return std::nullopt;
     const std::string tunables = present ? present : "";
@@ -46,10 +51,9 @@ void rerun_with_huge_page_malloc(char** argv) {
 #else
     const char* preload = std::getenv("LD_PRELOAD");
     if (preload && std::strstr(preload, "vgpreload")) return; // valgrind
-    const char* opt_out = std::getenv("TOPOLENS_HUGE_PAGES");
     const char* present = std::getenv("GLIBC_TUNABLES");
     const std::optional<std::string> tunables =
-        huge_page_tunables(present, kernel_thp_mode(), opt_out && std::strcmp(opt_out, "0") == 0);
+        huge_page_tunables(present, std::getenv("TOPOLENS_HUGE_PAGES"), kernel_thp_mode());
     if (!tunables) return;
     const std::string before = present ? present : "";
     setenv("GLIBC_TUNABLES", tunables->c_str(), 1);

@@ -12,17 +12,22 @@
 
 namespace topolens::cli {
 
-// The GLIBC_TUNABLES to run the analysis with, given the present value (null: unset) and the
-// kernel's transparent-huge-page mode (the text of /sys/kernel/mm/transparent_hugepage/enabled,
-// empty if unreadable); nothing if it should run as it is: the user chose the tunables
-// already, the kernel gives no huge pages, or `opt_out` (TOPOLENS_HUGE_PAGES=0).
-std::optional<std::string> huge_page_tunables(const char* present, const std::string& thp_mode,
-                                              bool opt_out);
+// The kernel's transparent-huge-page mode: the text of
+// /sys/kernel/mm/transparent_hugepage/enabled ("always [madvise] never"), empty if unreadable.
+std::string kernel_thp_mode();
+
+// The GLIBC_TUNABLES to run the analysis with, given their present value and that of
+// TOPOLENS_HUGE_PAGES (null: unset) and the kernel's mode; nothing if it should run as it
+// is: the user chose the tunables already, the kernel gives no huge pages, or
+// TOPOLENS_HUGE_PAGES=0. Any value of it but 0 and 1 is refused (std::invalid_argument,
+// naming the variable).
+std::optional<std::string> huge_page_tunables(const char* present, const char* huge_pages,
+                                              const std::string& thp_mode);
 
 // Replaces this process by itself (same arguments, same pid) with the tunables above, unless
 // there are none, the build is sanitized (the sanitizers bring their own malloc) or it runs
 // under valgrind (which would let the new process run natively). Returns only if it did not
-// (or the exec failed, which changes nothing).
+// (or the exec failed, which changes nothing); throws as huge_page_tunables.
 void rerun_with_huge_page_malloc(char** argv);
 
 } // namespace topolens::cli

@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <iostream>
+#include <stdexcept>
 
 namespace {
 
@@ -81,7 +82,14 @@ int main(int argc, char** argv) {
         return kExitUsage;
     }
     // Only the analysis (not `run`, whose environment the traced program inherits).
-    if (command->run == analyze_main) rerun_with_huge_page_malloc(argv);
+    if (command->run == analyze_main) {
+        try {
+            rerun_with_huge_page_malloc(argv);
+        } catch (const std::invalid_argument& e) {
+            print_error(e.what());
+            return kExitUsage;
+        }
+    }
     return command->run(std::vector<std::string>(argv + 2, argv + argc));
 }
 

@@ -42,6 +42,7 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -411,7 +412,12 @@ uint64_t parse(const std::string& option, const std::string& v) {
 
 int main(int argc, char** argv) {
     // With malloc as `topolens analyze` has it (TOPOLENS_HUGE_PAGES=0 measures without).
-    topolens::cli::rerun_with_huge_page_malloc(argv);
+    try {
+        topolens::cli::rerun_with_huge_page_malloc(argv);
+    } catch (const std::invalid_argument& e) {
+        std::fprintf(stderr, "analysis_bench: %s\n", e.what());
+        return 2;
+    }
     std::string trace_path, keep;
     tt::SynthOptions synth;
     synth.ranks = 64;

@@ -6,23 +6,16 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 #include <sys/resource.h>
 
 using topolens::cli::huge_page_tunables;
+using topolens::cli::kernel_thp_mode;
 
 namespace {
 
 constexpr const char* kMadvise = "always [madvise] never\n";
 constexpr const char* kBoth = "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=1";
-
-std::string kernel_thp_mode() {
-    std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Minor page faults of every command this process has run and waited for (their children too).
 long child_faults() {
@@ -34,26 +27,49 @@ long child_faults() {
 } // namespace
 
 TEST(HugePageMalloc, AsksForHugePagesAndOneArena) {
-    EXPECT_EQ(huge_page_tunables(nullptr, kMadvise, false), kBoth);
-    EXPECT_EQ(huge_page_tunables("", kMadvise, false), kBoth);
-    EXPECT_EQ(huge_page_tunables(nullptr, "[always] madvise never\n", false), kBoth);
+    EXPECT_EQ(huge_page_tunables(nullptr, nullptr, kMadvise), kBoth);
+    EXPECT_EQ(huge_page_tunables("", nullptr, kMadvise), kBoth);
+    EXPECT_EQ(huge_page_tunables(nullptr, nullptr, "[always] madvise never\n"), kBoth);
 }
 
 TEST(HugePageMalloc, KeepsTheUsersTunables) {
-    EXPECT_EQ(huge_page_tunables("glibc.malloc.tcache_count=0", kMadvise, false),
+    EXPECT_EQ(huge_page_tunables("glibc.malloc.tcache_count=0", nullptr, kMadvise),
               std::string("glibc.malloc.tcache_count=0:") + kBoth);
     // The user's arena count stands.
-    EXPECT_EQ(huge_page_tunables("glibc.malloc.arena_max=4", kMadvise, false),
+    EXPECT_EQ(huge_page_tunables("glibc.malloc.arena_max=4", nullptr, kMadvise),
               "glibc.malloc.arena_max=4:glibc.malloc.hugetlb=1");
     // So does the user's huge-page choice, either way (and the restarted process stops here).
-    EXPECT_EQ(huge_page_tunables("glibc.malloc.hugetlb=0", kMadvise, false), std::nullopt);
-    EXPECT_EQ(huge_page_tunables(kBoth, kMadvise, false), std::nullopt);
+    EXPECT_EQ(huge_page_tunables("glibc.malloc.hugetlb=0", nullptr, kMadvise), std::nullopt);
+    EXPECT_EQ(huge_page_tunables(kBoth, nullptr, kMadvise), std::nullopt);
 }
 
 TEST(HugePageMalloc, NotWhenTheKernelGivesNoneOrTheUserSaysNo) {
-    EXPECT_EQ(huge_page_tunables(nullptr, "always madvise [never]\n", false), std::nullopt);
-    EXPECT_EQ(huge_page_tunables(nullptr, "", false), std::nullopt); // no such file
-    EXPECT_EQ(huge_page_tunables(nullptr, kMadvise, true), std::nullopt);
+    EXPECT_EQ(huge_page_tunables(nullptr, nullptr, "always madvise [never]\n"), std::nullopt);
+    EXPECT_EQ(huge_page_tunables(nullptr, nullptr, ""), std::nullopt); // no such file
+    EXPECT_EQ(huge_page_tunables(nullptr, "0", kMadvise), std::nullopt);
+    EXPECT_EQ(huge_page_tunables(nullptr, "1", kMadvise), kBoth);
+    EXPECT_EQ(huge_page_tunables(nullptr, "", kMadvise), kBoth);
+}
+
+// A value that is neither 0 nor 1 is an error that names the variable, before any analysis
+// (a misspelt "off" would otherwise be taken as on).
+TEST(HugePageMalloc, AnyOtherValueIsRefusedByName) {
+    for (const char* bad : {"off", "2", " 0", "yes"}) {
+        SCOPED_TRACE(bad);
+        try {
+            huge_page_tunables(nullptr, bad, kMadvise);
+            ADD_FAILURE() << "accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_NE(std::string(e.what()).find("TOPOLENS_HUGE_PAGES"), std::string::npos);
+            EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos)
+                << e.what();
+        }
+    }
+    const auto r =
+        topolens::test::run_command({topolens::test::topolens_bin(), "analyze", "/nonexistent"},
+                                    {{"TOPOLENS_HUGE_PAGES", "off"}});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "topolens: error: TOPOLENS_HUGE_PAGES must be 0 (off) or 1 (on), not 'off'\n");
 }
 
 // The point of it: the analysis of a trace of a million events takes far fewer page faults
