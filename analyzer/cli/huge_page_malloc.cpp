@@ -46,15 +46,15 @@ std::optional<std::string> huge_page_tunables(const char* present, const char* h
 }
 
 void rerun_with_huge_page_malloc(char** argv) {
+    // The variable is checked in every build, so that a bad value is refused alike.
+    const char* present = std::getenv("GLIBC_TUNABLES");
+    const std::optional<std::string> tunables =
+        huge_page_tunables(present, std::getenv("TOPOLENS_HUGE_PAGES"), kernel_thp_mode());
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     (void)argv;
 #else
     const char* preload = std::getenv("LD_PRELOAD");
-    if (preload && std::strstr(preload, "vgpreload")) return; // valgrind
-    const char* present = std::getenv("GLIBC_TUNABLES");
-    const std::optional<std::string> tunables =
-        huge_page_tunables(present, std::getenv("TOPOLENS_HUGE_PAGES"), kernel_thp_mode());
-    if (!tunables) return;
+    if (!tunables || (preload && std::strstr(preload, "vgpreload"))) return; // valgrind
     const std::string before = present ? present : "";
     setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
     execv("/proc/self/exe", argv);
