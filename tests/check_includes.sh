@@ -37,43 +37,55 @@ rules=(
     "gui/tests|*"
 )
 
-rule_of() { # file -> "folder|allowed" of the longest matching folder
-    local file=$1 best="" best_rule="" r folder
+# Sets `rule` to "folder|allowed" of the longest folder that matches the file (empty: none).
+# Without a subshell: the check runs once per file of the tree.
+rule_of() {
+    local file=$1 best="" r folder
+    rule=""
     for r in "${rules[@]}"; do
         folder=${r%%|*}
         if [[ $file == "$folder"/* && ${#folder} -gt ${#best} ]]; then
             best=$folder
-            best_rule=$r
+            rule=$r
         fi
     done
-    echo "$best_rule"
 }
 
+# Every quoted #include of the tree in one grep, in file order then line order:
+# file:line:text.
 status=0
-while IFS= read -r file; do
-    rule=$(rule_of "$file")
+current=""
+while IFS= read -r hit; do
+    file=${hit%%:*}
+    rest=${hit#*:}
+    line=${rest%%:*}
+    path=${rest#*:}
+    path=${path#*\"}
+    path=${path%%\"*}
+    if [[ $file != "$current" ]]; then
+        current=$file
+        rule_of "$file"
+    fi
     [ -n "$rule" ] || continue
     folder=${rule%%|*}
     allowed=${rule#*|}
     [ "$allowed" = "*" ] && continue
-    while IFS=: read -r line path; do
-        # Without a folder: a header beside the file; relative paths from the file's folder.
-        [[ $path == */* ]] || continue
-        if [[ $path == ./* || $path == ../* ]]; then
-            path=$(realpath -m --relative-to=. "$(dirname "$file")/$path")
-        fi
-        ok=0
-        for prefix in $allowed; do
-            [[ $path == "$prefix"* ]] && ok=1 && break
-        done
-        if [ $ok = 0 ]; then
-            echo "$file:$line: $folder may not include \"$path\""
-            status=1
-        fi
-    done < <(grep -n -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" |
-        sed -E 's/^([0-9]+):[^"]*"([^"]*)".*/\1:\2/')
+    # Without a folder: a header beside the file; relative paths from the file's folder.
+    [[ $path == */* ]] || continue
+    if [[ $path == ./* || $path == ../* ]]; then
+        path=$(realpath -m --relative-to=. "$(dirname "$file")/$path")
+    fi
+    ok=0
+    for prefix in $allowed; do
+        [[ $path == "$prefix"* ]] && ok=1 && break
+    done
+    if [ $ok = 0 ]; then
+        echo "$file:$line: $folder may not include \"$path\""
+        status=1
+    fi
 done < <(find measure trace analyzer patterns gui samples tests -type f \
-    \( -name '*.h' -o -name '*.cpp' -o -name '*.c' -o -name '*.cc' \) 2>/dev/null | sort)
+    \( -name '*.h' -o -name '*.cpp' -o -name '*.c' -o -name '*.cc' \) -print0 2>/dev/null |
+    sort -z | xargs -0 -r grep -n -H -E '^[[:space:]]*#[[:space:]]*include[[:space:]]*"')
 
 if [ $status = 0 ]; then
     echo "include rules: every #include follows the folders' dependency rules"
