@@ -45,6 +45,11 @@ std::optional<std::string> huge_page_tunables(const char* present, const char* h
     return wanted;
 }
 
+bool malloc_on_huge_pages() {
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    return tunables && names(tunables, kHugePages);
+}
+
 void rerun_with_huge_page_malloc(char** argv) {
     // The variable is checked in every build, so that a bad value is refused alike.
     const char* present = std::getenv("GLIBC_TUNABLES");

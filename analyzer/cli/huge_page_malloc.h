@@ -24,6 +24,9 @@ std::string kernel_thp_mode();
 std::optional<std::string> huge_page_tunables(const char* present, const char* huge_pages,
                                               const std::string& thp_mode);
 
+// Whether this process's malloc runs on huge pages: its GLIBC_TUNABLES ask for them.
+bool malloc_on_huge_pages();
+
 // Replaces this process by itself (same arguments, same pid) with the tunables above, unless
 // there are none, the build is sanitized (the sanitizers bring their own malloc) or it runs
 // under valgrind (which would let the new process run natively). Returns only if it did not

@@ -312,12 +312,6 @@ Measure measure_analysis(const std::string& anchor, unsigned threads, bool root_
 }
 #endif
 
-// Whether malloc runs on huge pages here (see main).
-bool huge_page_malloc() {
-    const char* tunables = std::getenv("GLIBC_TUNABLES");
-    return tunables && std::strstr(tunables, "glibc.malloc.hugetlb=1");
-}
-
 // A floor under any analysis that holds `bytes` in memory: fresh anonymous memory of that
 // size on the pages malloc uses, a write per page, its pages shared out to `threads` threads.
 // Where a first touch is dear (virtual machines that trap the first write to every page,
@@ -329,7 +323,8 @@ Measure measure_first_touch(uint64_t bytes, unsigned threads) {
         Clock c;
         void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) throw std::runtime_error("mmap of the first-touch floor failed");
-        if (huge_page_malloc()) madvise(p, bytes, MADV_HUGEPAGE); // as the phases' memory
+        if (topolens::cli::malloc_on_huge_pages())
+            madvise(p, bytes, MADV_HUGEPAGE); // as the phases' memory
         auto* base = static_cast<char*>(p);
         const std::size_t pages = (bytes + page - 1) / page;
         auto touch = [&](unsigned part) {
@@ -625,7 +620,8 @@ int main(int argc, char** argv) {
     // Floors: what merely touching each phase's peak memory once costs on this machine.
     std::printf("\nfloors (fresh memory of a phase's peak, a write per page, in as many threads, "
                 "on %s):\n",
-                huge_page_malloc() ? "huge pages, as malloc's" : "4 KiB pages, as malloc's");
+                topolens::cli::malloc_on_huge_pages() ? "huge pages, as malloc's"
+                                                      : "4 KiB pages, as malloc's");
     auto floor_line = [&](const char* what, uint64_t bytes, unsigned in_threads) {
         if (bytes == 0) return;
         const Measure f = best_of(repeat, [&] { return measure_first_touch(bytes, in_threads); });
