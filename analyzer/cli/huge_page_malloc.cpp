@@ -58,8 +58,9 @@ void rerun_with_huge_page_malloc(char** argv) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     (void)argv;
 #else
+    if (!tunables) return;
     const char* preload = std::getenv("LD_PRELOAD");
-    if (!tunables || (preload && std::strstr(preload, "vgpreload"))) return; // valgrind
+    if (preload && std::strstr(preload, "vgpreload")) return; // under valgrind
     const std::string before = present ? present : "";
     setenv("GLIBC_TUNABLES", tunables->c_str(), 1);
     execv("/proc/self/exe", argv);
